@@ -1,0 +1,45 @@
+//! Agent2Agent (A2A) protocol 1.0 as composable [Tower] layers.
+//!
+//! `a2a-tower` turns any `tower::Service<http::Request<_>>` host (hyper, axum,
+//! actix through an adapter) into a conformant A2A endpoint, built from layers
+//! the host can reorder and interleave with its own:
+//!
+//! ```text
+//! HTTP request (the host's server)
+//!  └ host layers: TLS, authentication, timeouts, rate limits      (the host's own)
+//!    └ AgentCardLayer        GET /.well-known/agent-card.json, frozen bytes, ETag
+//!      └ A2aBodyLimitLayer   bounds the request body before anything decodes it (4 MiB)
+//!        └ A2aVersionLayer   A2A-Version header / query → negotiated version
+//!          └ JsonRpcLayer    HTTP ⇄ A2aRequest / A2aResponse, SSE for streams
+//!            └ host A2aRequest layers: authority, quotas, audit   (the host's own)
+//!              └ the core: any `Service<A2aRequest>` (see [`A2aService`])
+//! ```
+//!
+//! Everything above the binding is `Service<http::Request<B>>` and answers
+//! HTTP-level faults with a response shaped for the binding (a JSON-RPC error
+//! object or the REST error body). Everything below it is
+//! `Service<A2aRequest>` and never touches HTTP framing.
+//!
+//! The wire model ([`types`]) is ProtoJSON of `a2a.proto` exactly; errors
+//! ([`A2aError`]) come from one table of codes, statuses and reasons.
+//!
+//! [Tower]: https://docs.rs/tower
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod binding;
+mod body;
+mod config;
+mod error;
+mod request;
+mod response;
+mod service;
+
+pub mod types;
+
+pub use body::Body;
+pub use config::ConfigError;
+pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
+pub use request::{A2aRequest, CallContext, InvalidVersion, Operation, ProtocolVersion};
+pub use response::{A2aResponse, EventStream};
+pub use service::A2aService;

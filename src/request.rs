@@ -1,0 +1,213 @@
+//! [`A2aRequest`]: one A2A operation plus its call context, as the core
+//! `Service<A2aRequest>` sees it.
+
+use std::fmt;
+use std::str::FromStr;
+
+use http::{Extensions, HeaderMap};
+
+use crate::types::{
+    CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
+    ListTasksRequest, SendMessageRequest, SubscribeToTaskRequest, TaskPushNotificationConfig,
+};
+
+/// A protocol version, `Major.Minor` (a patch component is ignored).
+///
+/// ```
+/// use a2a_tower::ProtocolVersion;
+/// let v: ProtocolVersion = "1.0.3".parse().unwrap();
+/// assert_eq!(v, ProtocolVersion::V1_0);
+/// assert_eq!(v.to_string(), "1.0");
+/// assert!("one".parse::<ProtocolVersion>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ProtocolVersion {
+    /// Major version.
+    pub major: u32,
+    /// Minor version.
+    pub minor: u32,
+}
+
+impl ProtocolVersion {
+    /// A2A 1.0, the version this crate serves.
+    pub const V1_0: Self = Self { major: 1, minor: 0 };
+    /// A2A 0.3, what a missing or empty `A2A-Version` means.
+    pub const V0_3: Self = Self { major: 0, minor: 3 };
+}
+
+impl fmt::Display for ProtocolVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// The text was not a `Major.Minor[.Patch]` version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidVersion;
+
+impl fmt::Display for InvalidVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not a Major.Minor protocol version")
+    }
+}
+
+impl std::error::Error for InvalidVersion {}
+
+impl FromStr for ProtocolVersion {
+    type Err = InvalidVersion;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let mut it = s.trim().split('.');
+        let num = |p: Option<&str>| -> Result<u32, InvalidVersion> {
+            let p = p.ok_or(InvalidVersion)?;
+            if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(InvalidVersion);
+            }
+            p.parse().map_err(|_| InvalidVersion)
+        };
+        let major = num(it.next())?;
+        let minor = num(it.next())?;
+        if let Some(patch) = it.next() {
+            num(Some(patch))?;
+        }
+        if it.next().is_some() {
+            return Err(InvalidVersion);
+        }
+        Ok(Self { major, minor })
+    }
+}
+
+/// One of the eleven A2A operations, with its decoded parameters.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Operation {
+    /// SendMessage.
+    SendMessage(SendMessageRequest),
+    /// SendStreamingMessage.
+    SendStreamingMessage(SendMessageRequest),
+    /// GetTask.
+    GetTask(GetTaskRequest),
+    /// ListTasks.
+    ListTasks(ListTasksRequest),
+    /// CancelTask.
+    CancelTask(CancelTaskRequest),
+    /// SubscribeToTask.
+    SubscribeToTask(SubscribeToTaskRequest),
+    /// CreateTaskPushNotificationConfig.
+    CreateTaskPushNotificationConfig(TaskPushNotificationConfig),
+    /// GetTaskPushNotificationConfig.
+    GetTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest),
+    /// ListTaskPushNotificationConfigs.
+    ListTaskPushNotificationConfigs(ListTaskPushNotificationConfigsRequest),
+    /// DeleteTaskPushNotificationConfig.
+    DeleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest),
+    /// GetExtendedAgentCard.
+    GetExtendedAgentCard(GetExtendedAgentCardRequest),
+}
+
+impl Operation {
+    /// The JSON-RPC method name.
+    pub const fn method(&self) -> &'static str {
+        match self {
+            Self::SendMessage(_) => "SendMessage",
+            Self::SendStreamingMessage(_) => "SendStreamingMessage",
+            Self::GetTask(_) => "GetTask",
+            Self::ListTasks(_) => "ListTasks",
+            Self::CancelTask(_) => "CancelTask",
+            Self::SubscribeToTask(_) => "SubscribeToTask",
+            Self::CreateTaskPushNotificationConfig(_) => "CreateTaskPushNotificationConfig",
+            Self::GetTaskPushNotificationConfig(_) => "GetTaskPushNotificationConfig",
+            Self::ListTaskPushNotificationConfigs(_) => "ListTaskPushNotificationConfigs",
+            Self::DeleteTaskPushNotificationConfig(_) => "DeleteTaskPushNotificationConfig",
+            Self::GetExtendedAgentCard(_) => "GetExtendedAgentCard",
+        }
+    }
+
+    /// The operation answers with a stream of events.
+    pub const fn is_streaming(&self) -> bool {
+        matches!(
+            self,
+            Self::SendStreamingMessage(_) | Self::SubscribeToTask(_)
+        )
+    }
+
+    /// The `tenant` field of the parameters (empty when unset).
+    pub fn tenant(&self) -> &str {
+        match self {
+            Self::SendMessage(r) | Self::SendStreamingMessage(r) => &r.tenant,
+            Self::GetTask(r) => &r.tenant,
+            Self::ListTasks(r) => &r.tenant,
+            Self::CancelTask(r) => &r.tenant,
+            Self::SubscribeToTask(r) => &r.tenant,
+            Self::CreateTaskPushNotificationConfig(r) => &r.tenant,
+            Self::GetTaskPushNotificationConfig(r) | Self::DeleteTaskPushNotificationConfig(r) => {
+                &r.tenant
+            }
+            Self::ListTaskPushNotificationConfigs(r) => &r.tenant,
+            Self::GetExtendedAgentCard(r) => &r.tenant,
+        }
+    }
+}
+
+/// Everything about a call that is not its parameters.
+///
+/// `extensions` are the HTTP request's `Extensions`: a principal inserted by a
+/// host auth layer above the binding is found there.
+#[derive(Debug, Clone, Default)]
+pub struct CallContext {
+    /// The negotiated protocol version.
+    pub version: Option<ProtocolVersion>,
+    /// Extension URIs the client asked for and the agent declares (activated).
+    pub activated_extensions: Vec<String>,
+    /// Tenant: the REST path prefix, else the `tenant` parameter; empty when unset.
+    pub tenant: String,
+    /// The request headers (service parameters).
+    pub headers: HeaderMap,
+    /// The HTTP request's extensions.
+    pub extensions: Extensions,
+}
+
+/// One A2A call: the operation and its context.
+///
+/// ```
+/// use a2a_tower::{A2aRequest, Operation};
+/// use a2a_tower::types::GetTaskRequest;
+/// let req = A2aRequest::new(Operation::GetTask(GetTaskRequest { id: "t-1".into(), ..Default::default() }));
+/// assert_eq!(req.operation.method(), "GetTask");
+/// ```
+#[derive(Debug, Clone)]
+pub struct A2aRequest {
+    /// The operation.
+    pub operation: Operation,
+    /// The call context.
+    pub context: CallContext,
+}
+
+impl A2aRequest {
+    /// A request with an empty context (version unset, no tenant, no headers).
+    pub fn new(operation: Operation) -> Self {
+        let tenant = operation.tenant().to_owned();
+        Self {
+            operation,
+            context: CallContext {
+                tenant,
+                ..CallContext::default()
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert_eq!("0.3".parse(), Ok(ProtocolVersion::V0_3));
+        assert_eq!(" 1.0 ".parse(), Ok(ProtocolVersion::V1_0));
+        for bad in ["", "1", "1.", ".0", "1.0.0.0", "1.x", "+1.0", "1.0-rc"] {
+            assert!(bad.parse::<ProtocolVersion>().is_err(), "{bad:?}");
+        }
+    }
+}
