@@ -40,6 +40,8 @@ pub mod types;
 pub use body::Body;
 pub use config::ConfigError;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
-pub use request::{A2aRequest, CallContext, InvalidVersion, Operation, ProtocolVersion};
+pub use request::{
+    A2aRequest, ActivatedExtensions, CallContext, InvalidVersion, Operation, ProtocolVersion,
+};
 pub use response::{A2aResponse, EventStream};
 pub use service::A2aService;

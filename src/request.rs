@@ -168,6 +168,36 @@ pub struct CallContext {
     pub extensions: Extensions,
 }
 
+/// The extension URIs activated for a request: those the client listed in
+/// `A2A-Extensions` that the agent's card declares. Inserted into the HTTP
+/// request's extensions by the extensions layer; read into
+/// [`CallContext::activated_extensions`] by the bindings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ActivatedExtensions(pub Vec<String>);
+
+impl CallContext {
+    /// The context of an HTTP request: the negotiated [`ProtocolVersion`] and
+    /// [`ActivatedExtensions`] that the version and extensions layers put in
+    /// the request's extensions, its headers, and all its extensions (so a
+    /// principal inserted by a host layer reaches the core). `tenant` is left
+    /// empty for the binding to fill.
+    pub fn from_http_parts(parts: http::request::Parts) -> Self {
+        let version = parts.extensions.get::<ProtocolVersion>().copied();
+        let activated_extensions = parts
+            .extensions
+            .get::<ActivatedExtensions>()
+            .map(|a| a.0.clone())
+            .unwrap_or_default();
+        Self {
+            version,
+            activated_extensions,
+            tenant: String::new(),
+            headers: parts.headers,
+            extensions: parts.extensions,
+        }
+    }
+}
+
 /// One A2A call: the operation and its context.
 ///
 /// ```
