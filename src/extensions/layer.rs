@@ -86,7 +86,8 @@ mod tests {
     #[test]
     fn declared_and_required() {
         let mut card = AgentCard::default();
-        card.capabilities.extensions = vec![ext("urn:a", false), ext("urn:b", true), ext("urn:a", true)];
+        card.capabilities.extensions =
+            vec![ext("urn:a", false), ext("urn:b", true), ext("urn:a", true)];
         let layer = A2aExtensionsLayer::new(&card).unwrap();
         assert_eq!(layer.config.declared, ["urn:a", "urn:b"]);
         assert_eq!(layer.config.required, ["urn:b", "urn:a"]);
@@ -94,7 +95,14 @@ mod tests {
 
     #[test]
     fn unsendable_uris_are_config_errors() {
-        for bad in ["", " ", "urn:a,urn:b", "urn:caf\u{e9}", "urn:a\nb", "urn:a b"] {
+        for bad in [
+            "",
+            " ",
+            "urn:a,urn:b",
+            "urn:caf\u{e9}",
+            "urn:a\nb",
+            "urn:a b",
+        ] {
             let mut card = AgentCard::default();
             card.capabilities.extensions = vec![ext(bad, false)];
             assert!(A2aExtensionsLayer::new(&card).is_err(), "{bad:?}");

@@ -31,7 +31,7 @@
 //! use tower::{ServiceBuilder, ServiceExt, service_fn};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # async fn main() -> Result<(), a2a_tower::BoxError> {
 //! let mut card = AgentCard::default().with_interface(AgentInterface::jsonrpc("https://agent.example/"));
 //! card.capabilities.extensions.push(AgentExtension {
 //!     uri: "https://ext.example/trace/v1".into(),

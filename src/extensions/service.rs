@@ -105,8 +105,8 @@ where
         };
         match self.config.activate(req.headers()) {
             Ok(activated) => {
-                // Declared URIs were checked to be valid header text when the
-                // layer was built, so this only fails if none were activated.
+                // Declared URIs were checked to be visible ASCII when the layer
+                // was built, so the joined value is valid header text.
                 let header = (!activated.is_empty())
                     .then(|| HeaderValue::from_str(&activated.join(", ")).ok())
                     .flatten();
@@ -132,7 +132,10 @@ mod tests {
         let mut h = HeaderMap::new();
         h.append(A2A_EXTENSIONS, HeaderValue::from_static(" urn:b ,urn:a,, "));
         h.append(A2A_EXTENSIONS, HeaderValue::from_static("urn:c, urn:b"));
-        h.append(A2A_EXTENSIONS, HeaderValue::from_bytes(b"urn:\xff").unwrap());
+        h.append(
+            A2A_EXTENSIONS,
+            HeaderValue::from_bytes(b"urn:\xff").unwrap(),
+        );
         assert_eq!(requested(&h), ["urn:b", "urn:a", "urn:c"]);
         assert!(requested(&HeaderMap::new()).is_empty());
     }

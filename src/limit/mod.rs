@@ -37,7 +37,7 @@
 //! use tower::{ServiceBuilder, ServiceExt, service_fn};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # async fn main() -> Result<(), a2a_tower::BoxError> {
 //! let card = AgentCard::default().with_interface(AgentInterface::jsonrpc("https://agent.example/rpc"));
 //! let svc = ServiceBuilder::new()
 //!     .layer(A2aBodyLimitLayer::new(&card)?.max_bytes(16)?)

@@ -111,7 +111,9 @@ mod tests {
 
     #[test]
     fn service_and_future_are_send_and_sync() {
-        type Svc = A2aBodyLimit<tower::util::BoxCloneSyncService<Request<Limited<Body>>, Response<Body>, Infallible>>;
+        type Svc = A2aBodyLimit<
+            tower::util::BoxCloneSyncService<Request<Limited<Body>>, Response<Body>, Infallible>,
+        >;
         assert_send::<Svc>();
         assert_sync::<Svc>();
         assert_send::<ResponseFuture<std::future::Ready<Result<Response<Body>, Infallible>>>>();
@@ -138,16 +140,25 @@ mod tests {
     async fn unparsable_content_length_is_left_to_the_body_limit() {
         let card = AgentCard::default();
         let layer = A2aBodyLimitLayer::new(&card).unwrap().max_bytes(3).unwrap();
-        let svc = layer.layer(service_fn(|req: Request<Limited<Full<Bytes>>>| async move {
-            let read = req.into_body().collect().await.is_ok();
-            Ok::<_, Infallible>(Response::new(Body::from(if read { "read" } else { "limited" })))
-        }));
+        let svc = layer.layer(service_fn(
+            |req: Request<Limited<Full<Bytes>>>| async move {
+                let read = req.into_body().collect().await.is_ok();
+                Ok::<_, Infallible>(Response::new(Body::from(if read {
+                    "read"
+                } else {
+                    "limited"
+                })))
+            },
+        ));
         let req = Request::post("/x")
             .header(header::CONTENT_LENGTH, "lots")
             .body(Full::new(Bytes::from_static(b"ab")))
             .unwrap();
         let res = svc.oneshot(req).await.unwrap();
         assert_eq!(res.status(), StatusCode::OK);
-        assert_eq!(&res.into_body().collect().await.unwrap().to_bytes()[..], b"read");
+        assert_eq!(
+            &res.into_body().collect().await.unwrap().to_bytes()[..],
+            b"read"
+        );
     }
 }

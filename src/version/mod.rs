@@ -40,7 +40,7 @@
 //! use tower::{ServiceBuilder, ServiceExt, service_fn};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # async fn main() -> Result<(), a2a_tower::BoxError> {
 //! let card = AgentCard::default().with_interface(AgentInterface::http_json("https://agent.example/a2a"));
 //! let svc = ServiceBuilder::new()
 //!     .layer(A2aVersionLayer::new(&card)?)

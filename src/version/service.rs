@@ -35,7 +35,8 @@ enum Requested {
 }
 
 fn parse(text: &str) -> Requested {
-    text.parse().map_or(Requested::Malformed, Requested::Version)
+    text.parse()
+        .map_or(Requested::Malformed, Requested::Version)
 }
 
 /// The first `A2A-Version` query parameter (name matched case-insensitively,
@@ -191,13 +192,25 @@ mod tests {
         assert_eq!(requested(&headers(&[b"1.0"]), Some("A2A-Version=0.3")), v1);
         assert_eq!(requested(&headers(&[]), Some("x=1&A2A-Version=0.3")), v03);
         assert_eq!(requested(&headers(&[b" "]), Some("a2a-version=1.0")), v1);
-        assert_eq!(requested(&headers(&[]), Some("A2A-Version=")), Requested::Missing);
-        assert_eq!(requested(&headers(&[]), Some("A2A-Version")), Requested::Missing);
+        assert_eq!(
+            requested(&headers(&[]), Some("A2A-Version=")),
+            Requested::Missing
+        );
+        assert_eq!(
+            requested(&headers(&[]), Some("A2A-Version")),
+            Requested::Missing
+        );
         assert_eq!(requested(&headers(&[]), None), Requested::Missing);
         assert_eq!(requested(&headers(&[b"1.0.7"]), None), v1);
         assert_eq!(requested(&headers(&[b"abc"]), None), Requested::Malformed);
-        assert_eq!(requested(&headers(&[b"\xff1.0"]), None), Requested::Malformed);
-        assert_eq!(requested(&headers(&[]), Some("A2A-Version=1%2E0")), Requested::Malformed);
+        assert_eq!(
+            requested(&headers(&[b"\xff1.0"]), None),
+            Requested::Malformed
+        );
+        assert_eq!(
+            requested(&headers(&[]), Some("A2A-Version=1%2E0")),
+            Requested::Malformed
+        );
     }
 
     #[test]
