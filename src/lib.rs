@@ -35,13 +35,19 @@ mod request;
 mod response;
 mod service;
 
+pub mod extensions;
+pub mod limit;
 pub mod types;
+pub mod version;
 
 pub use body::Body;
 pub use config::ConfigError;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
+pub use extensions::A2aExtensionsLayer;
+pub use limit::A2aBodyLimitLayer;
 pub use request::{
     A2aRequest, ActivatedExtensions, CallContext, InvalidVersion, Operation, ProtocolVersion,
 };
 pub use response::{A2aResponse, EventStream};
 pub use service::A2aService;
+pub use version::A2aVersionLayer;
