@@ -40,6 +40,7 @@ pub mod limit;
 pub mod types;
 pub mod version;
 
+pub use binding::WELL_KNOWN_CARD_PATH;
 pub use body::Body;
 pub use config::ConfigError;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};

@@ -19,7 +19,8 @@ fn exact<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(src: &st
 
 /// Parses the lenient form and checks it emits the strict form.
 fn lenient<T: Serialize + DeserializeOwned>(lenient: &str, strict: &str) {
-    let parsed: T = serde_json::from_str(lenient).unwrap_or_else(|e| panic!("parse {lenient}: {e}"));
+    let parsed: T =
+        serde_json::from_str(lenient).unwrap_or_else(|e| panic!("parse {lenient}: {e}"));
     assert_eq!(serde_json::to_string(&parsed).unwrap(), strict);
 }
 
@@ -37,7 +38,12 @@ fn agent_card_example() {
 #[test]
 fn card_required_arrays_always_emitted() {
     let v = serde_json::to_value(AgentCard::default()).unwrap();
-    for k in ["supportedInterfaces", "defaultInputModes", "defaultOutputModes", "skills"] {
+    for k in [
+        "supportedInterfaces",
+        "defaultInputModes",
+        "defaultOutputModes",
+        "skills",
+    ] {
         assert_eq!(v[k], json!([]), "{k}");
     }
     assert_eq!(v["capabilities"], json!({}));
@@ -48,9 +54,13 @@ fn card_required_arrays_always_emitted() {
 // §2.4: every scheme kind and every OAuth flow.
 #[test]
 fn security_schemes_every_kind() {
-    exact::<SecurityScheme>(r#"{"apiKeySecurityScheme":{"description":"k","location":"header","name":"X-Key"}}"#);
+    exact::<SecurityScheme>(
+        r#"{"apiKeySecurityScheme":{"description":"k","location":"header","name":"X-Key"}}"#,
+    );
     exact::<SecurityScheme>(r#"{"httpAuthSecurityScheme":{"scheme":"Basic"}}"#);
-    exact::<SecurityScheme>(r#"{"openIdConnectSecurityScheme":{"openIdConnectUrl":"https://id.example/.well-known/openid-configuration"}}"#);
+    exact::<SecurityScheme>(
+        r#"{"openIdConnectSecurityScheme":{"openIdConnectUrl":"https://id.example/.well-known/openid-configuration"}}"#,
+    );
     exact::<SecurityScheme>(r#"{"mtlsSecurityScheme":{"description":"client cert"}}"#);
     exact::<SecurityScheme>(r#"{"mtlsSecurityScheme":{}}"#);
     for flows in [
@@ -66,10 +76,12 @@ fn security_schemes_every_kind() {
     }
     // Zero or two members of a oneof are invalid.
     assert!(serde_json::from_str::<SecurityScheme>("{}").is_err());
-    assert!(serde_json::from_str::<SecurityScheme>(
-        r#"{"mtlsSecurityScheme":{},"httpAuthSecurityScheme":{"scheme":"Basic"}}"#
-    )
-    .is_err());
+    assert!(
+        serde_json::from_str::<SecurityScheme>(
+            r#"{"mtlsSecurityScheme":{},"httpAuthSecurityScheme":{"scheme":"Basic"}}"#
+        )
+        .is_err()
+    );
     // snake_case member names are accepted.
     lenient::<SecurityScheme>(
         r#"{"api_key_security_scheme":{"location":"query","name":"k"}}"#,
@@ -119,14 +131,25 @@ fn every_task_state_by_name_and_number() {
         .collect();
     assert_eq!(
         terminal,
-        ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"]
-            .iter()
-            .collect::<Vec<_>>()
+        [
+            "TASK_STATE_COMPLETED",
+            "TASK_STATE_FAILED",
+            "TASK_STATE_CANCELED",
+            "TASK_STATE_REJECTED"
+        ]
+        .iter()
+        .collect::<Vec<_>>()
     );
     assert!(serde_json::from_value::<TaskState>(json!("completed")).is_err());
     assert!(serde_json::from_value::<TaskState>(json!(42)).is_err());
-    for (n, name) in ["ROLE_UNSPECIFIED", "ROLE_USER", "ROLE_AGENT"].iter().enumerate() {
-        assert_eq!(serde_json::from_value::<Role>(json!(n)).unwrap().as_str(), *name);
+    for (n, name) in ["ROLE_UNSPECIFIED", "ROLE_USER", "ROLE_AGENT"]
+        .iter()
+        .enumerate()
+    {
+        assert_eq!(
+            serde_json::from_value::<Role>(json!(n)).unwrap().as_str(),
+            *name
+        );
     }
 }
 
@@ -159,10 +182,18 @@ fn timestamps_any_offset_emitted_utc_millis() {
 // §3.5, §6.4
 #[test]
 fn stream_responses() {
-    exact::<StreamResponse>(r#"{"task":{"id":"t-2","contextId":"c-1","status":{"state":"TASK_STATE_SUBMITTED"}}}"#);
-    exact::<StreamResponse>(r#"{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"hi"}]}}"#);
-    exact::<StreamResponse>(r#"{"artifactUpdate":{"taskId":"t-2","contextId":"c-1","artifact":{"artifactId":"a-1","parts":[{"text":"Part 1"}]},"append":true,"lastChunk":true,"metadata":{}}}"#);
-    exact::<StreamResponse>(r#"{"statusUpdate":{"taskId":"t-2","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"}}}"#);
+    exact::<StreamResponse>(
+        r#"{"task":{"id":"t-2","contextId":"c-1","status":{"state":"TASK_STATE_SUBMITTED"}}}"#,
+    );
+    exact::<StreamResponse>(
+        r#"{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"hi"}]}}"#,
+    );
+    exact::<StreamResponse>(
+        r#"{"artifactUpdate":{"taskId":"t-2","contextId":"c-1","artifact":{"artifactId":"a-1","parts":[{"text":"Part 1"}]},"append":true,"lastChunk":true,"metadata":{}}}"#,
+    );
+    exact::<StreamResponse>(
+        r#"{"statusUpdate":{"taskId":"t-2","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"}}}"#,
+    );
     // `lastChunk: false` is a default and is omitted.
     lenient::<StreamResponse>(
         r#"{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}]},"lastChunk":false}}"#,
@@ -173,8 +204,12 @@ fn stream_responses() {
 
 #[test]
 fn send_message_response() {
-    exact::<SendMessageResponse>(r#"{"task":{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED","timestamp":"2026-03-01T09:31:02.004Z"},"artifacts":[{"artifactId":"a-1","parts":[{"data":{"EUR":9.21}}]}]}}"#);
-    exact::<SendMessageResponse>(r#"{"message":{"messageId":"m","contextId":"c","role":"ROLE_AGENT","parts":[{"text":"ok"}]}}"#);
+    exact::<SendMessageResponse>(
+        r#"{"task":{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED","timestamp":"2026-03-01T09:31:02.004Z"},"artifacts":[{"artifactId":"a-1","parts":[{"data":{"EUR":9.21}}]}]}}"#,
+    );
+    exact::<SendMessageResponse>(
+        r#"{"message":{"messageId":"m","contextId":"c","role":"ROLE_AGENT","parts":[{"text":"ok"}]}}"#,
+    );
 }
 
 // §3.7
@@ -202,8 +237,12 @@ fn requests() {
         r#"{"tenant":"a","id":"cfg-1","taskId":"t-1","url":"https://hook","token":"tok","authentication":{"scheme":"Basic","credentials":"dTpw"}}"#,
     );
     exact::<TaskPushNotificationConfigId>(r#"{"taskId":"t-1","id":"cfg-1"}"#);
-    exact::<ListTaskPushNotificationConfigsRequest>(r#"{"taskId":"t-1","pageSize":5,"pageToken":"x"}"#);
-    exact::<ListTaskPushNotificationConfigsResponse>(r#"{"configs":[{"taskId":"t","url":"https://h"}],"nextPageToken":""}"#);
+    exact::<ListTaskPushNotificationConfigsRequest>(
+        r#"{"taskId":"t-1","pageSize":5,"pageToken":"x"}"#,
+    );
+    exact::<ListTaskPushNotificationConfigsResponse>(
+        r#"{"configs":[{"taskId":"t","url":"https://h"}],"nextPageToken":""}"#,
+    );
     exact::<GetExtendedAgentCardRequest>(r#"{}"#);
     exact::<GetExtendedAgentCardRequest>(r#"{"tenant":"x"}"#);
 }

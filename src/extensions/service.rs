@@ -11,7 +11,6 @@ use super::A2A_EXTENSIONS;
 use super::ResponseFuture;
 use super::layer::Config;
 use crate::binding::error_response;
-use crate::version::a2a_binding;
 use crate::{A2aError, ActivatedExtensions, Body, BoxError, ErrorKind};
 
 /// Activates extensions; built by [`A2aExtensionsLayer`](super::A2aExtensionsLayer).
@@ -100,7 +99,7 @@ where
     }
 
     fn call(&mut self, mut req: Request<B>) -> Self::Future {
-        let Some(binding) = a2a_binding(&self.config.routes, req.uri().path()) else {
+        let Some(binding) = self.config.routes.binding(req.uri().path()) else {
             return ResponseFuture::inner(self.inner.call(req), None);
         };
         match self.config.activate(req.headers()) {

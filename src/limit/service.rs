@@ -10,7 +10,6 @@ use tower_service::Service;
 
 use super::ResponseFuture;
 use crate::binding::{Routes, error_response};
-use crate::version::a2a_binding;
 use crate::{A2aError, Body, BoxError, ErrorKind};
 
 /// Bounds request bodies; built by [`A2aBodyLimitLayer`](super::A2aBodyLimitLayer).
@@ -59,7 +58,7 @@ impl<S> A2aBodyLimit<S> {
     fn refusal(&self, path: &str) -> Response<Body> {
         let kind = ErrorKind::PayloadTooLarge;
         tracing::debug!(%kind, limit = self.max, "request body refused");
-        match a2a_binding(&self.routes, path) {
+        match self.routes.binding(path) {
             Some(binding) => error_response(binding, &A2aError::new(kind)),
             None => {
                 let mut res = Response::new(Body::empty());

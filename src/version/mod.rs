@@ -69,35 +69,3 @@ mod service;
 pub use self::future::ResponseFuture;
 pub use self::layer::A2aVersionLayer;
 pub use self::service::A2aVersion;
-
-use crate::binding::{Binding, Routes};
-
-/// The well-known path of the agent card, exempt from every A2A check.
-pub(crate) const CARD_PATH: &str = "/.well-known/agent-card.json";
-
-/// The binding of an A2A request path; `None` for the card endpoint and every
-/// path outside the card's interfaces. Shared by the HTTP-level layers.
-pub(crate) fn a2a_binding(routes: &Routes, path: &str) -> Option<Binding> {
-    if path == CARD_PATH {
-        None
-    } else {
-        routes.binding(path)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::types::{AgentCard, AgentInterface};
-
-    #[test]
-    fn card_path_is_never_a2a() {
-        let card = AgentCard::default()
-            .with_interface(AgentInterface::http_json("http://h/"))
-            .with_interface(AgentInterface::jsonrpc("http://h/rpc"));
-        let routes = Routes::from_card(&card).unwrap();
-        assert_eq!(a2a_binding(&routes, CARD_PATH), None);
-        assert_eq!(a2a_binding(&routes, "/tasks/t"), Some(Binding::Rest));
-        assert_eq!(a2a_binding(&routes, "/rpc/"), Some(Binding::JsonRpc));
-    }
-}

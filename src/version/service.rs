@@ -8,7 +8,6 @@ use http::{HeaderMap, Request, Response};
 use tower_service::Service;
 
 use super::ResponseFuture;
-use super::a2a_binding;
 use super::layer::Config;
 use crate::binding::{Binding, error_response};
 use crate::{A2aError, Body, BoxError, ErrorKind, ProtocolVersion};
@@ -152,7 +151,7 @@ where
     }
 
     fn call(&mut self, mut req: Request<B>) -> Self::Future {
-        let Some(binding) = a2a_binding(&self.config.routes, req.uri().path()) else {
+        let Some(binding) = self.config.routes.binding(req.uri().path()) else {
             return ResponseFuture::inner(self.inner.call(req));
         };
         let asked = requested(req.headers(), req.uri().query());
