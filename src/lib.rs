@@ -35,9 +35,11 @@ mod request;
 mod response;
 mod service;
 
+pub mod card;
 pub mod types;
 
 pub use body::Body;
+pub use card::AgentCardLayer;
 pub use config::ConfigError;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
 pub use request::{
