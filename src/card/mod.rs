@@ -40,7 +40,7 @@
 //! use tower::{ServiceBuilder, ServiceExt, service_fn};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # async fn main() -> Result<(), a2a_tower::BoxError> {
 //! let mut card = AgentCard::new("Echo", "Repeats what it hears", "1.0.0")
 //!     .with_interface(AgentInterface::jsonrpc("https://agent.example/a2a"))
 //!     .with_skill(AgentSkill::new("echo", "Echo", "Echoes text"));
