@@ -55,7 +55,8 @@ pub(crate) fn interface_path(url: &str) -> Result<String, ConfigError> {
     })
 }
 
-fn trim_slash(p: &str) -> &str {
+/// `p` without trailing slashes (`/` stays `/`).
+pub(crate) fn trim_slash(p: &str) -> &str {
     let t = p.trim_end_matches('/');
     if t.is_empty() { "/" } else { t }
 }

@@ -35,6 +35,7 @@ mod request;
 mod response;
 mod service;
 
+pub mod card;
 pub mod extensions;
 pub mod limit;
 pub mod types;
@@ -42,6 +43,7 @@ pub mod version;
 
 pub use binding::WELL_KNOWN_CARD_PATH;
 pub use body::Body;
+pub use card::AgentCardLayer;
 pub use config::ConfigError;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
 pub use extensions::A2aExtensionsLayer;
