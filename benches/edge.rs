@@ -1,1 +1,98 @@
-fn main() {}
+//! The whole HTTP edge (card, body limit, version, extensions, JSON-RPC) over a
+//! trivial core, against the same core called directly with a decoded request.
+//!
+//! Run with `cargo bench --bench edge`. The ratio edge/core is the cost of the
+//! edge per SendMessage: header checks, body collection, envelope decode,
+//! validation and response encode.
+
+use std::hint::black_box;
+
+use a2a_tower::types::{
+    AgentCard, AgentInterface, AgentSkill, Message, SendMessageRequest, SendMessageResponse, Task,
+    TaskState, TaskStatus,
+};
+use a2a_tower::{
+    A2aBodyLimitLayer, A2aError, A2aExtensionsLayer, A2aRequest, A2aResponse, A2aVersionLayer,
+    AgentCardLayer, ErrorKind, JsonRpcLayer, Operation,
+};
+use bytes::Bytes;
+use criterion::{Criterion, criterion_group, criterion_main};
+use http_body_util::{BodyExt, Full};
+use tower::{Service, ServiceBuilder, ServiceExt};
+
+const BODY: &str = r#"{"jsonrpc":"2.0","id":"r1","method":"SendMessage","params":{"message":{"messageId":"9f3c2a52-2d54-4bd8-9d11-7b8a4f0f5e21","role":"ROLE_USER","parts":[{"text":"hello, agent: please echo this short sentence back"}]}}}"#;
+
+async fn trivial_core(req: A2aRequest) -> Result<A2aResponse, A2aError> {
+    match req.operation {
+        Operation::SendMessage(send) => Ok(A2aResponse::SendMessage(SendMessageResponse::Task(
+            Task {
+                id: "5a8f0e0e-7c55-4f2b-a6a3-0c1f9ad1d7a2".into(),
+                context_id: "b7f0b8b1-1f0a-4d39-9c34-55c1c0b1d6f3".into(),
+                status: TaskStatus {
+                    state: TaskState::Completed,
+                    ..Default::default()
+                },
+                history: vec![send.message],
+                ..Default::default()
+            },
+        ))),
+        _ => Err(A2aError::new(ErrorKind::UnsupportedOperation)),
+    }
+}
+
+fn card() -> AgentCard {
+    AgentCard::new("Bench", "Trivial core", "1.0.0")
+        .with_interface(AgentInterface::jsonrpc("http://127.0.0.1:8080/"))
+        .with_skill(AgentSkill::new("echo", "Echo", "Echo"))
+}
+
+fn bench(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let card = card();
+    let edge = ServiceBuilder::new()
+        .layer(AgentCardLayer::new(&card).unwrap())
+        .layer(A2aBodyLimitLayer::new(&card).unwrap())
+        .layer(A2aVersionLayer::new(&card).unwrap())
+        .layer(A2aExtensionsLayer::new(&card).unwrap())
+        .layer(JsonRpcLayer::new(&card).unwrap())
+        .service(tower::service_fn(trivial_core));
+    let core = tower::service_fn(trivial_core);
+    let message: Message = serde_json::from_str(
+        r#"{"messageId":"9f3c2a52-2d54-4bd8-9d11-7b8a4f0f5e21","role":"ROLE_USER","parts":[{"text":"hello, agent: please echo this short sentence back"}]}"#,
+    )
+    .unwrap();
+
+    let mut g = c.benchmark_group("send_message");
+    g.bench_function("core_alone", |b| {
+        b.to_async(&rt).iter(|| {
+            let mut core = core;
+            let req = A2aRequest::new(Operation::SendMessage(SendMessageRequest {
+                message: message.clone(),
+                ..Default::default()
+            }));
+            async move { black_box(core.call(req).await.unwrap()) }
+        })
+    });
+    g.bench_function("full_edge", |b| {
+        b.to_async(&rt).iter(|| {
+            let svc = edge.clone();
+            let req = http::Request::post("/")
+                .header("content-type", "application/json")
+                .header("a2a-version", "1.0")
+                .header("content-length", BODY.len())
+                .body(Full::new(Bytes::from_static(BODY.as_bytes())))
+                .unwrap();
+            async move {
+                let res = svc.oneshot(req).await.unwrap();
+                black_box(res.into_body().collect().await.unwrap().to_bytes())
+            }
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
