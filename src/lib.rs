@@ -27,19 +27,32 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+// The REST helpers in `binding` are unused until the HTTP+JSON binding lands.
+#[allow(dead_code)]
 mod binding;
 mod body;
+#[cfg_attr(not(feature = "jsonrpc"), allow(dead_code))]
+mod capability;
 mod config;
 mod error;
 mod request;
 mod response;
 mod service;
+#[cfg(feature = "jsonrpc")]
+mod sse;
+#[cfg_attr(not(feature = "jsonrpc"), allow(dead_code))]
+mod validate;
 
+#[cfg(feature = "jsonrpc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "jsonrpc")))]
+pub mod jsonrpc;
 pub mod types;
 
 pub use body::Body;
 pub use config::ConfigError;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
+#[cfg(feature = "jsonrpc")]
+pub use jsonrpc::{JsonRpc, JsonRpcLayer, NotFound};
 pub use request::{
     A2aRequest, ActivatedExtensions, CallContext, InvalidVersion, Operation, ProtocolVersion,
 };
