@@ -763,3 +763,64 @@ fn public_types_are_send_and_sync() {
     assert_send::<ResponseFuture<<NotFound as tower::Service<Request<Body>>>::Future>>();
     assert_send::<Body>();
 }
+
+#[tokio::test]
+async fn under_the_limit_and_version_layers() {
+    // The crate's stack: body limit → version → JSON-RPC. A chunked body that
+    // crosses the limit is read as a LengthLimitError by the binding → 413;
+    // the negotiated version reaches the core's context (§1.3).
+    use a2a_tower::{A2aBodyLimitLayer, A2aVersionLayer, ProtocolVersion};
+    let card = card(true);
+    let stack = |log: Log| {
+        tower::ServiceBuilder::new()
+            .layer(
+                A2aBodyLimitLayer::new(&card)
+                    .unwrap()
+                    .max_bytes(64)
+                    .unwrap(),
+            )
+            .layer(A2aVersionLayer::new(&card).unwrap())
+            .layer(JsonRpcLayer::new(&card).unwrap())
+            .service(core(log))
+    };
+    let chunked = |body: String| {
+        let frames = futures_util::stream::iter(
+            body.into_bytes()
+                .chunks(16)
+                .map(|c| Ok::<_, Infallible>(http_body::Frame::data(Bytes::copy_from_slice(c))))
+                .collect::<Vec<_>>(),
+        );
+        Request::post("/rpc")
+            .header("content-type", "application/json")
+            .header("a2a-version", "1.0")
+            .body(http_body_util::StreamBody::new(frames))
+            .unwrap()
+    };
+    let log = Log::default();
+    let big = rpc(
+        "GetTask",
+        "1",
+        &format!(r#"{{"id":"{}"}}"#, "x".repeat(100)),
+    );
+    let res = stack(log.clone()).oneshot(chunked(big)).await.unwrap();
+    assert_eq!(res.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let body = res.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(
+        String::from_utf8(body.to_vec()).unwrap(),
+        error_body(
+            "null",
+            -32600,
+            "Request payload too large",
+            "PAYLOAD_TOO_LARGE"
+        )
+    );
+    assert!(log.lock().unwrap().is_empty());
+
+    let res = stack(log.clone())
+        .oneshot(chunked(rpc("GetTask", "1", r#"{"id":"t"}"#)))
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let seen = log.lock().unwrap().clone();
+    assert_eq!(seen[0].context.version, Some(ProtocolVersion::V1_0));
+}

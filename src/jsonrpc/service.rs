@@ -142,18 +142,6 @@ fn is_json(headers: &http::HeaderMap) -> bool {
         || essence.eq_ignore_ascii_case("application/a2a+json")
 }
 
-/// A `LengthLimitError` anywhere in the error's `source()` chain.
-fn is_length_limit(err: &BoxError) -> bool {
-    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(err.as_ref());
-    while let Some(e) = cur {
-        if e.is::<http_body_util::LengthLimitError>() {
-            return true;
-        }
-        cur = e.source();
-    }
-    false
-}
-
 /// Records the kind on the call's span (never the error text) and answers.
 fn error_response(id: &Id, err: &A2aError) -> Response<Body> {
     tracing::Span::current().record("error", err.kind().reason());
@@ -170,9 +158,11 @@ where
     let bytes = match body.collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(e) => {
-            // A body over the limit is 413; any other read failure means the
-            // request could not be read: InvalidRequest with id null.
-            let kind = if is_length_limit(&e.into()) {
+            // A body over the limit (a `LengthLimitError` anywhere in the
+            // source chain, e.g. from `A2aBodyLimitLayer`) is 413; any other
+            // read failure means the request could not be read:
+            // InvalidRequest with id null.
+            let kind = if crate::limit::is_length_limit(&e.into()) {
                 ErrorKind::PayloadTooLarge
             } else {
                 ErrorKind::InvalidRequest
@@ -268,29 +258,5 @@ mod tests {
         assert!(!ok("text/plain"));
         assert!(!ok("application/jsonx"));
         assert!(!is_json(&http::HeaderMap::new()));
-    }
-
-    #[test]
-    fn length_limit_in_source_chain() {
-        #[derive(Debug)]
-        struct Wrap(BoxError);
-        impl std::fmt::Display for Wrap {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("wrap")
-            }
-        }
-        impl std::error::Error for Wrap {
-            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-                Some(self.0.as_ref())
-            }
-        }
-        // LengthLimitError has no public constructor: take one from Limited.
-        let limited = http_body_util::Limited::new(http_body_util::Full::new(Bytes::from("xx")), 1);
-        let err = futures_util::FutureExt::now_or_never(limited.collect())
-            .unwrap()
-            .unwrap_err();
-        assert!(is_length_limit(&err));
-        assert!(is_length_limit(&(Box::new(Wrap(err)) as BoxError)));
-        assert!(!is_length_limit(&BoxError::from("other")));
     }
 }
