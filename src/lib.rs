@@ -27,16 +27,28 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+// `Routes::rest_prefix` (and, without `jsonrpc`, `jsonrpc_path`) wait for
+// the HTTP+JSON binding; drop this allow when it lands.
+#[allow(dead_code)]
 mod binding;
 mod body;
+#[cfg_attr(not(feature = "jsonrpc"), allow(dead_code))]
+mod capability;
 mod config;
 mod error;
 mod request;
 mod response;
 mod service;
+#[cfg(feature = "jsonrpc")]
+mod sse;
+#[cfg_attr(not(feature = "jsonrpc"), allow(dead_code))]
+mod validate;
 
 pub mod card;
 pub mod extensions;
+#[cfg(feature = "jsonrpc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "jsonrpc")))]
+pub mod jsonrpc;
 pub mod limit;
 pub mod types;
 pub mod version;
@@ -47,6 +59,8 @@ pub use card::AgentCardLayer;
 pub use config::ConfigError;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
 pub use extensions::A2aExtensionsLayer;
+#[cfg(feature = "jsonrpc")]
+pub use jsonrpc::{JsonRpc, JsonRpcLayer, NotFound};
 pub use limit::A2aBodyLimitLayer;
 pub use request::{
     A2aRequest, ActivatedExtensions, CallContext, InvalidVersion, Operation, ProtocolVersion,

@@ -1,0 +1,468 @@
+//! The JSON-RPC 2.0 envelope: request decoding into an [`Operation`] and
+//! result/error encoding straight to bytes.
+//!
+//! Decoding takes one pass in the usual case: the envelope is read key by key
+//! and, when `method` comes before `params` (as every SDK sends it), the
+//! params are decoded straight into their typed request. Anything unusual
+//! (params first, `params: null`, escaped keys, any error) falls back to a
+//! second, authoritative pass over a `serde_json::Value` that classifies the
+//! fault: −32700, −32600, −32601 or −32602.
+
+use std::fmt;
+
+use bytes::Bytes;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::{A2aError, A2aResponse, ErrorKind, EventStream, Operation};
+
+/// A JSON-RPC request id: a string, a number (its exact text is kept, so
+/// `1.0` and integers beyond 64 bits are echoed byte for byte; only an
+/// exponent is normalised by serde_json, `1e3` → `1e+3`) or null.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Id {
+    /// `null`, or no `id` member.
+    #[default]
+    Null,
+    /// A number, with its text as sent.
+    Number(serde_json::Number),
+    /// A string.
+    String(String),
+}
+
+impl Id {
+    fn from_value(v: Value) -> Option<Self> {
+        match v {
+            Value::Null => Some(Self::Null),
+            Value::Number(n) => Some(Self::Number(n)),
+            Value::String(s) => Some(Self::String(s)),
+            _ => None,
+        }
+    }
+
+    /// The id as a JSON value.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Self::Null => Value::Null,
+            Self::Number(n) => Value::Number(n.clone()),
+            Self::String(s) => Value::String(s.clone()),
+        }
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Null => s.serialize_unit(),
+            Self::Number(n) => n.serialize(s),
+            Self::String(v) => s.serialize_str(v),
+        }
+    }
+}
+
+/// A request that could not be decoded: the error to answer with, and the id
+/// to answer it under (`null` when the id itself could not be read).
+#[derive(Debug)]
+pub struct DecodeError {
+    /// The id to echo.
+    pub id: Id,
+    /// The JSON-RPC error (ParseError, InvalidRequest, MethodNotFound or InvalidParams).
+    pub error: A2aError,
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.error, f)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+fn fail(id: Id, kind: ErrorKind) -> DecodeError {
+    DecodeError {
+        id,
+        error: A2aError::new(kind),
+    }
+}
+
+macro_rules! methods {
+    ($($m:ident => $ty:ty),+ $(,)?) => {
+        /// The method of a request, kept to shape the result after the
+        /// operation has moved into the core.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub(crate) enum Method { $($m),+ }
+
+        impl Method {
+            fn from_name(name: &str) -> Option<Self> {
+                match name { $(stringify!($m) => Some(Self::$m),)+ _ => None }
+            }
+
+            pub(crate) fn of(op: &Operation) -> Self {
+                match op { $(Operation::$m(_) => Self::$m),+ }
+            }
+
+            /// Decodes the params object into the typed operation.
+            fn decode<'de, D: Deserializer<'de>>(self, d: D) -> Result<Operation, D::Error> {
+                Ok(match self { $(Self::$m => Operation::$m(params::<$ty, D>(d)?)),+ })
+            }
+        }
+    };
+}
+
+use crate::types::{
+    CancelTaskRequest, GetExtendedAgentCardRequest, GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest, ListTasksRequest, SendMessageRequest,
+    SubscribeToTaskRequest, TaskPushNotificationConfig, TaskPushNotificationConfigId,
+};
+
+methods! {
+    SendMessage => SendMessageRequest,
+    SendStreamingMessage => SendMessageRequest,
+    GetTask => GetTaskRequest,
+    ListTasks => ListTasksRequest,
+    CancelTask => CancelTaskRequest,
+    SubscribeToTask => SubscribeToTaskRequest,
+    CreateTaskPushNotificationConfig => TaskPushNotificationConfig,
+    GetTaskPushNotificationConfig => TaskPushNotificationConfigId,
+    ListTaskPushNotificationConfigs => ListTaskPushNotificationConfigsRequest,
+    DeleteTaskPushNotificationConfig => TaskPushNotificationConfigId,
+    GetExtendedAgentCard => GetExtendedAgentCardRequest,
+}
+
+/// Decodes a params object (only an object: positional arrays are refused).
+fn params<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+    struct V<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a params object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::deserialize(de::value::MapAccessDeserializer::new(map))
+        }
+    }
+    d.deserialize_map(V(std::marker::PhantomData))
+}
+
+struct ParamsSeed(Method);
+
+impl<'de> DeserializeSeed<'de> for ParamsSeed {
+    type Value = Operation;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Operation, D::Error> {
+        self.0.decode(d)
+    }
+}
+
+/// The one-pass envelope visitor; any error sends the caller to the slow path.
+struct Fast;
+
+impl<'de> Visitor<'de> for Fast {
+    type Value = (Id, Operation);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC request object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let again = || de::Error::custom("repeated member");
+        let (mut version, mut id, mut method, mut op) = (None, None, None, None);
+        while let Some(key) = map.next_key::<&'de str>()? {
+            match key {
+                "jsonrpc" if version.is_none() => version = Some(map.next_value::<&'de str>()?),
+                "id" if id.is_none() => {
+                    let v = Id::from_value(map.next_value()?);
+                    id = Some(v.ok_or_else(|| de::Error::custom("id"))?);
+                }
+                "method" if method.is_none() && op.is_none() => {
+                    let m = Method::from_name(map.next_value::<&'de str>()?);
+                    method = Some(m.ok_or_else(|| de::Error::custom("method"))?);
+                }
+                "params" if op.is_none() => {
+                    let m = method.ok_or_else(|| de::Error::custom("params first"))?;
+                    op = Some(map.next_value_seed(ParamsSeed(m))?);
+                }
+                "jsonrpc" | "id" | "method" | "params" => return Err(again()),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let method = method.filter(|_| version == Some("2.0"));
+        let method = method.ok_or_else(|| de::Error::custom("envelope"))?;
+        let op = match op {
+            Some(op) => op,
+            None => method
+                .decode(Value::Object(Map::new()))
+                .map_err(de::Error::custom)?,
+        };
+        Ok((id.unwrap_or_default(), op))
+    }
+}
+
+fn decode_fast(body: &[u8]) -> Option<(Id, Operation)> {
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let decoded = (&mut de).deserialize_map(Fast).ok()?;
+    de.end().ok()?;
+    Some(decoded)
+}
+
+/// The authoritative pass: classifies every fault.
+fn decode_slow(body: &[u8]) -> Result<(Id, Operation), DecodeError> {
+    let value: Value =
+        serde_json::from_slice(body).map_err(|_| fail(Id::Null, ErrorKind::ParseError))?;
+    // A batch (array) or any non-object is not a request object.
+    let Value::Object(mut obj) = value else {
+        return Err(fail(Id::Null, ErrorKind::InvalidRequest));
+    };
+    let id = match obj.remove("id") {
+        None => Id::Null,
+        Some(v) => Id::from_value(v).ok_or_else(|| fail(Id::Null, ErrorKind::InvalidRequest))?,
+    };
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(fail(id, ErrorKind::InvalidRequest));
+    }
+    let Some(name) = obj.get("method").and_then(Value::as_str) else {
+        return Err(fail(id, ErrorKind::InvalidRequest));
+    };
+    let Some(method) = Method::from_name(name) else {
+        return Err(fail(id, ErrorKind::MethodNotFound));
+    };
+    let params = match obj.remove("params") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(fail(id, ErrorKind::InvalidParams)),
+    };
+    match method.decode(Value::Object(params)) {
+        Ok(op) => Ok((id, op)),
+        Err(_) => Err(fail(id, ErrorKind::InvalidParams)),
+    }
+}
+
+/// Decodes a JSON-RPC request body into its id and operation, and checks the
+/// parameters the spec requires (a2a-spec.md §3.7, §3.8, §4.4).
+///
+/// Missing or `null` `params` mean `{}`; a missing `id` is answered as `null`.
+///
+/// ```
+/// use a2a_tower::Operation;
+/// use a2a_tower::jsonrpc::{Id, decode_request};
+/// let (id, op) = decode_request(br#"{"jsonrpc":"2.0","id":7,"method":"GetTask","params":{"id":"t-1"}}"#).unwrap();
+/// assert_eq!(serde_json::to_string(&id).unwrap(), "7");
+/// assert!(matches!(op, Operation::GetTask(r) if r.id == "t-1"));
+/// let err = decode_request(b"{").unwrap_err();
+/// assert_eq!((err.id, err.error.kind().jsonrpc_code()), (Id::Null, -32700));
+/// ```
+pub fn decode_request(body: &[u8]) -> Result<(Id, Operation), DecodeError> {
+    let (id, op) = match decode_fast(body) {
+        Some(decoded) => decoded,
+        None => decode_slow(body)?,
+    };
+    match crate::validate::operation(&op) {
+        Ok(()) => Ok((id, op)),
+        Err(error) => Err(DecodeError { id, error }),
+    }
+}
+
+fn envelope(id: &Id, member: &[u8], value: &impl Serialize) -> Result<Bytes, serde_json::Error> {
+    let mut buf = Vec::with_capacity(256);
+    buf.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut buf, id)?;
+    buf.extend_from_slice(member);
+    serde_json::to_writer(&mut buf, value)?;
+    buf.push(b'}');
+    Ok(Bytes::from(buf))
+}
+
+/// Encodes `{"jsonrpc":"2.0","id":…,"result":…}` straight to bytes.
+///
+/// ```
+/// use a2a_tower::jsonrpc::{Id, encode_result};
+/// let bytes = encode_result(&Id::String("r1".into()), &serde_json::json!({})).unwrap();
+/// assert_eq!(&bytes[..], br#"{"jsonrpc":"2.0","id":"r1","result":{}}"#);
+/// ```
+pub fn encode_result<T: Serialize + ?Sized>(id: &Id, result: &T) -> Result<Bytes, A2aError> {
+    envelope(id, br#","result":"#, &result).map_err(A2aError::internal)
+}
+
+/// Encodes `{"jsonrpc":"2.0","id":…,"error":{code,message,data}}`; the error
+/// object comes from [`A2aError::to_jsonrpc_error`].
+pub(crate) fn encode_error(id: &Id, error: &A2aError) -> Bytes {
+    envelope(id, br#","error":"#, &error.to_jsonrpc_error()).unwrap_or_default()
+}
+
+/// What a core response becomes.
+pub(crate) enum Reply {
+    /// A complete JSON-RPC response body.
+    Json(Bytes),
+    /// The events of a streaming method.
+    Stream(EventStream),
+}
+
+struct EmptyObject;
+
+impl Serialize for EmptyObject {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        s.serialize_map(Some(0))?.end()
+    }
+}
+
+/// Shapes the core's response for the method (a2a-spec.md §6.2). A response
+/// variant that does not belong to the method is InvalidAgentResponse (−32006):
+/// the spec's error for an agent answer that does not fit the method.
+pub(crate) fn encode_reply(
+    method: Method,
+    id: &Id,
+    response: A2aResponse,
+) -> Result<Reply, A2aError> {
+    use A2aResponse as R;
+    use Method as M;
+    let json = match (method, response) {
+        (M::SendMessage, R::SendMessage(r)) => encode_result(id, &r),
+        (M::GetTask | M::CancelTask, R::Task(t)) => encode_result(id, &t),
+        (M::ListTasks, R::Tasks(t)) => encode_result(id, &t),
+        (
+            M::CreateTaskPushNotificationConfig | M::GetTaskPushNotificationConfig,
+            R::PushConfig(c),
+        ) => encode_result(id, &c),
+        (M::ListTaskPushNotificationConfigs, R::PushConfigs(c)) => encode_result(id, &c),
+        (M::DeleteTaskPushNotificationConfig, R::Empty) => encode_result(id, &EmptyObject),
+        (M::GetExtendedAgentCard, R::AgentCard(c)) => encode_result(id, &c),
+        (M::SendStreamingMessage | M::SubscribeToTask, R::Stream(s)) => {
+            return Ok(Reply::Stream(s));
+        }
+        _ => return Err(A2aError::new(ErrorKind::InvalidAgentResponse)),
+    }?;
+    Ok(Reply::Json(json))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(body: &str) -> (String, i64) {
+        let e = decode_request(body.as_bytes()).unwrap_err();
+        (
+            serde_json::to_string(&e.id).unwrap(),
+            e.error.kind().jsonrpc_code(),
+        )
+    }
+
+    #[test]
+    fn fast_and_slow_paths_agree() {
+        let a = r#"{"jsonrpc":"2.0","id":"x","method":"GetTask","params":{"id":"t","historyLength":2}}"#;
+        let b = r#"{"params":{"id":"t","historyLength":2},"method":"GetTask","id":"x","jsonrpc":"2.0"}"#;
+        assert!(decode_fast(a.as_bytes()).is_some());
+        assert!(decode_fast(b.as_bytes()).is_none());
+        assert_eq!(
+            decode_request(a.as_bytes()).unwrap().1,
+            decode_request(b.as_bytes()).unwrap().1
+        );
+        assert_eq!(
+            decode_request(a.as_bytes()).unwrap().1,
+            decode_slow(a.as_bytes()).unwrap().1
+        );
+    }
+
+    #[test]
+    fn envelope_faults() {
+        // §6.1 and JSON-RPC 2.0 §5.1.
+        assert_eq!(code("{"), ("null".into(), -32700));
+        assert_eq!(code("[]"), ("null".into(), -32600));
+        assert_eq!(
+            code(r#"[{"jsonrpc":"2.0","id":1,"method":"GetTask"}]"#),
+            ("null".into(), -32600)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":{},"method":"GetTask"}"#),
+            ("null".into(), -32600)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"1.0","id":1,"method":"GetTask"}"#),
+            ("1".into(), -32600)
+        );
+        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1}"#), ("1".into(), -32600));
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#),
+            ("1".into(), -32601)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":[]}"#),
+            ("1".into(), -32602)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":5}}"#),
+            ("1".into(), -32602)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":""}}"#),
+            ("1".into(), -32602)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":5}"#),
+            ("1".into(), -32602)
+        );
+    }
+
+    #[test]
+    fn missing_or_null_params_mean_empty_object() {
+        for body in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard","params":null}"#,
+        ] {
+            let (_, op) = decode_request(body.as_bytes()).unwrap();
+            assert_eq!(op.method(), "GetExtendedAgentCard");
+        }
+    }
+
+    #[test]
+    fn ids_echo_exactly() {
+        for id in [
+            "1.0",
+            "123456789012345678901234567890",
+            "-0",
+            "0.10",
+            "\"a\\u0041\"",
+            "null",
+        ] {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"GetExtendedAgentCard"}}"#);
+            let (got, _) = decode_request(body.as_bytes()).unwrap();
+            let out = encode_result(&got, &EmptyObject).unwrap();
+            // Strings are re-encoded (same value); numbers keep their text.
+            let want = if id.starts_with('"') { "\"aA\"" } else { id };
+            assert_eq!(
+                std::str::from_utf8(&out).unwrap(),
+                format!(r#"{{"jsonrpc":"2.0","id":{want},"result":{{}}}}"#)
+            );
+        }
+    }
+
+    #[test]
+    fn error_bytes_match_the_shared_builder() {
+        let err = A2aError::task_not_found("t");
+        let id = Id::String("r".into());
+        let mine = encode_error(&id, &err);
+        let value =
+            serde_json::json!({"jsonrpc": "2.0", "id": "r", "error": err.to_jsonrpc_error()});
+        assert_eq!(&mine[..], serde_json::to_vec(&value).unwrap());
+    }
+
+    #[test]
+    fn wrong_variant_is_invalid_agent_response() {
+        let e = encode_reply(Method::GetTask, &Id::Null, A2aResponse::Empty)
+            .err()
+            .unwrap();
+        assert_eq!(e.kind().jsonrpc_code(), -32006);
+        let Reply::Json(b) = encode_reply(
+            Method::DeleteTaskPushNotificationConfig,
+            &Id::Null,
+            A2aResponse::Empty,
+        )
+        .ok()
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(&b[..], br#"{"jsonrpc":"2.0","id":null,"result":{}}"#);
+    }
+}

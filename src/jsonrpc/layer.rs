@@ -1,0 +1,83 @@
+//! [`JsonRpcLayer`]: applies the JSON-RPC binding to a core service.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tower_layer::Layer;
+
+use super::service::{Config, JsonRpc, NotFound};
+use crate::ConfigError;
+use crate::binding::Routes;
+use crate::types::AgentCard;
+
+/// Serves the card's JSON-RPC interface over a core [`A2aService`](crate::A2aService);
+/// see the [module docs](super).
+#[must_use]
+#[derive(Debug, Clone)]
+pub struct JsonRpcLayer<F = NotFound> {
+    config: Config,
+    fallback: F,
+}
+
+impl JsonRpcLayer {
+    /// The binding for the card's first `JSONRPC` interface: its path (with or
+    /// without a trailing slash) and its capabilities (§4.8). Fails if the
+    /// card has no JSON-RPC interface or its URL is not an absolute http(s) URL.
+    pub fn new(card: &AgentCard) -> Result<Self, ConfigError> {
+        let routes = Routes::from_card(card)?;
+        if routes.jsonrpc_path().is_none() {
+            return Err(ConfigError::new("the agent card has no JSONRPC interface"));
+        }
+        Ok(Self {
+            config: Config {
+                routes,
+                capabilities: card.capabilities.clone(),
+                keep_alive: Some(crate::sse::DEFAULT_KEEP_ALIVE),
+            },
+            fallback: NotFound,
+        })
+    }
+}
+
+impl<F> JsonRpcLayer<F> {
+    /// Interval of SSE keep-alive comments on idle streams (15 s by
+    /// default); `Duration::ZERO` turns them off.
+    pub fn keep_alive(mut self, interval: Duration) -> Self {
+        self.config.keep_alive = (!interval.is_zero()).then_some(interval);
+        self
+    }
+
+    /// The HTTP service for requests on other paths (default [`NotFound`]).
+    pub fn fallback<F2>(self, fallback: F2) -> JsonRpcLayer<F2> {
+        JsonRpcLayer {
+            config: self.config,
+            fallback,
+        }
+    }
+}
+
+impl<S, F: Clone> Layer<S> for JsonRpcLayer<F> {
+    type Service = JsonRpc<S, F>;
+
+    fn layer(&self, core: S) -> Self::Service {
+        JsonRpc::from_parts(core, self.fallback.clone(), Arc::new(self.config.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::AgentInterface;
+
+    #[test]
+    fn needs_a_jsonrpc_interface() {
+        let rest_only = AgentCard::default().with_interface(AgentInterface::http_json("http://h/"));
+        assert!(JsonRpcLayer::new(&rest_only).is_err());
+        let bad = AgentCard::default().with_interface(AgentInterface::jsonrpc("/rel"));
+        assert!(JsonRpcLayer::new(&bad).is_err());
+        let ok = AgentCard::default().with_interface(AgentInterface::jsonrpc("http://h/rpc"));
+        let layer = JsonRpcLayer::new(&ok).unwrap().keep_alive(Duration::ZERO);
+        assert_eq!(layer.config.keep_alive, None);
+        assert_eq!(layer.config.routes.jsonrpc_path(), Some("/rpc"));
+    }
+}

@@ -1,0 +1,167 @@
+//! Parameter checks shared by the bindings: what a2a-spec.md marks required
+//! (§3.7) and the ranges it gives (§3.8, §4.4). A failure is InvalidParams
+//! (JSON-RPC −32602, REST 400) with one BadRequest field violation per problem.
+//!
+//! Only what the spec requires is checked here; anything else (a role, a
+//! media type, whether a task exists) is the core's decision.
+
+use crate::types::{Message, SendMessageRequest};
+use crate::{A2aError, ErrorKind, Operation};
+
+/// Field violations collected for one request.
+#[derive(Default)]
+struct Violations(Vec<(&'static str, &'static str)>);
+
+impl Violations {
+    fn check(&mut self, ok: bool, field: &'static str, description: &'static str) {
+        if !ok {
+            self.0.push((field, description));
+        }
+    }
+
+    fn history_length(&mut self, value: Option<i32>, field: &'static str) {
+        self.check(value.is_none_or(|n| n >= 0), field, "must not be negative");
+    }
+
+    fn required(&mut self, value: &str, field: &'static str) {
+        self.check(!value.is_empty(), field, "is required");
+    }
+
+    fn into_result(self) -> Result<(), A2aError> {
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        Err(self
+            .0
+            .into_iter()
+            .fold(A2aError::new(ErrorKind::InvalidParams), |e, (f, d)| {
+                e.with_violation(f, d)
+            }))
+    }
+}
+
+fn send(v: &mut Violations, r: &SendMessageRequest) {
+    if r.message == Message::default() {
+        v.check(false, "message", "is required");
+    } else {
+        v.required(&r.message.message_id, "message.messageId");
+        v.check(
+            !r.message.parts.is_empty(),
+            "message.parts",
+            "must not be empty",
+        );
+    }
+    if let Some(c) = &r.configuration {
+        v.history_length(c.history_length, "configuration.historyLength");
+    }
+}
+
+/// Checks the parameters of `op` against the spec's required fields and ranges.
+pub(crate) fn operation(op: &Operation) -> Result<(), A2aError> {
+    let mut v = Violations::default();
+    match op {
+        Operation::SendMessage(r) | Operation::SendStreamingMessage(r) => send(&mut v, r),
+        Operation::GetTask(r) => {
+            v.required(&r.id, "id");
+            v.history_length(r.history_length, "historyLength");
+        }
+        Operation::ListTasks(r) => {
+            v.check(
+                r.page_size.is_none_or(|n| (1..=100).contains(&n)),
+                "pageSize",
+                "must be between 1 and 100",
+            );
+            v.history_length(r.history_length, "historyLength");
+        }
+        Operation::CancelTask(r) => v.required(&r.id, "id"),
+        Operation::SubscribeToTask(r) => v.required(&r.id, "id"),
+        Operation::CreateTaskPushNotificationConfig(r) => {
+            v.required(&r.task_id, "taskId");
+            v.required(&r.url, "url");
+        }
+        Operation::GetTaskPushNotificationConfig(r)
+        | Operation::DeleteTaskPushNotificationConfig(r) => {
+            v.required(&r.task_id, "taskId");
+            v.required(&r.id, "id");
+        }
+        Operation::ListTaskPushNotificationConfigs(r) => v.required(&r.task_id, "taskId"),
+        Operation::GetExtendedAgentCard(_) => {}
+    }
+    v.into_result()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{
+        GetTaskRequest, ListTasksRequest, SendMessageConfiguration, SubscribeToTaskRequest,
+    };
+
+    fn fields(op: Operation) -> Vec<String> {
+        match operation(&op) {
+            Ok(()) => vec![],
+            Err(e) => {
+                assert_eq!(e.kind(), ErrorKind::InvalidParams);
+                e.violations().iter().map(|(f, _)| f.clone()).collect()
+            }
+        }
+    }
+
+    #[test]
+    fn send_message_requires_message_id_and_parts() {
+        // §3.7: SendMessageRequest.message (R); §3.2: messageId, parts.
+        let ok = SendMessageRequest {
+            message: Message::user("m-1", "hi"),
+            ..Default::default()
+        };
+        assert!(fields(Operation::SendMessage(ok.clone())).is_empty());
+        assert_eq!(
+            fields(Operation::SendMessage(SendMessageRequest::default())),
+            ["message"]
+        );
+        let mut bad = ok.clone();
+        bad.message.message_id.clear();
+        bad.message.parts.clear();
+        bad.configuration = Some(SendMessageConfiguration {
+            history_length: Some(-1),
+            ..Default::default()
+        });
+        assert_eq!(
+            fields(Operation::SendStreamingMessage(bad)),
+            [
+                "message.messageId",
+                "message.parts",
+                "configuration.historyLength"
+            ]
+        );
+    }
+
+    #[test]
+    fn ranges_and_ids() {
+        // §3.8 negative historyLength; §4.4 pageSize 1..=100.
+        let get = |id: &str, h| {
+            Operation::GetTask(GetTaskRequest {
+                id: id.into(),
+                history_length: h,
+                ..Default::default()
+            })
+        };
+        assert!(fields(get("t", Some(0))).is_empty());
+        assert_eq!(fields(get("", Some(-1))), ["id", "historyLength"]);
+        let list = |n| {
+            Operation::ListTasks(ListTasksRequest {
+                page_size: n,
+                ..Default::default()
+            })
+        };
+        assert!(fields(list(None)).is_empty());
+        assert!(fields(list(Some(1))).is_empty());
+        assert!(fields(list(Some(100))).is_empty());
+        assert_eq!(fields(list(Some(0))), ["pageSize"]);
+        assert_eq!(fields(list(Some(101))), ["pageSize"]);
+        assert_eq!(
+            fields(Operation::SubscribeToTask(SubscribeToTaskRequest::default())),
+            ["id"]
+        );
+    }
+}
