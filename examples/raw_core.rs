@@ -26,10 +26,18 @@ use tower::ServiceBuilder;
 
 /// The card of the echo agent served at `base_url`.
 fn card(base_url: &str) -> AgentCard {
-    AgentCard::new("Raw echo", "Echoes the text it receives (raw core)", "0.1.0")
-        .with_interface(AgentInterface::jsonrpc(format!("{base_url}/")))
-        .with_skill(AgentSkill::new("echo", "Echo", "Answers with the input text"))
-        .with_streaming(true)
+    AgentCard::new(
+        "Raw echo",
+        "Echoes the text it receives (raw core)",
+        "0.1.0",
+    )
+    .with_interface(AgentInterface::jsonrpc(format!("{base_url}/")))
+    .with_skill(AgentSkill::new(
+        "echo",
+        "Echo",
+        "Answers with the input text",
+    ))
+    .with_streaming(true)
 }
 
 /// The task an echo of `req` produces, in `state`, with the echo as artifact

@@ -15,7 +15,7 @@ use tokio::net::TcpListener;
 use tower::Service;
 
 /// The address to listen on: `A2A_ADDR`, else `127.0.0.1:8080`.
-pub fn addr() -> SocketAddr {
+pub(crate) fn addr() -> SocketAddr {
     std::env::var("A2A_ADDR")
         .ok()
         .and_then(|a| a.parse().ok())
@@ -23,12 +23,12 @@ pub fn addr() -> SocketAddr {
 }
 
 /// The public base URL for a bound address (what the card advertises).
-pub fn base_url(addr: SocketAddr) -> String {
+pub(crate) fn base_url(addr: SocketAddr) -> String {
     format!("http://{addr}")
 }
 
 /// Binds the listener and prints `listening on http://ADDR`.
-pub async fn bind() -> std::io::Result<(TcpListener, SocketAddr)> {
+pub(crate) async fn bind() -> std::io::Result<(TcpListener, SocketAddr)> {
     let listener = TcpListener::bind(addr()).await?;
     let local = listener.local_addr()?;
     println!("listening on http://{local}");
@@ -36,7 +36,7 @@ pub async fn bind() -> std::io::Result<(TcpListener, SocketAddr)> {
 }
 
 /// Serves `svc` on `listener` until Ctrl-C, then lets open connections finish.
-pub async fn serve<S>(listener: TcpListener, svc: S) -> std::io::Result<()>
+pub(crate) async fn serve<S>(listener: TcpListener, svc: S) -> std::io::Result<()>
 where
     S: Service<http::Request<Incoming>, Response = http::Response<Body>, Error = Infallible>
         + Clone
