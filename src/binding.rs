@@ -7,6 +7,9 @@ use http::{HeaderValue, Response, StatusCode, header};
 use crate::types::{AgentCard, BINDING_HTTP_JSON, BINDING_JSONRPC};
 use crate::{A2aError, Body, ConfigError, ErrorKind};
 
+/// The well-known path of the agent card (RFC 8615).
+pub const WELL_KNOWN_CARD_PATH: &str = "/.well-known/agent-card.json";
+
 /// The HTTP binding of a request, which decides the shape of its errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Binding {
@@ -52,7 +55,8 @@ pub(crate) fn interface_path(url: &str) -> Result<String, ConfigError> {
     })
 }
 
-fn trim_slash(p: &str) -> &str {
+/// `p` without trailing slashes (`/` stays `/`).
+pub(crate) fn trim_slash(p: &str) -> &str {
     let t = p.trim_end_matches('/');
     if t.is_empty() { "/" } else { t }
 }
@@ -98,9 +102,12 @@ impl Routes {
         (rest.is_empty() || rest.starts_with('/')).then_some(rest)
     }
 
-    /// The binding the path belongs to; JSON-RPC's exact path wins.
+    /// The binding the path belongs to; JSON-RPC's exact path wins. The card
+    /// endpoint belongs to no binding, even when HTTP+JSON is mounted at `/`.
     pub(crate) fn binding(&self, path: &str) -> Option<Binding> {
-        if self.is_jsonrpc(path) {
+        if path == WELL_KNOWN_CARD_PATH {
+            None
+        } else if self.is_jsonrpc(path) {
             Some(Binding::JsonRpc)
         } else if self.rest_suffix(path).is_some() {
             Some(Binding::Rest)
@@ -191,5 +198,16 @@ mod tests {
         assert_eq!(r.binding("/restless"), None);
         assert_eq!(r.binding("/other"), None);
         assert_eq!(r.rest_suffix("/rest/tasks/1"), Some("/tasks/1"));
+    }
+
+    #[test]
+    fn card_path_is_never_a2a() {
+        let card = AgentCard::default()
+            .with_interface(AgentInterface::http_json("http://h/"))
+            .with_interface(AgentInterface::jsonrpc("http://h/rpc"));
+        let routes = Routes::from_card(&card).unwrap();
+        assert_eq!(routes.binding(WELL_KNOWN_CARD_PATH), None);
+        assert_eq!(routes.binding("/tasks/t"), Some(Binding::Rest));
+        assert_eq!(routes.binding("/rpc/"), Some(Binding::JsonRpc));
     }
 }

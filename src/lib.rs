@@ -43,18 +43,27 @@ mod sse;
 #[cfg_attr(not(feature = "jsonrpc"), allow(dead_code))]
 mod validate;
 
+pub mod card;
+pub mod extensions;
 #[cfg(feature = "jsonrpc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "jsonrpc")))]
 pub mod jsonrpc;
+pub mod limit;
 pub mod types;
+pub mod version;
 
+pub use binding::WELL_KNOWN_CARD_PATH;
 pub use body::Body;
+pub use card::AgentCardLayer;
 pub use config::ConfigError;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
+pub use extensions::A2aExtensionsLayer;
 #[cfg(feature = "jsonrpc")]
 pub use jsonrpc::{JsonRpc, JsonRpcLayer, NotFound};
+pub use limit::A2aBodyLimitLayer;
 pub use request::{
     A2aRequest, ActivatedExtensions, CallContext, InvalidVersion, Operation, ProtocolVersion,
 };
 pub use response::{A2aResponse, EventStream};
 pub use service::A2aService;
+pub use version::A2aVersionLayer;

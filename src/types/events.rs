@@ -67,6 +67,7 @@ pub struct TaskArtifactUpdateEvent {
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[allow(clippy::large_enum_variant)] // Task is the common case; boxing it would cost every send
 pub enum SendMessageResponse {
     /// The task created or updated by the message.
     Task(Task),
@@ -77,6 +78,7 @@ pub enum SendMessageResponse {
 /// One event of a stream (SSE events, push-notification bodies).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[allow(clippy::large_enum_variant)] // events are moved once, straight into the encoder
 pub enum StreamResponse {
     /// The task snapshot.
     Task(Task),

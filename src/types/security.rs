@@ -89,7 +89,7 @@ pub struct OAuth2SecurityScheme {
     )]
     pub description: String,
     /// The supported flow.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flows: Option<OAuthFlows>,
     /// RFC 8414 metadata URL.
     #[serde(
