@@ -158,7 +158,7 @@ pub(crate) fn encode_reply<E: EncodeResult>(
 
 /// Reads the first event, then answers `200 text/event-stream` with an
 /// [`SseBody`] over the rest. An error before the first event is returned
-/// (a2a-spec.md §6.4 [REC]: the binding answers it as a plain error); a
+/// (a2a-spec.md §6.4, §7.5: the binding answers it as a plain error); a
 /// stream without any event is InvalidAgentResponse (§4.2, §4.6).
 pub(crate) async fn open_stream<E: EncodeFrame>(
     mut stream: EventStream,

@@ -6,7 +6,7 @@
 //! Paths are below the path of the card's first `HTTP+JSON` interface (the
 //! prefix). Each route also exists under one `/{tenant}` segment; routes
 //! without a tenant are matched first, so `/tasks/tasks` is the task `tasks`
-//! (§7.1 [REC]). Path segments are percent-decoded; a trailing slash is
+//! (§7.1, recommended). Path segments are percent-decoded; a trailing slash is
 //! ignored. Requests outside the prefix, on the card's JSON-RPC path and on
 //! the well-known card path go to the fallback service ([`NotFound`] by
 //! default; [`RestLayer::fallback`] chains another binding).

@@ -176,7 +176,7 @@ pub(crate) struct Route {
 
 /// Matches `method` and `path` (below the interface prefix). Routes without
 /// a tenant are tried first, then the same routes under a `/{tenant}`
-/// segment (§7.1 [REC]), so `/tasks/tasks` is the task `tasks`. The first
+/// segment (§7.1, recommended), so `/tasks/tasks` is the task `tasks`. The first
 /// path that also has the verb wins; a path that matched only without the
 /// verb is a 405. A trailing slash is ignored.
 pub(crate) fn route(method: &Method, path: &str) -> Result<Route, Refusal> {
