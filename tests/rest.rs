@@ -4,6 +4,8 @@
 //! ErrorKind, SSE framing, 404/405, and the binding inside a full stack
 //! chained with JSON-RPC.
 
+#![cfg(all(feature = "jsonrpc", feature = "rest"))]
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

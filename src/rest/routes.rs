@@ -465,4 +465,29 @@ mod tests {
             ErrorKind::InvalidParams
         );
     }
+
+    #[test]
+    fn endpoint_names_are_the_operation_names() {
+        for (m, p, body) in [
+            (Method::POST, "/message:send", "{}"),
+            (Method::POST, "/message:stream", "{}"),
+            (Method::GET, "/tasks/t", ""),
+            (Method::GET, "/tasks", ""),
+            (Method::POST, "/tasks/t:cancel", ""),
+            (Method::GET, "/tasks/t:subscribe", ""),
+            (Method::POST, "/tasks/t/pushNotificationConfigs", "{}"),
+            (Method::GET, "/tasks/t/pushNotificationConfigs", ""),
+            (Method::GET, "/tasks/t/pushNotificationConfigs/c", ""),
+            (Method::DELETE, "/tasks/t/pushNotificationConfigs/c", ""),
+            (Method::GET, "/extendedAgentCard", ""),
+        ] {
+            let r = route(&m, p).unwrap();
+            let name = r.endpoint.operation();
+            assert_eq!(
+                r.decode(None, body.as_bytes()).unwrap().method(),
+                name,
+                "{p}"
+            );
+        }
+    }
 }

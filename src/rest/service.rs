@@ -113,7 +113,13 @@ where
             let err = A2aError::new(ErrorKind::UnsupportedMediaType);
             return ResponseFuture::ready(error_response(&span, &err));
         }
-        let call = handle(self.core.clone(), self.config.clone(), route, req);
+        let call = handle(
+            self.core.clone(),
+            self.config.clone(),
+            route,
+            req,
+            span.clone(),
+        );
         ResponseFuture::call(Box::pin(call.instrument(span)))
     }
 }
@@ -125,15 +131,22 @@ fn error_response(span: &tracing::Span, err: &A2aError) -> Response<Body> {
     rest_error_response(err)
 }
 
-async fn handle<S, B>(core: S, config: Arc<Config>, route: Route, req: Request<B>) -> Response<Body>
+async fn handle<S, B>(
+    core: S,
+    config: Arc<Config>,
+    route: Route,
+    req: Request<B>,
+    span: tracing::Span,
+) -> Response<Body>
 where
     S: A2aService,
     B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
-    match exchange_once(core, &config, route, req).await {
+    let frames = Frames { span: span.clone() };
+    match exchange_once(core, &config, route, req, frames).await {
         Ok(res) => res,
-        Err(e) => error_response(&tracing::Span::current(), &e),
+        Err(e) => error_response(&span, &e),
     }
 }
 
@@ -142,6 +155,7 @@ async fn exchange_once<S, B>(
     config: &Config,
     route: Route,
     req: Request<B>,
+    frames: Frames,
 ) -> Result<Response<Body>, A2aError>
 where
     S: A2aService,
@@ -169,12 +183,7 @@ where
     match exchange::encode_reply(expected, response, &Bare)? {
         Reply::Json(bytes) => Ok(json_response(StatusCode::OK, bytes)),
         // §7.5: an error before the first event is an ordinary error response.
-        Reply::Stream(stream) => {
-            let frames = Frames {
-                span: tracing::Span::current(),
-            };
-            exchange::open_stream(stream, frames, config.keep_alive).await
-        }
+        Reply::Stream(stream) => exchange::open_stream(stream, frames, config.keep_alive).await,
     }
 }
 
