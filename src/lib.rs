@@ -10,9 +10,10 @@
 //!    └ AgentCardLayer        GET /.well-known/agent-card.json, frozen bytes, ETag
 //!      └ A2aBodyLimitLayer   bounds the request body before anything decodes it (4 MiB)
 //!        └ A2aVersionLayer   A2A-Version header / query → negotiated version
-//!          └ JsonRpcLayer    HTTP ⇄ A2aRequest / A2aResponse, SSE for streams
-//!            └ host A2aRequest layers: authority, quotas, audit   (the host's own)
-//!              └ the core: any `Service<A2aRequest>` (see [`A2aService`])
+//!          └ A2aExtensionsLayer  A2A-Extensions → activated extensions, required ones enforced
+//!            └ JsonRpcLayer | RestLayer   HTTP ⇄ A2aRequest / A2aResponse, SSE for streams
+//!              └ host A2aRequest layers: authority, quotas, audit   (the host's own)
+//!                └ the core: any `Service<A2aRequest>` (see [`A2aService`])
 //! ```
 //!
 //! Everything above the binding is `Service<http::Request<B>>` and answers
@@ -27,21 +28,21 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-// `Routes::rest_prefix` (and, without `jsonrpc`, `jsonrpc_path`) wait for
-// the HTTP+JSON binding; drop this allow when it lands.
-#[allow(dead_code)]
 mod binding;
 mod body;
-#[cfg_attr(not(feature = "jsonrpc"), allow(dead_code))]
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
 mod capability;
 mod config;
 mod error;
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+mod exchange;
+mod fallback;
 mod request;
 mod response;
 mod service;
-#[cfg(feature = "jsonrpc")]
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
 mod sse;
-#[cfg_attr(not(feature = "jsonrpc"), allow(dead_code))]
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
 mod validate;
 
 pub mod card;
@@ -50,6 +51,9 @@ pub mod extensions;
 #[cfg_attr(docsrs, doc(cfg(feature = "jsonrpc")))]
 pub mod jsonrpc;
 pub mod limit;
+#[cfg(feature = "rest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
+pub mod rest;
 pub mod types;
 pub mod version;
 
@@ -59,12 +63,15 @@ pub use card::AgentCardLayer;
 pub use config::ConfigError;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
 pub use extensions::A2aExtensionsLayer;
+pub use fallback::NotFound;
 #[cfg(feature = "jsonrpc")]
-pub use jsonrpc::{JsonRpc, JsonRpcLayer, NotFound};
+pub use jsonrpc::{JsonRpc, JsonRpcLayer};
 pub use limit::A2aBodyLimitLayer;
 pub use request::{
     A2aRequest, ActivatedExtensions, CallContext, InvalidVersion, Operation, ProtocolVersion,
 };
 pub use response::{A2aResponse, EventStream};
+#[cfg(feature = "rest")]
+pub use rest::{Rest, RestLayer};
 pub use service::A2aService;
 pub use version::A2aVersionLayer;

@@ -15,7 +15,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::{A2aError, A2aResponse, ErrorKind, EventStream, Operation};
+use crate::{A2aError, ErrorKind, Operation};
 
 /// A JSON-RPC request id: a string, a number (its exact text is kept, so
 /// `1.0` and integers beyond 64 bits are echoed byte for byte; only an
@@ -88,18 +88,13 @@ fn fail(id: Id, kind: ErrorKind) -> DecodeError {
 
 macro_rules! methods {
     ($($m:ident => $ty:ty),+ $(,)?) => {
-        /// The method of a request, kept to shape the result after the
-        /// operation has moved into the core.
+        /// The method of a request.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub(crate) enum Method { $($m),+ }
+        enum Method { $($m),+ }
 
         impl Method {
             fn from_name(name: &str) -> Option<Self> {
                 match name { $(stringify!($m) => Some(Self::$m),)+ _ => None }
-            }
-
-            pub(crate) fn of(op: &Operation) -> Self {
-                match op { $(Operation::$m(_) => Self::$m),+ }
             }
 
             /// Decodes the params object into the typed operation.
@@ -291,52 +286,6 @@ pub(crate) fn encode_error(id: &Id, error: &A2aError) -> Bytes {
     envelope(id, br#","error":"#, &error.to_jsonrpc_error()).unwrap_or_default()
 }
 
-/// What a core response becomes.
-pub(crate) enum Reply {
-    /// A complete JSON-RPC response body.
-    Json(Bytes),
-    /// The events of a streaming method.
-    Stream(EventStream),
-}
-
-struct EmptyObject;
-
-impl Serialize for EmptyObject {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        s.serialize_map(Some(0))?.end()
-    }
-}
-
-/// Shapes the core's response for the method (a2a-spec.md §6.2). A response
-/// variant that does not belong to the method is InvalidAgentResponse (−32006):
-/// the spec's error for an agent answer that does not fit the method.
-pub(crate) fn encode_reply(
-    method: Method,
-    id: &Id,
-    response: A2aResponse,
-) -> Result<Reply, A2aError> {
-    use A2aResponse as R;
-    use Method as M;
-    let json = match (method, response) {
-        (M::SendMessage, R::SendMessage(r)) => encode_result(id, &r),
-        (M::GetTask | M::CancelTask, R::Task(t)) => encode_result(id, &t),
-        (M::ListTasks, R::Tasks(t)) => encode_result(id, &t),
-        (
-            M::CreateTaskPushNotificationConfig | M::GetTaskPushNotificationConfig,
-            R::PushConfig(c),
-        ) => encode_result(id, &c),
-        (M::ListTaskPushNotificationConfigs, R::PushConfigs(c)) => encode_result(id, &c),
-        (M::DeleteTaskPushNotificationConfig, R::Empty) => encode_result(id, &EmptyObject),
-        (M::GetExtendedAgentCard, R::AgentCard(c)) => encode_result(id, &c),
-        (M::SendStreamingMessage | M::SubscribeToTask, R::Stream(s)) => {
-            return Ok(Reply::Stream(s));
-        }
-        _ => return Err(A2aError::new(ErrorKind::InvalidAgentResponse)),
-    }?;
-    Ok(Reply::Json(json))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -428,7 +377,7 @@ mod tests {
         ] {
             let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"GetExtendedAgentCard"}}"#);
             let (got, _) = decode_request(body.as_bytes()).unwrap();
-            let out = encode_result(&got, &EmptyObject).unwrap();
+            let out = encode_result(&got, &serde_json::json!({})).unwrap();
             // Strings are re-encoded (same value); numbers keep their text.
             let want = if id.starts_with('"') { "\"aA\"" } else { id };
             assert_eq!(
@@ -446,23 +395,5 @@ mod tests {
         let value =
             serde_json::json!({"jsonrpc": "2.0", "id": "r", "error": err.to_jsonrpc_error()});
         assert_eq!(&mine[..], serde_json::to_vec(&value).unwrap());
-    }
-
-    #[test]
-    fn wrong_variant_is_invalid_agent_response() {
-        let e = encode_reply(Method::GetTask, &Id::Null, A2aResponse::Empty)
-            .err()
-            .unwrap();
-        assert_eq!(e.kind().jsonrpc_code(), -32006);
-        let Reply::Json(b) = encode_reply(
-            Method::DeleteTaskPushNotificationConfig,
-            &Id::Null,
-            A2aResponse::Empty,
-        )
-        .ok()
-        .unwrap() else {
-            panic!()
-        };
-        assert_eq!(&b[..], br#"{"jsonrpc":"2.0","id":null,"result":{}}"#);
     }
 }

@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use tower_layer::Layer;
 
-use super::service::{Config, JsonRpc, NotFound};
+use super::service::{Config, JsonRpc};
 use crate::ConfigError;
+use crate::NotFound;
 use crate::binding::Routes;
 use crate::types::AgentCard;
 

@@ -103,7 +103,8 @@ mod future;
 mod layer;
 mod service;
 
+pub use crate::fallback::NotFound;
 pub use codec::{DecodeError, Id, decode_request, encode_result};
 pub use future::ResponseFuture;
 pub use layer::JsonRpcLayer;
-pub use service::{JsonRpc, NotFound};
+pub use service::JsonRpc;

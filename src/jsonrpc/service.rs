@@ -1,24 +1,21 @@
 //! [`JsonRpc`]: the HTTP ⇄ [`A2aRequest`] bridge of the JSON-RPC binding.
 
-use std::convert::Infallible;
-use std::future::poll_fn;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures_util::StreamExt;
 use http::{HeaderValue, Method as HttpMethod, Request, Response, StatusCode, header};
-use http_body_util::BodyExt;
 use tower_service::Service;
 use tracing::Instrument;
 
-use super::codec::{self, Id, Method, Reply};
+use super::codec::{self, Id};
 use super::future::ResponseFuture;
 use crate::binding::{Routes, json_response, jsonrpc_error_response};
-use crate::sse::{EncodeFrame, SseBody};
+use crate::exchange::{self, EncodeResult, Expected, MediaType, Reply};
+use crate::sse::EncodeFrame;
 use crate::types::{AgentCapabilities, StreamResponse};
-use crate::{A2aError, A2aRequest, A2aService, Body, BoxError, CallContext, ErrorKind};
+use crate::{A2aError, A2aRequest, A2aService, Body, BoxError, CallContext, ErrorKind, NotFound};
 
 /// Shared configuration of a [`JsonRpc`] service.
 #[derive(Debug, Clone)]
@@ -26,26 +23,6 @@ pub(crate) struct Config {
     pub(crate) routes: Routes,
     pub(crate) capabilities: AgentCapabilities,
     pub(crate) keep_alive: Option<Duration>,
-}
-
-/// The default fallback: `404 Not Found` with an empty body.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NotFound;
-
-impl<B> Service<Request<B>> for NotFound {
-    type Response = Response<Body>;
-    type Error = Infallible;
-    type Future = std::future::Ready<Result<Response<Body>, Infallible>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, _: Request<B>) -> Self::Future {
-        let mut res = Response::new(Body::empty());
-        *res.status_mut() = StatusCode::NOT_FOUND;
-        std::future::ready(Ok(res))
-    }
 }
 
 /// The JSON-RPC binding over a core `S`; other paths go to the fallback `F`.
@@ -115,7 +92,7 @@ where
                 .insert(header::ALLOW, HeaderValue::from_static("POST"));
             return ResponseFuture::ready(res);
         }
-        if !is_json(req.headers()) {
+        if MediaType::of(req.headers()) != MediaType::Json {
             let err = A2aError::new(ErrorKind::UnsupportedMediaType);
             return ResponseFuture::ready(jsonrpc_error_response(&serde_json::Value::Null, &err));
         }
@@ -129,46 +106,22 @@ where
     }
 }
 
-/// `application/json` or `application/a2a+json`, any parameters.
-fn is_json(headers: &http::HeaderMap) -> bool {
-    let Some(ct) = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-    else {
-        return false;
-    };
-    let essence = ct.split(';').next().unwrap_or_default().trim();
-    essence.eq_ignore_ascii_case("application/json")
-        || essence.eq_ignore_ascii_case("application/a2a+json")
-}
-
 /// Records the kind on the call's span (never the error text) and answers.
 fn error_response(id: &Id, err: &A2aError) -> Response<Body> {
     tracing::Span::current().record("error", err.kind().reason());
     jsonrpc_error_response(&id.to_value(), err)
 }
 
-async fn handle<S, B>(mut core: S, config: Arc<Config>, req: Request<B>) -> Response<Body>
+async fn handle<S, B>(core: S, config: Arc<Config>, req: Request<B>) -> Response<Body>
 where
     S: A2aService,
     B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
     let (parts, body) = req.into_parts();
-    let bytes = match body.collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(e) => {
-            // A body over the limit (a `LengthLimitError` anywhere in the
-            // source chain, e.g. from `A2aBodyLimitLayer`) is 413; any other
-            // read failure means the request could not be read:
-            // InvalidRequest with id null.
-            let kind = if crate::limit::is_length_limit(&e.into()) {
-                ErrorKind::PayloadTooLarge
-            } else {
-                ErrorKind::InvalidRequest
-            };
-            return error_response(&Id::Null, &A2aError::new(kind));
-        }
+    let bytes = match exchange::read_body(body).await {
+        Ok(bytes) => bytes,
+        Err(e) => return error_response(&Id::Null, &e),
     };
     let (id, op) = match codec::decode_request(&bytes) {
         Ok(decoded) => decoded,
@@ -178,50 +131,40 @@ where
     if let Err(e) = crate::capability::check(&config.capabilities, &op) {
         return error_response(&id, &e);
     }
-    let method = Method::of(&op);
+    let expected = Expected::of(&op);
     let mut context = CallContext::from_http_parts(parts);
     context.tenant = op.tenant().to_owned();
     let request = A2aRequest {
         operation: op,
         context,
     };
-    if let Err(e) = poll_fn(|cx| core.poll_ready(cx)).await {
-        return error_response(&id, &e);
-    }
-    let response = match core.call(request).await {
-        Ok(r) => r,
-        Err(e) => return error_response(&id, &e),
-    };
-    match codec::encode_reply(method, &id, response) {
+    let reply = exchange::call(core, request)
+        .await
+        .and_then(|response| exchange::encode_reply(expected, response, &Envelope(&id)));
+    match reply {
         Ok(Reply::Json(bytes)) => json_response(StatusCode::OK, bytes),
-        Ok(Reply::Stream(mut stream)) => match stream.next().await {
-            Some(Ok(first)) => {
-                let frames = Frames {
-                    id,
-                    span: tracing::Span::current(),
-                };
-                let body = SseBody::new(first, stream, frames, config.keep_alive);
-                sse_response(Body::new(body))
+        Ok(Reply::Stream(stream)) => {
+            let frames = Frames {
+                id: id.clone(),
+                span: tracing::Span::current(),
+            };
+            match exchange::open_stream(stream, frames, config.keep_alive).await {
+                Ok(res) => res,
+                // §6.4 [REC]: an error before the first event is a plain JSON error.
+                Err(e) => error_response(&id, &e),
             }
-            // §6.4 [REC]: an error before the first event is a plain JSON error.
-            Some(Err(e)) => error_response(&id, &e),
-            // §4.2/§4.6: a stream has at least one event.
-            None => error_response(&id, &A2aError::new(ErrorKind::InvalidAgentResponse)),
-        },
+        }
         Err(e) => error_response(&id, &e),
     }
 }
 
-fn sse_response(body: Body) -> Response<Body> {
-    let mut res = Response::new(body);
-    let h = res.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    res
+/// Complete answers of the JSON-RPC binding: the result in an envelope.
+struct Envelope<'a>(&'a Id);
+
+impl EncodeResult for Envelope<'_> {
+    fn encode<T: serde::Serialize + ?Sized>(&self, value: &T) -> Result<Bytes, A2aError> {
+        codec::encode_result(self.0, value)
+    }
 }
 
 /// SSE payloads of the JSON-RPC binding: full responses with the request's id.
@@ -238,25 +181,5 @@ impl EncodeFrame for Frames {
     fn error(&self, error: &A2aError) -> Bytes {
         self.span.record("error", error.kind().reason());
         codec::encode_error(&self.id, error)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_content_types() {
-        let ok = |v: &str| {
-            let mut h = http::HeaderMap::new();
-            h.insert(header::CONTENT_TYPE, HeaderValue::from_str(v).unwrap());
-            is_json(&h)
-        };
-        assert!(ok("application/json"));
-        assert!(ok("Application/JSON; charset=utf-8"));
-        assert!(ok("application/a2a+json"));
-        assert!(!ok("text/plain"));
-        assert!(!ok("application/jsonx"));
-        assert!(!is_json(&http::HeaderMap::new()));
     }
 }

@@ -1,0 +1,247 @@
+//! One exchange with the core, as both HTTP bindings make it: the request's
+//! media type, reading the body, calling the core, checking that the answer
+//! fits the operation, and opening an SSE response once the first event is in.
+//!
+//! The bindings differ only in their framing, which they pass in: an
+//! [`EncodeResult`] for a complete answer (a JSON-RPC envelope, or the bare
+//! value on HTTP+JSON) and an [`EncodeFrame`] for stream events.
+
+use std::future::poll_fn;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use http::{HeaderMap, HeaderValue, Response, header};
+use http_body_util::BodyExt;
+use serde::{Serialize, Serializer};
+
+use crate::sse::{EncodeFrame, SseBody};
+use crate::{A2aError, A2aRequest, A2aResponse, A2aService, Body, BoxError, ErrorKind};
+use crate::{EventStream, Operation};
+
+/// The `Content-Type` of a request, as the bindings judge it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MediaType {
+    /// No `Content-Type` header.
+    Absent,
+    /// `application/json` or `application/a2a+json`, any parameters.
+    Json,
+    /// Anything else (including a header that is not text).
+    Other,
+}
+
+impl MediaType {
+    /// The media type of the request headers.
+    pub(crate) fn of(headers: &HeaderMap) -> Self {
+        let Some(value) = headers.get(header::CONTENT_TYPE) else {
+            return Self::Absent;
+        };
+        let Ok(ct) = value.to_str() else {
+            return Self::Other;
+        };
+        let essence = ct.split(';').next().unwrap_or_default().trim();
+        if essence.eq_ignore_ascii_case("application/json")
+            || essence.eq_ignore_ascii_case("application/a2a+json")
+        {
+            Self::Json
+        } else {
+            Self::Other
+        }
+    }
+}
+
+/// Reads the whole request body. A body over the limit set by a layer above
+/// is PayloadTooLarge (413); any other read failure means the request could
+/// not be read: InvalidRequest.
+pub(crate) async fn read_body<B>(body: B) -> Result<Bytes, A2aError>
+where
+    B: http_body::Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    match body.collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) => Err(A2aError::new(if crate::limit::is_length_limit(&e.into()) {
+            ErrorKind::PayloadTooLarge
+        } else {
+            ErrorKind::InvalidRequest
+        })),
+    }
+}
+
+/// Waits for the core's readiness, then calls it.
+pub(crate) async fn call<S: A2aService>(
+    mut core: S,
+    request: A2aRequest,
+) -> Result<A2aResponse, A2aError> {
+    poll_fn(|cx| core.poll_ready(cx)).await?;
+    core.call(request).await
+}
+
+/// The [`A2aResponse`] variant an operation is answered with, taken before the
+/// operation moves into the core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Expected {
+    SendMessage,
+    Task,
+    Tasks,
+    PushConfig,
+    PushConfigs,
+    Empty,
+    AgentCard,
+    Stream,
+}
+
+impl Expected {
+    /// What `op` is answered with (a2a-spec.md §6.2, §7.1).
+    pub(crate) fn of(op: &Operation) -> Self {
+        match op {
+            Operation::SendMessage(_) => Self::SendMessage,
+            Operation::GetTask(_) | Operation::CancelTask(_) => Self::Task,
+            Operation::ListTasks(_) => Self::Tasks,
+            Operation::CreateTaskPushNotificationConfig(_)
+            | Operation::GetTaskPushNotificationConfig(_) => Self::PushConfig,
+            Operation::ListTaskPushNotificationConfigs(_) => Self::PushConfigs,
+            Operation::DeleteTaskPushNotificationConfig(_) => Self::Empty,
+            Operation::GetExtendedAgentCard(_) => Self::AgentCard,
+            Operation::SendStreamingMessage(_) | Operation::SubscribeToTask(_) => Self::Stream,
+        }
+    }
+}
+
+/// How a binding writes a complete answer.
+pub(crate) trait EncodeResult {
+    /// The response body for `value`.
+    fn encode<T: Serialize + ?Sized>(&self, value: &T) -> Result<Bytes, A2aError>;
+}
+
+/// What a core response becomes.
+pub(crate) enum Reply {
+    /// A complete response body.
+    Json(Bytes),
+    /// The events of a streaming operation.
+    Stream(EventStream),
+}
+
+/// `{}`: the result of DeleteTaskPushNotificationConfig (`google.protobuf.Empty`).
+struct EmptyObject;
+
+impl Serialize for EmptyObject {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        s.serialize_map(Some(0))?.end()
+    }
+}
+
+/// Shapes the core's response. A variant that does not fit the operation is
+/// InvalidAgentResponse: the spec's error for an agent answer that does not
+/// fit the method.
+pub(crate) fn encode_reply<E: EncodeResult>(
+    expected: Expected,
+    response: A2aResponse,
+    enc: &E,
+) -> Result<Reply, A2aError> {
+    use A2aResponse as R;
+    use Expected as X;
+    let json = match (expected, response) {
+        (X::SendMessage, R::SendMessage(r)) => enc.encode(&r),
+        (X::Task, R::Task(t)) => enc.encode(&t),
+        (X::Tasks, R::Tasks(t)) => enc.encode(&t),
+        (X::PushConfig, R::PushConfig(c)) => enc.encode(&c),
+        (X::PushConfigs, R::PushConfigs(c)) => enc.encode(&c),
+        (X::Empty, R::Empty) => enc.encode(&EmptyObject),
+        (X::AgentCard, R::AgentCard(c)) => enc.encode(&c),
+        (X::Stream, R::Stream(s)) => return Ok(Reply::Stream(s)),
+        _ => return Err(A2aError::new(ErrorKind::InvalidAgentResponse)),
+    }?;
+    Ok(Reply::Json(json))
+}
+
+/// Reads the first event, then answers `200 text/event-stream` with an
+/// [`SseBody`] over the rest. An error before the first event is returned
+/// (a2a-spec.md §6.4, §7.5: the binding answers it as a plain error); a
+/// stream without any event is InvalidAgentResponse (§4.2, §4.6).
+pub(crate) async fn open_stream<E: EncodeFrame>(
+    mut stream: EventStream,
+    frames: E,
+    keep_alive: Option<Duration>,
+) -> Result<Response<Body>, A2aError> {
+    match stream.next().await {
+        Some(Ok(first)) => {
+            let body = SseBody::new(first, stream, frames, keep_alive);
+            Ok(sse_response(Body::new(body)))
+        }
+        Some(Err(e)) => Err(e),
+        None => Err(A2aError::new(ErrorKind::InvalidAgentResponse)),
+    }
+}
+
+fn sse_response(body: Body) -> Response<Body> {
+    let mut res = Response::new(body);
+    let h = res.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Bare;
+    impl EncodeResult for Bare {
+        fn encode<T: Serialize + ?Sized>(&self, value: &T) -> Result<Bytes, A2aError> {
+            serde_json::to_vec(value)
+                .map(Bytes::from)
+                .map_err(A2aError::internal)
+        }
+    }
+
+    #[test]
+    fn media_types() {
+        let of = |v: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(header::CONTENT_TYPE, HeaderValue::from_str(v).unwrap());
+            MediaType::of(&h)
+        };
+        assert_eq!(of("application/json"), MediaType::Json);
+        assert_eq!(of("Application/JSON; charset=utf-8"), MediaType::Json);
+        assert_eq!(of("application/a2a+json"), MediaType::Json);
+        assert_eq!(of("text/plain"), MediaType::Other);
+        assert_eq!(of("application/jsonx"), MediaType::Other);
+        assert_eq!(MediaType::of(&HeaderMap::new()), MediaType::Absent);
+    }
+
+    #[test]
+    fn wrong_variant_is_invalid_agent_response() {
+        let e = encode_reply(Expected::Task, A2aResponse::Empty, &Bare)
+            .err()
+            .unwrap();
+        assert_eq!(e.kind(), ErrorKind::InvalidAgentResponse);
+        let Ok(Reply::Json(b)) = encode_reply(Expected::Empty, A2aResponse::Empty, &Bare) else {
+            panic!("Empty is the answer of a delete")
+        };
+        assert_eq!(&b[..], b"{}");
+    }
+
+    #[tokio::test]
+    async fn empty_stream_is_invalid_agent_response() {
+        struct Frames;
+        impl EncodeFrame for Frames {
+            fn event(&self, _: &crate::types::StreamResponse) -> Result<Bytes, A2aError> {
+                Ok(Bytes::new())
+            }
+            fn error(&self, _: &A2aError) -> Bytes {
+                Bytes::new()
+            }
+        }
+        let e = open_stream(EventStream::from_iter(vec![]), Frames, None)
+            .await
+            .err()
+            .unwrap();
+        assert_eq!(e.kind(), ErrorKind::InvalidAgentResponse);
+    }
+}
