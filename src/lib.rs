@@ -37,6 +37,7 @@ mod error;
 #[cfg(any(feature = "jsonrpc", feature = "rest"))]
 mod exchange;
 mod fallback;
+mod future;
 mod request;
 mod response;
 mod service;

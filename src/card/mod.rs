@@ -82,12 +82,11 @@
 //! # }
 //! ```
 
-mod future;
 mod layer;
 mod service;
 mod validate;
 
-pub use future::ResponseFuture;
+pub use crate::future::ResponseFuture;
 pub use layer::AgentCardLayer;
 pub use service::AgentCardService;
 pub use validate::StackCapabilities;

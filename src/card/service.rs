@@ -6,9 +6,9 @@ use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use tower_service::Service;
 
-use super::future::ResponseFuture;
 use super::layer::{AgentCardLayer, Frozen};
 use crate::binding::rest_error_response;
+use crate::future::ResponseFuture;
 use crate::{A2aError, Body, BoxError, ErrorKind};
 
 const ALLOW: HeaderValue = HeaderValue::from_static("GET, HEAD, OPTIONS");
@@ -62,7 +62,7 @@ where
 
     fn call(&mut self, req: Request<ReqBody>) -> Self::Future {
         if req.uri().path() == &*self.card.path {
-            ResponseFuture::card(respond(&self.card, req.method(), req.headers()))
+            ResponseFuture::ready(respond(&self.card, req.method(), req.headers()))
         } else {
             ResponseFuture::inner(self.inner.call(req))
         }

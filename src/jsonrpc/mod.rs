@@ -99,12 +99,11 @@
 //! ```
 
 mod codec;
-mod future;
 mod layer;
 mod service;
 
 pub use crate::fallback::NotFound;
+pub use crate::future::ResponseFuture;
 pub use codec::{DecodeError, Id, decode_request, encode_result};
-pub use future::ResponseFuture;
 pub use layer::JsonRpcLayer;
 pub use service::JsonRpc;

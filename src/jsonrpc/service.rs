@@ -10,9 +10,9 @@ use tower_service::Service;
 use tracing::Instrument;
 
 use super::codec::{self, Id};
-use super::future::ResponseFuture;
 use crate::binding::{Routes, json_response, jsonrpc_error_response};
 use crate::exchange::{self, EncodeResult, Expected, MediaType, Reply};
+use crate::future::ResponseFuture;
 use crate::sse::EncodeFrame;
 use crate::types::{AgentCapabilities, StreamResponse};
 use crate::{A2aError, A2aRequest, A2aService, Body, BoxError, CallContext, ErrorKind, NotFound};
@@ -83,7 +83,7 @@ where
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
         if !self.config.routes.is_jsonrpc(req.uri().path()) {
-            return ResponseFuture::fallback(self.fallback.call(req));
+            return ResponseFuture::inner(self.fallback.call(req));
         }
         if req.method() != HttpMethod::POST {
             let err = A2aError::new(ErrorKind::MethodNotAllowed);

@@ -57,13 +57,12 @@
 //! # }
 //! ```
 
-mod future;
 mod layer;
 mod service;
 
-pub use self::future::ResponseFuture;
 pub use self::layer::{A2aBodyLimitLayer, DEFAULT_MAX_BODY_BYTES};
 pub use self::service::A2aBodyLimit;
+pub use crate::future::ResponseFuture;
 
 use crate::BoxError;
 

@@ -86,7 +86,7 @@ where
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
         if self.declared_too_large(&req) {
-            return ResponseFuture::refused(self.refusal(req.uri().path()));
+            return ResponseFuture::ready(self.refusal(req.uri().path()));
         }
         let max = self.max;
         ResponseFuture::inner(self.inner.call(req.map(|b| Limited::new(b, max))))

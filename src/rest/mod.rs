@@ -117,13 +117,12 @@
 //! # }).unwrap();
 //! ```
 
-mod future;
 mod layer;
 mod query;
 mod routes;
 mod service;
 
 pub use crate::fallback::NotFound;
-pub use future::ResponseFuture;
+pub use crate::future::ResponseFuture;
 pub use layer::RestLayer;
 pub use service::Rest;

@@ -9,10 +9,10 @@ use http::{HeaderValue, Request, Response, StatusCode, header};
 use tower_service::Service;
 use tracing::Instrument;
 
-use super::future::ResponseFuture;
 use super::routes::{self, Refusal, Route};
 use crate::binding::{Binding, Routes, json_response, rest_error_response};
 use crate::exchange::{self, EncodeResult, Expected, MediaType, Reply};
+use crate::future::ResponseFuture;
 use crate::sse::EncodeFrame;
 use crate::types::{AgentCapabilities, StreamResponse};
 use crate::{A2aError, A2aRequest, A2aService, Body, BoxError, CallContext, ErrorKind, NotFound};
@@ -85,7 +85,7 @@ where
         let path = req.uri().path();
         let suffix = match routes.binding(path) {
             Some(Binding::Rest) => routes.rest_suffix(path).unwrap_or_default(),
-            _ => return ResponseFuture::fallback(self.fallback.call(req)),
+            _ => return ResponseFuture::inner(self.fallback.call(req)),
         };
         let span = tracing::info_span!(
             "a2a.rest",

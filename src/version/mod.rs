@@ -62,10 +62,9 @@
 //! # }
 //! ```
 
-mod future;
 mod layer;
 mod service;
 
-pub use self::future::ResponseFuture;
 pub use self::layer::A2aVersionLayer;
 pub use self::service::A2aVersion;
+pub use crate::future::ResponseFuture;

@@ -162,7 +162,7 @@ where
             }
             Err(err) => {
                 tracing::debug!(kind = %err.kind(), "A2A-Version refused");
-                ResponseFuture::refused(error_response(binding, &err))
+                ResponseFuture::ready(error_response(binding, &err))
             }
         }
     }
