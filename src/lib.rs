@@ -57,6 +57,13 @@ pub mod rest;
 pub mod types;
 pub mod version;
 
+#[cfg(feature = "engine")]
+#[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
+pub mod engine;
+#[cfg(feature = "engine")]
+#[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
+pub mod log;
+
 pub use binding::WELL_KNOWN_CARD_PATH;
 pub use body::Body;
 pub use card::AgentCardLayer;
