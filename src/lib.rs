@@ -54,6 +54,12 @@ pub mod limit;
 #[cfg(feature = "rest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub mod rest;
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine")))
+)]
+pub mod server;
 pub mod types;
 pub mod version;
 
