@@ -137,7 +137,10 @@ mod adapter {
         } else {
             // actix wants `Into<Box<dyn Error>>`; `BoxError` (with `Send +
             // Sync`) does not convert by itself.
-            out.streaming(body.into_data_stream().map(|f| f.map_err(std::io::Error::other)))
+            out.streaming(
+                body.into_data_stream()
+                    .map(|f| f.map_err(std::io::Error::other)),
+            )
         }
     }
 }

@@ -50,11 +50,19 @@ async fn bearer_auth(mut req: Request, next: Next) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));
     let Some(token) = token else {
-        return (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, "Bearer")]).into_response();
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer")],
+        )
+            .into_response();
     };
     let Some((_, name)) = TOKENS.iter().find(|(t, _)| *t == token) else {
         let challenge = r#"Bearer error="invalid_token""#;
-        return (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, challenge)]).into_response();
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, challenge)],
+        )
+            .into_response();
     };
     req.extensions_mut().insert(Principal((*name).to_owned()));
     next.run(req).await
