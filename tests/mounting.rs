@@ -480,3 +480,79 @@ async fn axum_authenticates_and_the_agent_sees_the_principal() {
 
     server.stop();
 }
+
+/// Reads `body` until `text` holds `events` complete SSE events.
+async fn read_events(body: &mut hyper::body::Incoming, text: &mut String, events: usize) {
+    while text.matches("\n\n").count() < events {
+        let frame = body
+            .frame()
+            .await
+            .expect("the stream ended early")
+            .expect("body frame");
+        if let Ok(data) = frame.into_data() {
+            text.push_str(std::str::from_utf8(&data).expect("UTF-8 event"));
+        }
+    }
+}
+
+/// Every host streams SSE event by event: the events of a task that is still
+/// running arrive before the stream ends (the agent holds the task open until
+/// it is canceled, so a host that buffered the body would never deliver them;
+/// the timeout turns that hang into a failure). Then CancelTask ends the
+/// stream with CANCELED (a2a-spec: a stream closes at a terminal state).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hosts_stream_event_by_event() {
+    let mut transcripts = Vec::new();
+    for name in ["hyper", "actix", "composition", "axum"] {
+        let server = Server::start(name);
+        let a2a = format!("{}/a2a", server.base);
+        let c = client();
+        let run = async {
+            let hold = rpc(
+                "SendStreamingMessage",
+                json!({"message": message("m-hold", "hold")}),
+            );
+            let req = Request::post(a2a.as_str())
+                .header("a2a-version", "1.0")
+                .header("content-type", "application/json")
+                .header("authorization", format!("Bearer {ALICE}"))
+                .body(Full::new(Bytes::from(hold.to_string())))
+                .unwrap();
+            let res = c.request(req).await.expect("stream call");
+            assert_eq!(res.status(), 200);
+            let mut body = res.into_body();
+            let mut text = String::new();
+            // The task (WORKING) and the echo, while the task still runs.
+            read_events(&mut body, &mut text, 2).await;
+            assert!(text.contains("TASK_STATE_WORKING"), "{name}: {text}");
+            assert!(text.contains("artifactUpdate"), "{name}: {text}");
+            let start = text.find(r#""id":""#).expect("task id") + 6;
+            let task_id = text[start..start + 36].to_owned();
+
+            let cancel = rpc("CancelTask", json!({"id": task_id}));
+            let res = call(&c, "POST", a2a.clone(), Some(ALICE), Some(cancel)).await;
+            assert_eq!(
+                res.json()["result"]["status"]["state"],
+                "TASK_STATE_CANCELED"
+            );
+
+            // The stream ends with the CANCELED status.
+            let rest = body.collect().await.expect("rest of the stream").to_bytes();
+            text.push_str(std::str::from_utf8(&rest).unwrap());
+            assert_eq!(text.matches("data: ").count(), 3, "{name}: {text}");
+            assert!(text.ends_with("}}}}\n\n"), "{name}: {text}");
+            assert!(text.contains("TASK_STATE_CANCELED"), "{name}: {text}");
+            text.replace(r#""text":"alice: "#, r#""text":""#)
+        };
+        let text = tokio::time::timeout(PATIENCE, run)
+            .await
+            .unwrap_or_else(|_| panic!("{name}: the stream did not arrive event by event"));
+        let addr = server.base.trim_start_matches("http://");
+        transcripts.push((name, normalise(&text, addr, &mut Vec::new())));
+        server.stop();
+    }
+    let (first, expected) = &transcripts[0];
+    for (name, text) in &transcripts[1..] {
+        assert_eq!(text, expected, "{name} differs from {first}");
+    }
+}

@@ -18,17 +18,28 @@ pub(crate) const MOUNT: &str = "/a2a";
 #[derive(Clone, Debug)]
 pub(crate) struct Principal(pub(crate) String);
 
+/// The message text that makes [`Echo`] wait, after its echo, until the task
+/// is canceled: a live stream to watch (and to test that hosts flush SSE
+/// event by event).
+pub(crate) const HOLD: &str = "hold";
+
 /// Echoes the message text; when a host layer authenticated the caller, the
-/// reply names the principal (`"alice: hi"`).
+/// reply names the principal (`"alice: hi"`). After echoing [`HOLD`] it waits
+/// for CancelTask.
 pub(crate) struct Echo;
 
 impl Agent for Echo {
     fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
+        use futures_util::StreamExt as _;
+        let hold = input.text == HOLD;
         let reply = match input.call.extensions.get::<Principal>() {
             Some(p) => format!("{}: {}", p.0, input.text),
             None => input.text,
         };
-        futures_util::stream::iter([Ok(reply)])
+        let echo = futures_util::stream::iter([Ok(reply)]);
+        // Dropping the stream is how the engine stops a canceled agent.
+        let wait = futures_util::stream::pending().take(usize::from(hold));
+        echo.chain(wait)
     }
 }
 
@@ -46,7 +57,7 @@ pub(crate) fn card(base_url: &str) -> AgentCard {
         .with_skill(AgentSkill::new(
             "echo",
             "Echo",
-            "Answers with the input text",
+            "Answers with the input text (after `hold`, waits to be canceled)",
         ))
         .with_streaming(true)
 }
