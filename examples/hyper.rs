@@ -45,8 +45,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             accepted = listener.accept() => {
                 let (stream, _peer) = match accepted {
                     Ok(conn) => conn,
-                    // Out of file descriptors and the like: keep serving.
-                    Err(e) => { eprintln!("accept failed: {e}"); continue; }
+                    // Out of file descriptors and the like: back off, keep serving.
+                    Err(e) => {
+                        eprintln!("accept failed: {e}");
+                        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                        continue;
+                    }
                 };
                 // `TowerToHyperService` adapts the tower service (cloned per
                 // connection; clones share the task engine) to hyper's.
