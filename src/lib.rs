@@ -55,8 +55,21 @@ pub mod limit;
 #[cfg(feature = "rest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub mod rest;
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine")))
+)]
+pub mod server;
 pub mod types;
 pub mod version;
+
+#[cfg(feature = "engine")]
+#[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
+pub mod engine;
+#[cfg(feature = "engine")]
+#[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
+pub mod log;
 
 pub use binding::WELL_KNOWN_CARD_PATH;
 pub use body::Body;

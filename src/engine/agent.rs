@@ -1,0 +1,155 @@
+//! [`Agent`]: the text boundary (text in, a stream of text chunks out) and
+//! its adapter onto [`Executor`].
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures_core::Stream;
+use futures_util::StreamExt as _;
+
+use super::executor::{Execution, Executor, ExecutorService};
+use crate::types::{Artifact, Part};
+use crate::{A2aError, BoxError, CallContext};
+
+/// The fixed, client-visible explanation of a task whose text agent failed.
+pub const AGENT_FAILED_MESSAGE: &str = "The agent failed to produce a reply.";
+
+/// What a text [`Agent`] receives.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AgentInput {
+    /// The text of the current message (its text parts, concatenated). The
+    /// task's earlier history is not an implicit conversational context.
+    pub text: String,
+    /// The task id.
+    pub task_id: String,
+    /// The context id.
+    pub context_id: String,
+    /// The call context (tenant, headers, extensions with the principal).
+    pub call: CallContext,
+}
+
+/// A text agent: text in, a stream of text chunks out (the seed's `Agent`).
+///
+/// A single-shot agent yields once; a streaming agent yields deltas. All
+/// chunks go into one artifact (empty chunks are skipped). An `Err` ends the
+/// task FAILED with [`AGENT_FAILED_MESSAGE`]; the error itself reaches only
+/// tracing, as a classification. Dropping the stream is how a canceled task
+/// stops the agent. Non-text input is answered with ContentTypeNotSupported
+/// before the agent runs, provided the card declares only `text/plain` input
+/// (see [`TaskLayer`](super::TaskLayer)).
+///
+/// ```
+/// use a2a_tower::BoxError;
+/// use a2a_tower::engine::{Agent, AgentInput};
+/// use futures_core::Stream;
+///
+/// struct Echo;
+///
+/// impl Agent for Echo {
+///     fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
+///         futures_util::stream::iter([Ok(input.text)])
+///     }
+/// }
+/// # let _ = a2a_tower::engine::AgentExecutor::service(Echo);
+/// ```
+pub trait Agent: Send + Sync + 'static {
+    /// Runs the agent on one message.
+    fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send;
+}
+
+/// Adapts an [`Agent`] onto [`Executor`].
+pub struct AgentExecutor<A> {
+    agent: Arc<A>,
+}
+
+impl<A: Agent> AgentExecutor<A> {
+    /// Wraps an agent.
+    pub fn new(agent: A) -> Self {
+        Self {
+            agent: Arc::new(agent),
+        }
+    }
+
+    /// The agent as the inner service of [`TaskLayer`](super::TaskLayer).
+    pub fn service(agent: A) -> ExecutorService<Self> {
+        ExecutorService::new(Self::new(agent))
+    }
+}
+
+impl<A> fmt::Debug for AgentExecutor<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AgentExecutor(..)")
+    }
+}
+
+/// A classification of an error for tracing (never its message).
+pub(crate) fn classify(err: &(dyn std::error::Error + 'static)) -> &'static str {
+    if let Some(e) = err.downcast_ref::<A2aError>() {
+        e.kind().reason()
+    } else if err.is::<super::EmitError>() {
+        "EMIT_ERROR"
+    } else if err.is::<std::io::Error>() {
+        "IO_ERROR"
+    } else {
+        "AGENT_ERROR"
+    }
+}
+
+impl<A: Agent> Executor for AgentExecutor<A> {
+    fn execute(&self, ex: Execution) -> impl Future<Output = Result<(), BoxError>> + Send {
+        let agent = self.agent.clone();
+        async move {
+            let Execution {
+                message,
+                context,
+                emit,
+                ..
+            } = ex;
+            if message.parts.iter().any(|p| p.as_text().is_none()) {
+                // The engine rejects this before admission when the card
+                // declares text input only; never hand non-text to the agent.
+                emit.fail("Only plain text input is supported.").await?;
+                return Ok(());
+            }
+            emit.working().await?;
+            let input = AgentInput {
+                text: message.text(),
+                task_id: emit.task_id().to_owned(),
+                context_id: emit.context_id().to_owned(),
+                call: context,
+            };
+            let stream = agent.run(input);
+            futures_util::pin_mut!(stream);
+            let artifact_id = uuid::Uuid::new_v4().to_string();
+            let mut started = false;
+            loop {
+                let next = tokio::select! {
+                    next = stream.next() => next,
+                    () = emit.cancelled() => return Ok(()),
+                };
+                match next {
+                    None => break,
+                    Some(Ok(chunk)) if chunk.is_empty() => {}
+                    Some(Ok(chunk)) => {
+                        let artifact = Artifact {
+                            artifact_id: artifact_id.clone(),
+                            parts: vec![Part::text(chunk)],
+                            ..Artifact::default()
+                        };
+                        emit.artifact(artifact, started, false).await?;
+                        started = true;
+                    }
+                    Some(Err(e)) => {
+                        tracing::warn!(error.kind = classify(&*e), "text agent failed");
+                        emit.fail(AGENT_FAILED_MESSAGE).await?;
+                        return Ok(());
+                    }
+                }
+            }
+            emit.complete().await?;
+            Ok(())
+        }
+    }
+}

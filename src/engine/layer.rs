@@ -1,0 +1,163 @@
+//! [`TaskLayer`]: configuration of the task engine.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tower_layer::Layer;
+
+use super::authority::Authority;
+use super::service::TaskService;
+use super::writer::Registry;
+use crate::log::TaskLog;
+use crate::types::AgentCard;
+use crate::{CallContext, ConfigError};
+
+type ExtendedCardFn = dyn Fn(&CallContext) -> Option<AgentCard> + Send + Sync;
+
+/// Everything the engine's services share.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    pub(crate) card: Arc<AgentCard>,
+    pub(crate) log: Arc<dyn TaskLog>,
+    pub(crate) authority: Authority,
+    pub(crate) extended_card: Option<Arc<ExtendedCardFn>>,
+    pub(crate) inactivity_timeout: Option<Duration>,
+    pub(crate) subscriber_buffer: usize,
+    pub(crate) shutdown_grace: Duration,
+    pub(crate) registry: Arc<Registry>,
+    /// Declared input modes (card defaults and skills); empty: any.
+    pub(crate) input_modes: Vec<String>,
+    /// Declared output modes (card defaults and skills); empty: any.
+    pub(crate) output_modes: Vec<String>,
+}
+
+/// The task engine as a [`Layer`]: wraps an inner `Service<Execution>` (the
+/// executor, see [`ExecutorService`](super::ExecutorService) and
+/// [`AgentExecutor`](super::AgentExecutor)) into a [`TaskService`], a complete
+/// `Service<A2aRequest>`.
+///
+/// The card decides the capabilities the engine serves: `streaming`
+/// (SendStreamingMessage, SubscribeToTask), `extendedAgentCard`, and the
+/// input/output modes checked on every send. A card declaring
+/// `pushNotifications` is rejected until push delivery exists.
+///
+/// Defaults: authority [`Authority::public`] (one shared authority: for
+/// unauthenticated examples only), no inactivity timeout, a subscriber buffer
+/// of 64 events, a shutdown grace of 5 s.
+#[derive(Clone)]
+#[must_use]
+pub struct TaskLayer {
+    shared: Shared,
+}
+
+impl fmt::Debug for TaskLayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskLayer")
+            .field("agent", &self.shared.card.name)
+            .field("inactivity_timeout", &self.shared.inactivity_timeout)
+            .field("subscriber_buffer", &self.shared.subscriber_buffer)
+            .finish_non_exhaustive()
+    }
+}
+
+fn modes(
+    card: &AgentCard,
+    pick: impl Fn(&crate::types::AgentSkill) -> &Vec<String>,
+) -> Vec<String> {
+    let mut all = Vec::new();
+    for m in card.skills.iter().flat_map(pick) {
+        if !all.contains(m) {
+            all.push(m.clone());
+        }
+    }
+    all
+}
+
+impl TaskLayer {
+    /// The engine for `card`, storing tasks in `log`.
+    pub fn new<L: TaskLog>(card: AgentCard, log: L) -> Result<Self, ConfigError> {
+        if card.capabilities.push_notifications() {
+            return Err(ConfigError::new(
+                "the task engine does not deliver push notifications yet; do not declare capabilities.pushNotifications",
+            ));
+        }
+        let mut input_modes = card.default_input_modes.clone();
+        for m in modes(&card, |s| &s.input_modes) {
+            if !input_modes.contains(&m) {
+                input_modes.push(m);
+            }
+        }
+        let mut output_modes = card.default_output_modes.clone();
+        for m in modes(&card, |s| &s.output_modes) {
+            if !output_modes.contains(&m) {
+                output_modes.push(m);
+            }
+        }
+        Ok(Self {
+            shared: Shared {
+                card: Arc::new(card),
+                log: Arc::new(log),
+                authority: Authority::public(),
+                extended_card: None,
+                inactivity_timeout: None,
+                subscriber_buffer: 64,
+                shutdown_grace: Duration::from_secs(5),
+                registry: Arc::new(Registry::default()),
+                input_modes,
+                output_modes,
+            },
+        })
+    }
+
+    /// How the authority of a call is derived (default [`Authority::public`]).
+    pub fn authority(mut self, authority: Authority) -> Self {
+        self.shared.authority = authority;
+        self
+    }
+
+    /// Fails (and cancels) an execution that emits nothing for this long.
+    pub fn inactivity_timeout(mut self, timeout: Duration) -> Result<Self, ConfigError> {
+        if timeout.is_zero() {
+            return Err(ConfigError::new("inactivity timeout must be positive"));
+        }
+        self.shared.inactivity_timeout = Some(timeout);
+        Ok(self)
+    }
+
+    /// How many events a subscriber may fall behind before it is cut off
+    /// (default 64).
+    pub fn subscriber_buffer(mut self, events: usize) -> Result<Self, ConfigError> {
+        if events == 0 {
+            return Err(ConfigError::new("subscriber buffer must be at least 1"));
+        }
+        self.shared.subscriber_buffer = events;
+        Ok(self)
+    }
+
+    /// How long an executor may keep running after its task closed
+    /// (terminal, interrupted, canceled) before it is aborted (default 5 s).
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shared.shutdown_grace = grace;
+        self
+    }
+
+    /// The extended card for a caller (GetExtendedAgentCard). Without it, a
+    /// card declaring `extendedAgentCard` answers
+    /// ExtendedAgentCardNotConfigured.
+    pub fn extended_card<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&CallContext) -> Option<AgentCard> + Send + Sync + 'static,
+    {
+        self.shared.extended_card = Some(Arc::new(f));
+        self
+    }
+}
+
+impl<S> Layer<S> for TaskLayer {
+    type Service = TaskService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        TaskService::new(Arc::new(self.shared.clone()), inner)
+    }
+}

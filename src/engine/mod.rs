@@ -1,0 +1,119 @@
+//! The task engine: turns user code into a complete, conformant A2A core.
+//!
+//! [`TaskLayer`] wraps an inner `Service<`[`Execution`]`>` (user code: an
+//! [`Executor`] through [`ExecutorService`], or a text [`Agent`] through
+//! [`AgentExecutor`]) into a [`TaskService`], a `Service<A2aRequest>` that
+//! answers all eleven operations from a [`TaskLog`](crate::log::TaskLog).
+//! Host layers such as timeouts or concurrency limits can sit between the
+//! task layer and the executor, since the executor is reached as a service.
+//!
+//! ```text
+//! A2aRequest ─▶ TaskService ─┬─ GetTask / ListTasks / SubscribeToTask: read the log
+//!                            ├─ CancelTask: the live writer commits CANCELED
+//!                            └─ SendMessage: admit (one log commit), spawn the execution
+//!                                  └─▶ host layers ─▶ Service<Execution> (your executor)
+//!                                         └─ Emitter: status, artifact chunks, reply → log
+//! ```
+//!
+//! Rules the engine enforces:
+//! - **One execution per task.** A message to a task that is still running is
+//!   rejected (UnsupportedOperation, naming the task): the client waits for
+//!   INPUT_REQUIRED / AUTH_REQUIRED and then continues with the same task id.
+//!   Queueing is the job of the optional per-context delivery queue.
+//! - **Executions are detached from connections.** Dropping a stream or a
+//!   blocking call cancels nothing; SubscribeToTask reconnects.
+//! - **Slow subscribers are cut off, never waited for**: each has a bounded
+//!   buffer ([`TaskLayer::subscriber_buffer`]); when it fills, the subscriber
+//!   gets an `Unavailable` error event and its stream ends.
+//! - **An optional inactivity timeout** ([`TaskLayer::inactivity_timeout`])
+//!   cancels an executor that stops emitting and fails its task.
+//! - **A panicking or failing executor** ends its task FAILED with a fixed
+//!   message; the panic or error reaches tracing as a classification only.
+//! - **Every call is scoped by an [`Authority`]** derived from the call
+//!   context; a task of another authority is reported as not found.
+//!
+//! Tracing: one `a2a.call` span per call (method, task_id, context_id,
+//! error.kind) and one `a2a.execution` span per execution (task_id,
+//! context_id, outcome). Error messages never enter a span.
+//!
+//! ```
+//! use a2a_tower::engine::{Agent, AgentExecutor, AgentInput, TaskLayer};
+//! use a2a_tower::log::MemoryTaskLog;
+//! use a2a_tower::types::{AgentCard, Message, SendMessageRequest, SendMessageResponse, TaskState};
+//! use a2a_tower::{A2aRequest, A2aResponse, BoxError, Operation};
+//! use futures_core::Stream;
+//! use tower::{Layer, ServiceExt};
+//!
+//! struct Echo;
+//! impl Agent for Echo {
+//!     fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
+//!         futures_util::stream::iter([Ok(input.text)])
+//!     }
+//! }
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let card = AgentCard::new("Echo", "Echoes text", "1.0.0");
+//! let engine = TaskLayer::new(card, MemoryTaskLog::new())
+//!     .unwrap()
+//!     .layer(AgentExecutor::service(Echo));
+//!
+//! let send = SendMessageRequest { message: Message::user("m-1", "hello"), ..Default::default() };
+//! let res = engine.oneshot(A2aRequest::new(Operation::SendMessage(send))).await.unwrap();
+//! let A2aResponse::SendMessage(SendMessageResponse::Task(task)) = res else { panic!() };
+//! assert_eq!(task.status.state, TaskState::Completed);
+//! assert_eq!(task.artifacts[0].parts[0].as_text(), Some("hello"));
+//! # });
+//! ```
+
+mod agent;
+mod authority;
+mod executor;
+mod layer;
+mod ops;
+mod run;
+mod send;
+mod service;
+mod subscribe;
+mod writer;
+
+pub use agent::{AGENT_FAILED_MESSAGE, Agent, AgentExecutor, AgentInput};
+pub use authority::Authority;
+pub use executor::{EmitError, Emitter, Execution, ExecutionFuture, Executor, ExecutorService};
+pub use layer::TaskLayer;
+pub use service::{ResponseFuture, TaskService};
+
+/// The fixed status message of a task whose executor failed, panicked, or
+/// could not start.
+pub const EXECUTOR_FAILED_MESSAGE: &str = run::EXECUTOR_FAILED;
+/// The fixed status message of a task whose executor timed out.
+pub const EXECUTOR_TIMED_OUT_MESSAGE: &str = run::EXECUTOR_TIMED_OUT;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send<T: Send>() {}
+    fn assert_sync<T: Sync>() {}
+
+    #[test]
+    fn public_types_are_send_and_sync() {
+        assert_send::<TaskService<ExecutorService<AgentExecutor<Nop>>>>();
+        assert_sync::<TaskService<ExecutorService<AgentExecutor<Nop>>>>();
+        assert_send::<ResponseFuture>();
+        assert_send::<Execution>();
+        assert_send::<Emitter>();
+        assert_sync::<Emitter>();
+        assert_send::<TaskLayer>();
+        assert_sync::<TaskLayer>();
+    }
+
+    struct Nop;
+    impl Agent for Nop {
+        fn run(
+            &self,
+            _: AgentInput,
+        ) -> impl futures_core::Stream<Item = Result<String, crate::BoxError>> + Send {
+            futures_util::stream::empty()
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! GetTask, ListTasks, CancelTask, SubscribeToTask and GetExtendedAgentCard,
+//! answered from the task log (a2a-spec.md §4.3–§4.6, §2.5).
+
+use super::layer::Shared;
+use super::service::record_ids;
+use super::subscribe::{Start, event_stream};
+use crate::log::{AppendRequest, ListQuery, LogError, LogErrorKind, PageCursor, Record};
+use crate::types::{
+    CancelTaskRequest, GetTaskRequest, ListTasksRequest, ListTasksResponse, SubscribeToTaskRequest,
+    Task, TaskState, TaskStatus, Timestamp,
+};
+use crate::{A2aError, A2aResponse, CallContext, ErrorKind};
+
+/// Checks a `historyLength` (a2a-spec.md §3.8: negative is invalid).
+pub(crate) fn history_length(n: Option<i32>, field: &'static str) -> Result<(), A2aError> {
+    match n {
+        Some(n) if n < 0 => Err(A2aError::invalid_params(field, "must not be negative")),
+        _ => Ok(()),
+    }
+}
+
+/// The task as returned to a client: at most `history` most recent messages
+/// (all when unset, none for 0), artifacts only if `artifacts`.
+pub(crate) fn view(task: &Task, history: Option<i32>, artifacts: bool) -> Task {
+    let keep = match history {
+        None => task.history.len(),
+        Some(n) => usize::try_from(n).unwrap_or(0).min(task.history.len()),
+    };
+    Task {
+        id: task.id.clone(),
+        context_id: task.context_id.clone(),
+        status: task.status.clone(),
+        artifacts: if artifacts {
+            task.artifacts.clone()
+        } else {
+            Vec::new()
+        },
+        history: task.history[task.history.len() - keep..].to_vec(),
+        metadata: task.metadata.clone(),
+    }
+}
+
+fn not_found(id: &str) -> impl FnOnce(LogError) -> A2aError + '_ {
+    move |e| match e.kind() {
+        LogErrorKind::NotFound => A2aError::task_not_found(id),
+        _ => e.into(),
+    }
+}
+
+pub(crate) async fn get(
+    shared: &Shared,
+    req: GetTaskRequest,
+    ctx: &CallContext,
+) -> Result<A2aResponse, A2aError> {
+    history_length(req.history_length, "historyLength")?;
+    let authority = shared.authority.resolve(ctx)?;
+    let snap = shared
+        .log
+        .snapshot(&authority, &req.id)
+        .await
+        .map_err(not_found(&req.id))?;
+    record_ids(&snap.task.id, &snap.task.context_id);
+    Ok(A2aResponse::Task(view(
+        &snap.task,
+        req.history_length,
+        true,
+    )))
+}
+
+pub(crate) async fn list(
+    shared: &Shared,
+    req: ListTasksRequest,
+    ctx: &CallContext,
+) -> Result<A2aResponse, A2aError> {
+    let page_size = match req.page_size {
+        None => 50,
+        Some(n @ 1..=100) => n,
+        Some(_) => return Err(A2aError::invalid_params("pageSize", "must be 1..=100")),
+    };
+    history_length(req.history_length, "historyLength")?;
+    let after =
+        match req.page_token.as_str() {
+            "" => None,
+            token => Some(PageCursor::from_token(token).ok_or_else(|| {
+                A2aError::invalid_params("pageToken", "is not a valid page token")
+            })?),
+        };
+    let authority = shared.authority.resolve(ctx)?;
+    let query = ListQuery {
+        context_id: (!req.context_id.is_empty()).then(|| req.context_id.clone()),
+        state: (req.status != TaskState::Unspecified).then_some(req.status),
+        status_after: req.status_timestamp_after,
+        page_size: usize::try_from(page_size).unwrap_or(50),
+        after,
+    };
+    let page = shared.log.list(&authority, &query).await?;
+    let artifacts = req.include_artifacts == Some(true);
+    Ok(A2aResponse::Tasks(ListTasksResponse {
+        tasks: page
+            .tasks
+            .iter()
+            .map(|t| view(t, req.history_length, artifacts))
+            .collect(),
+        next_page_token: page.next.map(|c| c.to_token()).unwrap_or_default(),
+        page_size,
+        total_size: i32::try_from(page.total).unwrap_or(i32::MAX),
+    }))
+}
+
+fn not_cancelable(id: &str) -> A2aError {
+    A2aError::new(ErrorKind::TaskNotCancelable).with_metadata("taskId", id)
+}
+
+pub(crate) async fn cancel(
+    shared: &Shared,
+    req: CancelTaskRequest,
+    ctx: &CallContext,
+) -> Result<A2aResponse, A2aError> {
+    let authority = shared.authority.resolve(ctx)?;
+    // Re-read and retry when another writer moves the task meanwhile.
+    for _ in 0..8 {
+        let snap = shared
+            .log
+            .snapshot(&authority, &req.id)
+            .await
+            .map_err(not_found(&req.id))?;
+        record_ids(&snap.task.id, &snap.task.context_id);
+        if snap.state().is_terminal() {
+            return Err(not_cancelable(&req.id));
+        }
+        if let Some(writer) = shared.registry.get(&req.id).filter(|w| w.is_open()) {
+            // A live execution on this host: its writer commits CANCELED and
+            // signals the executor.
+            if let Some(done) = writer.cancel().await {
+                return Ok(A2aResponse::Task(view(&done.snapshot.task, None, true)));
+            }
+            continue;
+        }
+        // No live execution (the task waits for input): cancel it in the log.
+        let records = vec![
+            Record::CancelRequested {
+                at: Timestamp::now(),
+            },
+            Record::status(TaskStatus::new(TaskState::Canceled)),
+        ];
+        let req_append = AppendRequest::new(
+            authority.clone(),
+            req.id.clone(),
+            snap.seq,
+            snap.epoch,
+            records,
+        );
+        match shared.log.append(req_append).await {
+            Ok(done) => return Ok(A2aResponse::Task(view(&done.snapshot.task, None, true))),
+            Err(e) if matches!(e.kind(), LogErrorKind::Conflict | LogErrorKind::Fenced) => {
+                tokio::task::yield_now().await;
+            }
+            Err(e) => return Err(not_found(&req.id)(e)),
+        }
+    }
+    Err(A2aError::new(ErrorKind::Unavailable)
+        .with_message("The task is changing too fast to cancel; retry"))
+}
+
+pub(crate) async fn subscribe(
+    shared: &Shared,
+    req: SubscribeToTaskRequest,
+    ctx: &CallContext,
+) -> Result<A2aResponse, A2aError> {
+    let authority = shared.authority.resolve(ctx)?;
+    let watch = shared
+        .log
+        .watch(&authority, &req.id, None)
+        .await
+        .map_err(not_found(&req.id))?;
+    record_ids(&watch.snapshot.task.id, &watch.snapshot.task.context_id);
+    if watch.snapshot.state().is_terminal() {
+        // a2a-spec.md §4.6: a terminal task cannot be subscribed to.
+        return Err(A2aError::new(ErrorKind::UnsupportedOperation)
+            .with_message("The task is in a terminal state")
+            .with_metadata("taskId", req.id));
+    }
+    Ok(A2aResponse::Stream(event_stream(
+        watch,
+        Start::Snapshot,
+        shared.subscriber_buffer,
+    )))
+}
+
+pub(crate) fn extended_card(shared: &Shared, ctx: &CallContext) -> Result<A2aResponse, A2aError> {
+    if !shared.card.capabilities.extended_agent_card() {
+        return Err(A2aError::new(ErrorKind::UnsupportedOperation)
+            .with_message("This agent declares no extended agent card"));
+    }
+    shared
+        .extended_card
+        .as_ref()
+        .and_then(|f| f(ctx))
+        .map(|card| A2aResponse::AgentCard(Box::new(card)))
+        .ok_or_else(|| A2aError::new(ErrorKind::ExtendedAgentCardNotConfigured))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Message;
+
+    #[test]
+    fn history_length_semantics() {
+        let task = Task {
+            history: (0..5).map(|i| Message::user(i.to_string(), "x")).collect(),
+            ..Task::default()
+        };
+        assert_eq!(view(&task, None, true).history.len(), 5);
+        assert_eq!(view(&task, Some(0), true).history.len(), 0);
+        let two = view(&task, Some(2), true);
+        assert_eq!(two.history[0].message_id, "3", "most recent");
+        assert_eq!(view(&task, Some(50), true).history.len(), 5);
+        assert!(history_length(Some(-1), "h").is_err());
+    }
+}

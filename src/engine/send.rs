@@ -1,0 +1,312 @@
+//! SendMessage and SendStreamingMessage: validation, admission, and the
+//! blocking / streaming answers (a2a-spec.md §4.1, §4.2).
+
+use std::sync::Arc;
+
+use futures_util::StreamExt as _;
+use tower_service::Service;
+
+use super::executor::{Emitter, Execution};
+use super::layer::Shared;
+use super::ops::{history_length, view};
+use super::service::record_ids;
+use super::subscribe::{Start, event_stream};
+use super::writer::Writer;
+use super::{EmitError, run};
+use crate::log::{LogErrorKind, Record, Snapshot, Watch};
+use crate::types::{Part, PartContent, Role, SendMessageRequest, SendMessageResponse, Task};
+use crate::{A2aError, A2aResponse, BoxError, CallContext, ErrorKind};
+
+/// The media type of a part: its `mediaType` without parameters, else the
+/// type its content implies.
+fn media_type(part: &Part) -> &str {
+    if !part.media_type.is_empty() {
+        return part.media_type.split(';').next().unwrap_or("").trim();
+    }
+    match part.content {
+        PartContent::Text(_) => "text/plain",
+        PartContent::Data(_) => "application/json",
+        PartContent::Raw(_) | PartContent::Url(_) => "application/octet-stream",
+    }
+}
+
+/// `pattern` (possibly `*/*` or `type/*`) covers `media`.
+fn covers(pattern: &str, media: &str) -> bool {
+    let pattern = pattern.split(';').next().unwrap_or("").trim();
+    if pattern == "*/*" || pattern.eq_ignore_ascii_case(media) {
+        return true;
+    }
+    match (pattern.strip_suffix("/*"), media.split_once('/')) {
+        (Some(ty), Some((mty, _))) => ty.eq_ignore_ascii_case(mty),
+        _ => false,
+    }
+}
+
+fn content_type_error(what: &'static str) -> A2aError {
+    A2aError::new(ErrorKind::ContentTypeNotSupported).with_message(what)
+}
+
+/// Everything that can be checked before any lookup or write.
+fn validate(shared: &Shared, req: &SendMessageRequest) -> Result<(), A2aError> {
+    let m = &req.message;
+    if m.message_id.is_empty() {
+        return Err(A2aError::invalid_params("message.messageId", "is required"));
+    }
+    if m.parts.is_empty() {
+        return Err(A2aError::invalid_params(
+            "message.parts",
+            "needs at least one part",
+        ));
+    }
+    if m.role == Role::Agent {
+        return Err(A2aError::invalid_params(
+            "message.role",
+            "must be ROLE_USER",
+        ));
+    }
+    if let Some(cfg) = &req.configuration {
+        history_length(cfg.history_length, "configuration.historyLength")?;
+        if cfg.task_push_notification_config.is_some() {
+            return Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
+        }
+        let accepted = &cfg.accepted_output_modes;
+        if !accepted.is_empty()
+            && !shared.output_modes.is_empty()
+            && !accepted.iter().any(|a| {
+                shared
+                    .output_modes
+                    .iter()
+                    .any(|o| covers(a, o) || covers(o, a))
+            })
+        {
+            return Err(content_type_error(
+                "None of the accepted output modes is produced by this agent",
+            ));
+        }
+    }
+    if !shared.input_modes.is_empty() {
+        for part in &m.parts {
+            let media = media_type(part);
+            if !shared.input_modes.iter().any(|mode| covers(mode, media)) {
+                return Err(content_type_error(
+                    "A message part has a media type this agent does not accept",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn busy(task_id: &str) -> A2aError {
+    A2aError::new(ErrorKind::UnsupportedOperation)
+        .with_message("The task is still running; send the next message when it asks for input")
+        .with_metadata("taskId", task_id)
+}
+
+fn emit_error(e: EmitError) -> A2aError {
+    match e {
+        EmitError::Log(LogErrorKind::Full) => A2aError::new(ErrorKind::Unavailable),
+        other => A2aError::internal(other),
+    }
+}
+
+/// An admitted message: the task after admission and a watch registered
+/// before the execution was spawned.
+struct Admitted {
+    authority: String,
+    snapshot: Snapshot,
+    watch: Watch,
+}
+
+async fn admit<S>(
+    shared: Arc<Shared>,
+    inner: S,
+    req: SendMessageRequest,
+    context: CallContext,
+) -> Result<Admitted, A2aError>
+where
+    S: Service<Execution, Response = ()> + Send + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    validate(&shared, &req)?;
+    let authority = shared.authority.resolve(&context)?;
+    let mut message = req.message;
+    message.role = Role::User;
+    let is_new = message.task_id.is_empty();
+    let writer = if is_new {
+        let task_id = uuid::Uuid::new_v4().to_string();
+        if message.context_id.is_empty() {
+            message.context_id = uuid::Uuid::new_v4().to_string();
+        }
+        message.task_id.clone_from(&task_id);
+        let context_id = message.context_id.clone();
+        Writer::new(shared.log.clone(), authority, task_id, context_id, 0, 1)
+    } else {
+        // A continuation (a2a-spec.md §4.1): the task must exist for this
+        // authority, accept messages, and share the message's context.
+        let snap = shared
+            .log
+            .snapshot(&authority, &message.task_id)
+            .await
+            .map_err(|e| match e.kind() {
+                LogErrorKind::NotFound => A2aError::task_not_found(message.task_id.clone()),
+                _ => e.into(),
+            })?;
+        let task = &snap.task;
+        if !message.context_id.is_empty() && message.context_id != task.context_id {
+            return Err(A2aError::invalid_params(
+                "message.contextId",
+                "does not match the task's context",
+            ));
+        }
+        if task.status.state.is_terminal() {
+            return Err(A2aError::new(ErrorKind::UnsupportedOperation)
+                .with_message("The task is in a terminal state and accepts no more messages")
+                .with_metadata("taskId", task.id.clone()));
+        }
+        if !task.status.state.is_interrupted() {
+            return Err(busy(&task.id));
+        }
+        message.context_id.clone_from(&task.context_id);
+        // A higher epoch fences any older writer of this task.
+        Writer::new(
+            shared.log.clone(),
+            authority,
+            task.id.clone(),
+            task.context_id.clone(),
+            snap.seq,
+            snap.epoch + 1,
+        )
+    };
+    record_ids(&writer.task_id, &writer.context_id);
+    let writer = Arc::new(writer);
+    if !shared.registry.claim(&writer) {
+        return Err(busy(&writer.task_id));
+    }
+    let mut records = Vec::with_capacity(2);
+    if is_new {
+        let mut created = Record::created(writer.task_id.clone(), writer.context_id.clone());
+        if let Record::Created { metadata, .. } = &mut created {
+            metadata.clone_from(&req.metadata);
+        }
+        records.push(created);
+    }
+    records.push(Record::MessageAdmitted {
+        message: message.clone(),
+    });
+    let appended = match writer.commit(records).await {
+        Ok(a) => a,
+        Err(e) => {
+            shared.registry.remove(&writer);
+            return Err(match e {
+                // Someone else advanced the task between our read and write.
+                EmitError::Superseded => busy(&writer.task_id),
+                other => emit_error(other),
+            });
+        }
+    };
+    // Register the watch before the execution can commit anything.
+    let watch = match shared
+        .log
+        .watch(&writer.authority, &writer.task_id, Some(appended.seq))
+        .await
+    {
+        Ok(w) => w,
+        Err(e) => {
+            writer
+                .finish(crate::types::TaskState::Failed, Some(run::EXECUTOR_FAILED))
+                .await;
+            shared.registry.remove(&writer);
+            return Err(e.into());
+        }
+    };
+    let authority = writer.authority.clone();
+    let execution = Execution {
+        message,
+        task: appended.snapshot.task.clone(),
+        context,
+        emit: Emitter::new(writer.clone()),
+    };
+    run::spawn(shared, inner, execution, writer);
+    Ok(Admitted {
+        authority,
+        snapshot: appended.snapshot,
+        watch,
+    })
+}
+
+/// SendMessage: blocks until the task is terminal or interrupted, unless
+/// `returnImmediately`.
+pub(crate) async fn send<S>(
+    shared: Arc<Shared>,
+    inner: S,
+    req: SendMessageRequest,
+    context: CallContext,
+) -> Result<A2aResponse, A2aError>
+where
+    S: Service<Execution, Response = ()> + Send + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    let cfg = req.configuration.clone().unwrap_or_default();
+    let log = shared.log.clone();
+    let Admitted {
+        authority,
+        snapshot,
+        watch,
+    } = admit(shared, inner, req, context).await?;
+    let respond = |task: &Task| {
+        A2aResponse::SendMessage(SendMessageResponse::Task(view(
+            task,
+            cfg.history_length,
+            true,
+        )))
+    };
+    if cfg.return_immediately {
+        return Ok(respond(&snapshot.task));
+    }
+    let Watch { mut records, .. } = watch;
+    while let Some(item) = records.next().await {
+        let seq = item?;
+        match &*seq.record {
+            Record::Replied { message, .. } => {
+                return Ok(A2aResponse::SendMessage(SendMessageResponse::Message(
+                    message.clone(),
+                )));
+            }
+            r if r
+                .state()
+                .is_some_and(|s| s.is_terminal() || s.is_interrupted()) =>
+            {
+                break;
+            }
+            _ => {}
+        }
+    }
+    drop(records);
+    let latest = log.snapshot(&authority, &snapshot.task.id).await?;
+    Ok(respond(&latest.task))
+}
+
+/// SendStreamingMessage: the Task (or a lone Message), then updates until a
+/// terminal or interrupted state.
+pub(crate) async fn stream<S>(
+    shared: Arc<Shared>,
+    inner: S,
+    req: SendMessageRequest,
+    context: CallContext,
+) -> Result<A2aResponse, A2aError>
+where
+    S: Service<Execution, Response = ()> + Send + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    let buffer = shared.subscriber_buffer;
+    let Admitted { watch, .. } = admit(shared, inner, req, context).await?;
+    Ok(A2aResponse::Stream(event_stream(
+        watch,
+        Start::FirstEmission,
+        buffer,
+    )))
+}

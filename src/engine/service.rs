@@ -1,0 +1,156 @@
+//! [`TaskService`]: the engine as a `Service<A2aRequest>`.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use tower_service::Service;
+use tracing::Instrument as _;
+
+use super::executor::Execution;
+use super::layer::Shared;
+use super::{ops, send};
+use crate::{A2aError, A2aRequest, A2aResponse, BoxError, ErrorKind, Operation};
+
+/// A complete A2A core over a task log and an inner executor service.
+/// Built by [`TaskLayer`](super::TaskLayer); clones share tasks and executions.
+pub struct TaskService<S> {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) inner: S,
+}
+
+impl<S> TaskService<S> {
+    pub(crate) fn new(shared: Arc<Shared>, inner: S) -> Self {
+        Self { shared, inner }
+    }
+
+    /// The number of executions running on this host.
+    pub fn running(&self) -> usize {
+        self.shared.registry.len()
+    }
+
+    /// The inner service.
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
+}
+
+impl<S: Clone> Clone for TaskService<S> {
+    fn clone(&self) -> Self {
+        Self {
+            shared: self.shared.clone(),
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<S> fmt::Debug for TaskService<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskService")
+            .field("agent", &self.shared.card.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The response future of [`TaskService`].
+pub struct ResponseFuture {
+    inner: Pin<Box<dyn Future<Output = Result<A2aResponse, A2aError>> + Send>>,
+}
+
+impl fmt::Debug for ResponseFuture {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ResponseFuture(..)")
+    }
+}
+
+impl Future for ResponseFuture {
+    type Output = Result<A2aResponse, A2aError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.inner.as_mut().poll(cx)
+    }
+}
+
+impl<S> Service<A2aRequest> for TaskService<S>
+where
+    S: Service<Execution, Response = ()> + Clone + Send + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    type Response = A2aResponse;
+    type Error = A2aError;
+    type Future = ResponseFuture;
+
+    /// Always ready: executions wait for the inner service's readiness on
+    /// their own, detached from the call.
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: A2aRequest) -> Self::Future {
+        let shared = self.shared.clone();
+        let inner = self.inner.clone();
+        let span = tracing::info_span!(
+            "a2a.call",
+            method = req.operation.method(),
+            task_id = tracing::field::Empty,
+            context_id = tracing::field::Empty,
+            error.kind = tracing::field::Empty,
+        );
+        let fut = async move {
+            let out = dispatch(shared, inner, req).await;
+            if let Err(e) = &out {
+                tracing::Span::current().record("error.kind", e.kind().reason());
+            }
+            out
+        };
+        ResponseFuture {
+            inner: Box::pin(fut.instrument(span)),
+        }
+    }
+}
+
+async fn dispatch<S>(
+    shared: Arc<Shared>,
+    inner: S,
+    req: A2aRequest,
+) -> Result<A2aResponse, A2aError>
+where
+    S: Service<Execution, Response = ()> + Clone + Send + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    let A2aRequest { operation, context } = req;
+    let push = || Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
+    match operation {
+        // The card decides what exists before anything is looked up.
+        Operation::SendStreamingMessage(_) | Operation::SubscribeToTask(_)
+            if !shared.card.capabilities.streaming() =>
+        {
+            Err(A2aError::new(ErrorKind::UnsupportedOperation)
+                .with_message("Streaming is not supported by this agent"))
+        }
+        Operation::CreateTaskPushNotificationConfig(_)
+        | Operation::GetTaskPushNotificationConfig(_)
+        | Operation::ListTaskPushNotificationConfigs(_)
+        | Operation::DeleteTaskPushNotificationConfig(_) => push(),
+        Operation::GetExtendedAgentCard(_) => ops::extended_card(&shared, &context),
+        Operation::SendMessage(r) => send::send(shared, inner, r, context).await,
+        Operation::SendStreamingMessage(r) => send::stream(shared, inner, r, context).await,
+        Operation::GetTask(r) => ops::get(&shared, r, &context).await,
+        Operation::ListTasks(r) => ops::list(&shared, r, &context).await,
+        Operation::CancelTask(r) => ops::cancel(&shared, r, &context).await,
+        Operation::SubscribeToTask(r) => ops::subscribe(&shared, r, &context).await,
+        #[allow(unreachable_patterns)]
+        _ => Err(A2aError::new(ErrorKind::UnsupportedOperation)),
+    }
+}
+
+/// Records the task and context ids on the current call span.
+pub(crate) fn record_ids(task_id: &str, context_id: &str) {
+    let span = tracing::Span::current();
+    span.record("task_id", task_id);
+    span.record("context_id", context_id);
+}

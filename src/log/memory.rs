@@ -1,0 +1,722 @@
+//! [`MemoryTaskLog`]: a bounded, sharded, in-process [`TaskLog`].
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, RandomState};
+use std::mem::size_of;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::watch;
+
+use super::page::sort_nanos;
+use super::projection::{artifact_bytes, map_bytes, message_bytes};
+use super::{
+    AppendRequest, Appended, ListPage, ListQuery, LogError, LogErrorKind, LogFuture, PageCursor,
+    Projection, Record, RecordStream, Sequenced, Snapshot, TaskLog, Watch, approx_task_bytes,
+};
+use crate::ConfigError;
+use crate::types::Task;
+
+/// What [`MemoryTaskLog`] does when a new task would pass its bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Eviction {
+    /// Evict terminal tasks, oldest terminal first (per shard; shards are
+    /// uniform by hash), never a non-terminal one. If only non-terminal tasks
+    /// are left, the append fails with [`LogErrorKind::Full`].
+    #[default]
+    OldestTerminal,
+    /// Never evict: fail with [`LogErrorKind::Full`] at the bound.
+    Never,
+}
+
+/// Builder of [`MemoryTaskLog`].
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct MemoryTaskLogBuilder {
+    max_tasks: usize,
+    max_bytes: usize,
+    eviction: Eviction,
+    shards: usize,
+    compact_terminal: bool,
+}
+
+impl Default for MemoryTaskLogBuilder {
+    fn default() -> Self {
+        Self {
+            max_tasks: 100_000,
+            max_bytes: 256 * 1024 * 1024,
+            eviction: Eviction::OldestTerminal,
+            shards: 256,
+            compact_terminal: true,
+        }
+    }
+}
+
+impl MemoryTaskLogBuilder {
+    /// At most this many tasks (default 100 000).
+    pub fn max_tasks(mut self, n: usize) -> Self {
+        self.max_tasks = n;
+        self
+    }
+
+    /// At most about this many bytes of task data, estimated (default 256 MiB).
+    /// The bound is enforced when a task is created or grows; a terminal
+    /// status is always accepted so that tasks can end.
+    pub fn max_bytes(mut self, n: usize) -> Self {
+        self.max_bytes = n;
+        self
+    }
+
+    /// The eviction policy (default [`Eviction::OldestTerminal`]).
+    pub fn eviction(mut self, eviction: Eviction) -> Self {
+        self.eviction = eviction;
+        self
+    }
+
+    /// The number of independently locked shards (default 256). More shards
+    /// keep each shard's table small, which bounds the pause of a rehash.
+    pub fn shards(mut self, n: usize) -> Self {
+        self.shards = n;
+        self
+    }
+
+    /// Fold the records of a terminal task into its snapshot once nobody
+    /// watches it (default on). Reading records of a compacted task before its
+    /// last sequence number fails with [`LogErrorKind::Compacted`].
+    pub fn compact_terminal(mut self, on: bool) -> Self {
+        self.compact_terminal = on;
+        self
+    }
+
+    /// Builds the log.
+    pub fn build(self) -> Result<MemoryTaskLog, ConfigError> {
+        if self.max_tasks == 0 || self.max_bytes == 0 {
+            return Err(ConfigError::new("memory task log bounds must be positive"));
+        }
+        if self.shards == 0 || self.shards > 65_536 {
+            return Err(ConfigError::new("memory task log shards must be 1..=65536"));
+        }
+        let shards = (0..self.shards)
+            .map(|_| Mutex::new(Shard::default()))
+            .collect();
+        Ok(MemoryTaskLog {
+            inner: Arc::new(Inner {
+                shards,
+                hasher: RandomState::new(),
+                cfg: self,
+                tasks: AtomicUsize::new(0),
+                bytes: AtomicUsize::new(0),
+            }),
+        })
+    }
+}
+
+/// A bounded in-process task log for tests and short-lived hosts.
+///
+/// Tasks live in hash-sharded tables, each behind its own lock, so no call
+/// waits on a global lock or a whole-log rehash. Snapshots are shared `Arc`s;
+/// terminal tasks are compacted to their snapshot. Cloning shares the log.
+///
+/// ```
+/// use a2a_tower::log::{Eviction, MemoryTaskLog};
+/// let log = MemoryTaskLog::builder()
+///     .max_tasks(10_000)
+///     .max_bytes(64 << 20)
+///     .eviction(Eviction::OldestTerminal)
+///     .build()
+///     .unwrap();
+/// assert_eq!(log.len(), 0);
+/// assert!(MemoryTaskLog::builder().shards(0).build().is_err());
+/// ```
+#[derive(Debug, Clone)]
+pub struct MemoryTaskLog {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    shards: Box<[Mutex<Shard>]>,
+    hasher: RandomState,
+    cfg: MemoryTaskLogBuilder,
+    tasks: AtomicUsize,
+    bytes: AtomicUsize,
+}
+
+#[derive(Debug, Default)]
+struct Shard {
+    map: HashMap<Arc<str>, Box<Entry>>,
+    /// Terminal tasks in the order they ended.
+    terminal: VecDeque<Arc<str>>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    authority: Arc<str>,
+    seq: u64,
+    epoch: u64,
+    projection: Projection,
+    /// Records with `seq > compacted`.
+    records: Vec<Sequenced>,
+    compacted: u64,
+    bytes: usize,
+    watch: Option<watch::Sender<u64>>,
+    watchers: u32,
+}
+
+const ENTRY_OVERHEAD: usize = size_of::<Entry>() + 64;
+
+impl Default for MemoryTaskLog {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MemoryTaskLog {
+    /// A log with the default bounds (100 000 tasks, 256 MiB) and policy.
+    pub fn new() -> Self {
+        Self::builder().build().expect("default config is valid")
+    }
+
+    /// A builder to choose bounds and the eviction policy.
+    pub fn builder() -> MemoryTaskLogBuilder {
+        MemoryTaskLogBuilder::default()
+    }
+
+    /// The number of tasks held.
+    pub fn len(&self) -> usize {
+        self.inner.tasks.load(Ordering::Relaxed)
+    }
+
+    /// No task is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The estimated bytes held.
+    pub fn bytes(&self) -> usize {
+        self.inner.bytes.load(Ordering::Relaxed)
+    }
+}
+
+fn not_found() -> LogError {
+    LogError::new(LogErrorKind::NotFound)
+}
+
+impl Inner {
+    fn shard_of(&self, task_id: &str) -> usize {
+        (self.hasher.hash_one(task_id) as usize) % self.shards.len()
+    }
+
+    fn lock(&self, idx: usize) -> MutexGuard<'_, Shard> {
+        // A poisoned shard only means a panic elsewhere mid-update of plain
+        // data that stays consistent per entry; keep serving.
+        self.shards[idx].lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn over(&self, tasks: usize, bytes: usize) -> bool {
+        self.tasks.load(Ordering::Relaxed) + tasks > self.cfg.max_tasks
+            || self.bytes.load(Ordering::Relaxed) + bytes > self.cfg.max_bytes
+    }
+
+    /// Evicts terminal tasks until `tasks` more tasks and `bytes` more bytes
+    /// fit. Locks one shard at a time, starting at `home`.
+    fn make_room(&self, tasks: usize, bytes: usize, home: usize) -> bool {
+        if !self.over(tasks, bytes) {
+            return true;
+        }
+        if self.cfg.eviction == Eviction::Never {
+            return false;
+        }
+        let n = self.shards.len();
+        for i in 0..n {
+            let idx = (home + i) % n;
+            let mut shard = self.lock(idx);
+            while self.over(tasks, bytes) {
+                if !shard.evict_one(self) {
+                    break;
+                }
+            }
+            if !self.over(tasks, bytes) {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn append(&self, req: AppendRequest) -> Result<Appended, LogError> {
+        let idx = self.shard_of(&req.task_id);
+        let added: usize = req.records.iter().map(record_bytes).sum::<usize>() * 2;
+        let ends = req.records.iter().any(Record::is_terminal);
+        if req.expected == 0 {
+            Projection::default()
+                .check(&req.records)
+                .map_err(|_| LogError::new(LogErrorKind::Invalid))?;
+            if !matches!(req.records.first(), Some(Record::Created { task_id, .. }) if *task_id == req.task_id)
+            {
+                return Err(LogError::new(LogErrorKind::Invalid));
+            }
+            let bytes = added + ENTRY_OVERHEAD + req.task_id.len();
+            if !self.make_room(1, bytes, idx) {
+                return Err(LogError::new(LogErrorKind::Full));
+            }
+            let mut shard = self.lock(idx);
+            if shard.map.contains_key(req.task_id.as_str()) {
+                return Err(LogError::new(LogErrorKind::Conflict));
+            }
+            let key: Arc<str> = Arc::from(req.task_id.as_str());
+            let mut entry = Box::new(Entry {
+                authority: Arc::from(req.authority.as_str()),
+                seq: 0,
+                epoch: req.epoch,
+                projection: Projection::default(),
+                records: Vec::with_capacity(req.records.len().max(4)),
+                compacted: 0,
+                bytes,
+                watch: None,
+                watchers: 0,
+            });
+            entry.push(req.records);
+            self.tasks.fetch_add(1, Ordering::Relaxed);
+            self.bytes.fetch_add(bytes, Ordering::Relaxed);
+            let out = entry.appended();
+            shard.map.insert(key.clone(), entry);
+            if ends {
+                shard.ended(self, key);
+            }
+            return Ok(out);
+        }
+        if !ends && !self.make_room(0, added, idx) {
+            return Err(LogError::new(LogErrorKind::Full));
+        }
+        let mut shard = self.lock(idx);
+        let entry = shard
+            .map
+            .get_mut(req.task_id.as_str())
+            .filter(|e| *e.authority == *req.authority)
+            .ok_or_else(not_found)?;
+        if req.epoch < entry.epoch {
+            return Err(LogError::new(LogErrorKind::Fenced));
+        }
+        if req.expected != entry.seq {
+            return Err(LogError::new(LogErrorKind::Conflict));
+        }
+        entry
+            .projection
+            .check(&req.records)
+            .map_err(|_| LogError::new(LogErrorKind::Invalid))?;
+        entry.epoch = req.epoch;
+        entry.bytes += added;
+        entry.push(req.records);
+        self.bytes.fetch_add(added, Ordering::Relaxed);
+        let out = entry.appended();
+        if ends {
+            if let Some((key, _)) = shard.map.get_key_value(req.task_id.as_str()) {
+                let key = key.clone();
+                shard.ended(self, key);
+            }
+        }
+        Ok(out)
+    }
+
+    fn with_entry<T>(
+        &self,
+        authority: &str,
+        task_id: &str,
+        f: impl FnOnce(&mut Entry) -> Result<T, LogError>,
+    ) -> Result<T, LogError> {
+        let mut shard = self.lock(self.shard_of(task_id));
+        let entry = shard
+            .map
+            .get_mut(task_id)
+            .filter(|e| *e.authority == *authority)
+            .ok_or_else(not_found)?;
+        f(entry)
+    }
+
+    fn list(&self, authority: &str, q: &ListQuery) -> ListPage {
+        let mut total = 0;
+        let mut page: Vec<(i128, Arc<Task>)> = Vec::new();
+        for idx in 0..self.shards.len() {
+            let shard = self.lock(idx);
+            for e in shard.map.values() {
+                let t = e.projection.task();
+                if *e.authority != *authority
+                    || q.context_id.as_deref().is_some_and(|c| c != t.context_id)
+                    || q.state.is_some_and(|s| s != t.status.state)
+                    || q.status_after
+                        .is_some_and(|after| t.status.timestamp.is_none_or(|ts| ts < after))
+                {
+                    continue;
+                }
+                total += 1;
+                if q.after.as_ref().is_none_or(|c| c.precedes(t)) {
+                    page.push((sort_nanos(t), t.clone()));
+                }
+            }
+        }
+        let size = q.page_size.max(1);
+        let order = |a: &(i128, Arc<Task>), b: &(i128, Arc<Task>)| {
+            PageCursor::cmp_order((a.0, &a.1.id), (b.0, &b.1.id))
+        };
+        if page.len() > size + 1 {
+            page.select_nth_unstable_by(size, order);
+            page.truncate(size + 1);
+        }
+        page.sort_unstable_by(order);
+        let more = page.len() > size;
+        page.truncate(size);
+        let next = more
+            .then(|| page.last().map(|(_, t)| PageCursor::of(t)))
+            .flatten();
+        ListPage {
+            tasks: page.into_iter().map(|(_, t)| t).collect(),
+            next,
+            total,
+        }
+    }
+}
+
+impl Shard {
+    /// Records that the task ended; compacts it if nobody watches.
+    fn ended(&mut self, inner: &Inner, key: Arc<str>) {
+        self.terminal.push_back(key.clone());
+        if let Some(e) = self.map.get_mut(&key) {
+            if e.watchers == 0 && inner.cfg.compact_terminal {
+                e.compact(inner);
+            }
+        }
+    }
+
+    /// Evicts the oldest terminal task nobody watches; false if none.
+    fn evict_one(&mut self, inner: &Inner) -> bool {
+        for _ in 0..self.terminal.len() {
+            let Some(key) = self.terminal.pop_front() else {
+                return false;
+            };
+            match self.map.get(&key) {
+                Some(e) if e.watchers > 0 => self.terminal.push_back(key),
+                Some(_) => {
+                    if let Some(e) = self.map.remove(&key) {
+                        inner.tasks.fetch_sub(1, Ordering::Relaxed);
+                        inner.bytes.fetch_sub(e.bytes, Ordering::Relaxed);
+                    }
+                    return true;
+                }
+                None => {}
+            }
+        }
+        false
+    }
+}
+
+impl Entry {
+    fn push(&mut self, records: Vec<Record>) {
+        for r in records {
+            self.projection.apply(&r);
+            self.seq += 1;
+            self.records.push(Sequenced {
+                seq: self.seq,
+                record: Arc::new(r),
+            });
+        }
+        if let Some(w) = &self.watch {
+            w.send_replace(self.seq);
+        }
+    }
+
+    fn appended(&self) -> Appended {
+        Appended {
+            seq: self.seq,
+            snapshot: self.snapshot(),
+        }
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        Snapshot::new(self.seq, self.epoch, self.projection.clone())
+    }
+
+    fn after(&self, after: u64) -> Result<Vec<Sequenced>, LogError> {
+        if after >= self.seq {
+            return Ok(Vec::new());
+        }
+        if after < self.compacted {
+            return Err(LogError::new(LogErrorKind::Compacted));
+        }
+        let start = usize::try_from(after - self.compacted).unwrap_or(usize::MAX);
+        Ok(self.records.get(start..).unwrap_or_default().to_vec())
+    }
+
+    fn compact(&mut self, inner: &Inner) {
+        self.records = Vec::new();
+        self.compacted = self.seq;
+        self.watch = None;
+        self.projection.shrink();
+        let bytes = ENTRY_OVERHEAD + approx_task_bytes(self.projection.task());
+        inner.bytes.fetch_add(bytes, Ordering::Relaxed);
+        inner.bytes.fetch_sub(self.bytes, Ordering::Relaxed);
+        self.bytes = bytes;
+    }
+}
+
+/// An estimate of a record's size, payload included.
+fn record_bytes(r: &Record) -> usize {
+    size_of::<Sequenced>()
+        + size_of::<Record>()
+        + 16
+        + match r {
+            Record::Created {
+                task_id,
+                context_id,
+                metadata,
+                ..
+            } => task_id.len() + context_id.len() + metadata.as_ref().map_or(0, map_bytes),
+            Record::MessageAdmitted { message } | Record::Replied { message, .. } => {
+                message_bytes(message)
+            }
+            Record::StatusChanged { status } => status.message.as_ref().map_or(0, message_bytes),
+            Record::ArtifactChunk { artifact, .. } => artifact_bytes(artifact),
+            Record::CancelRequested { .. } => 0,
+            Record::PushConfigSet { config } => {
+                config.url.len() + config.token.len() + config.id.len() + 64
+            }
+            Record::PushConfigDeleted { id } => id.len(),
+        }
+}
+
+/// Decrements the watcher count when a watch stream is dropped, and compacts
+/// a terminal task once its last watcher is gone.
+struct WatchGuard {
+    inner: Arc<Inner>,
+    key: Arc<str>,
+}
+
+impl Drop for WatchGuard {
+    fn drop(&mut self) {
+        let mut shard = self.inner.lock(self.inner.shard_of(&self.key));
+        if let Some(e) = shard.map.get_mut(&self.key) {
+            e.watchers = e.watchers.saturating_sub(1);
+            if e.watchers == 0 && e.projection.is_terminal() && self.inner.cfg.compact_terminal {
+                e.compact(&self.inner);
+            }
+        }
+    }
+}
+
+struct WatchState {
+    guard: WatchGuard,
+    authority: Arc<str>,
+    cursor: u64,
+    rx: watch::Receiver<u64>,
+    buf: VecDeque<Sequenced>,
+    done: bool,
+    sender_gone: bool,
+}
+
+impl WatchState {
+    /// Records after the cursor, and whether the task is terminal.
+    fn fetch(&mut self) -> Result<(Vec<Sequenced>, bool), LogError> {
+        let inner = &self.guard.inner;
+        let mut shard = inner.lock(inner.shard_of(&self.guard.key));
+        let e = shard
+            .map
+            .get_mut(&*self.guard.key)
+            .filter(|e| *e.authority == *self.authority)
+            .ok_or_else(not_found)?;
+        self.rx.borrow_and_update();
+        Ok((e.after(self.cursor)?, e.projection.is_terminal()))
+    }
+
+    async fn next(mut self) -> Option<(Result<Sequenced, LogError>, Self)> {
+        loop {
+            if let Some(r) = self.buf.pop_front() {
+                return Some((Ok(r), self));
+            }
+            if self.done {
+                return None;
+            }
+            match self.fetch() {
+                Err(e) => {
+                    self.done = true;
+                    return Some((Err(e), self));
+                }
+                Ok((recs, terminal)) if !recs.is_empty() => {
+                    self.cursor = recs.last().map_or(self.cursor, |r| r.seq);
+                    self.buf.extend(recs);
+                    self.done = terminal;
+                }
+                Ok((_, true)) => return None,
+                Ok(_) if self.sender_gone => {
+                    self.done = true;
+                    return Some((Err(not_found()), self));
+                }
+                Ok(_) => {
+                    if self.rx.changed().await.is_err() {
+                        self.sender_gone = true;
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl TaskLog for MemoryTaskLog {
+    fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
+        let out = self.inner.append(request);
+        Box::pin(std::future::ready(out))
+    }
+
+    fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
+        let out = self
+            .inner
+            .with_entry(authority, task_id, |e| Ok(e.snapshot()));
+        Box::pin(std::future::ready(out))
+    }
+
+    fn read<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        after: u64,
+    ) -> LogFuture<'a, Vec<Sequenced>> {
+        let out = self
+            .inner
+            .with_entry(authority, task_id, |e| e.after(after));
+        Box::pin(std::future::ready(out))
+    }
+
+    fn watch<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        after: Option<u64>,
+    ) -> LogFuture<'a, Watch> {
+        let out = self.inner.with_entry(authority, task_id, |e| {
+            let snapshot = e.snapshot();
+            let cursor = after.unwrap_or(e.seq);
+            let buf: VecDeque<Sequenced> = e.after(cursor)?.into();
+            let rx = e
+                .watch
+                .get_or_insert_with(|| watch::Sender::new(e.seq))
+                .subscribe();
+            e.watchers += 1;
+            Ok((snapshot, buf, rx, e.projection.is_terminal()))
+        });
+        let out = out.map(|(snapshot, buf, rx, terminal)| {
+            let state = WatchState {
+                guard: WatchGuard {
+                    inner: self.inner.clone(),
+                    key: Arc::from(task_id),
+                },
+                authority: Arc::from(authority),
+                cursor: buf.back().map_or(after.unwrap_or(snapshot.seq), |r| r.seq),
+                rx,
+                buf,
+                done: terminal,
+                sender_gone: false,
+            };
+            let records: RecordStream =
+                Box::pin(futures_util::stream::unfold(state, WatchState::next));
+            Watch { snapshot, records }
+        });
+        Box::pin(std::future::ready(out))
+    }
+
+    fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
+        Box::pin(std::future::ready(Ok(self.inner.list(authority, query))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{TaskState, TaskStatus};
+
+    fn create(log: &MemoryTaskLog, id: &str) {
+        let req = AppendRequest::create("a", id, vec![Record::created(id, "c")]);
+        log.inner.append(req).unwrap();
+    }
+
+    fn finish(log: &MemoryTaskLog, id: &str) {
+        let req = AppendRequest::new(
+            "a",
+            id,
+            1,
+            1,
+            vec![Record::status(TaskStatus::new(TaskState::Completed))],
+        );
+        log.inner.append(req).unwrap();
+    }
+
+    #[test]
+    fn evicts_oldest_terminal_never_live() {
+        let log = MemoryTaskLog::builder()
+            .max_tasks(2)
+            .shards(1)
+            .build()
+            .unwrap();
+        create(&log, "t1");
+        create(&log, "t2");
+        let full = log
+            .inner
+            .append(AppendRequest::create(
+                "a",
+                "t3",
+                vec![Record::created("t3", "c")],
+            ))
+            .unwrap_err();
+        assert_eq!(full.kind(), LogErrorKind::Full, "no terminal task to evict");
+        finish(&log, "t2");
+        finish(&log, "t1");
+        create(&log, "t3");
+        assert_eq!(log.len(), 2);
+        assert!(
+            log.inner.with_entry("a", "t2", |_| Ok(())).is_err(),
+            "t2 ended first"
+        );
+        assert!(log.inner.with_entry("a", "t1", |_| Ok(())).is_ok());
+    }
+
+    #[test]
+    fn never_policy_rejects() {
+        let log = MemoryTaskLog::builder()
+            .max_tasks(1)
+            .eviction(Eviction::Never)
+            .build()
+            .unwrap();
+        create(&log, "t1");
+        finish(&log, "t1");
+        let err = log
+            .inner
+            .append(AppendRequest::create(
+                "a",
+                "t2",
+                vec![Record::created("t2", "c")],
+            ))
+            .unwrap_err();
+        assert_eq!(err.kind(), LogErrorKind::Full);
+    }
+
+    #[test]
+    fn compaction_keeps_the_snapshot_and_bytes_shrink() {
+        let log = MemoryTaskLog::new();
+        create(&log, "t1");
+        let before = log.bytes();
+        finish(&log, "t1");
+        let after = log
+            .inner
+            .with_entry("a", "t1", |e| Ok(e.snapshot()))
+            .unwrap();
+        assert_eq!(after.task.status.state, TaskState::Completed);
+        assert_eq!(after.seq, 2);
+        assert!(log.bytes() <= before + 256);
+        let err = log.inner.with_entry("a", "t1", |e| e.after(0)).unwrap_err();
+        assert_eq!(err.kind(), LogErrorKind::Compacted);
+        assert!(
+            log.inner
+                .with_entry("a", "t1", |e| e.after(2))
+                .unwrap()
+                .is_empty()
+        );
+    }
+}

@@ -1,0 +1,395 @@
+//! [`Projection`]: records → [`Task`], the one place that decides what a
+//! sequence of records means.
+
+use std::fmt;
+use std::mem::size_of;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::Record;
+use crate::types::{
+    Artifact, Message, Part, PartContent, Task, TaskPushNotificationConfig, TaskState, TaskStatus,
+};
+
+/// The state of a task projected from its records: the [`Task`] (shared,
+/// copy-on-write) plus per-task state that is not part of the wire task.
+///
+/// Rules:
+/// - `Created` must come first and only once: SUBMITTED at its timestamp;
+/// - an admitted message moves the current status message into the history,
+///   then joins the history;
+/// - a status change moves the previous status message into the history;
+/// - an artifact chunk replaces the artifact with its id, or extends it when
+///   `append` is set (a chunk appended to an unknown id starts it);
+/// - a reply completes the task with the reply as its status message;
+/// - nothing may follow a terminal status.
+///
+/// ```
+/// use a2a_tower::log::{Projection, Record};
+/// use a2a_tower::types::{Message, TaskState, TaskStatus};
+/// let p = Projection::replay([
+///     &Record::created("t", "c"),
+///     &Record::MessageAdmitted { message: Message::user("m", "hi") },
+///     &Record::status(TaskStatus::new(TaskState::Completed)),
+/// ]).unwrap();
+/// assert_eq!(p.task().status.state, TaskState::Completed);
+/// assert_eq!(p.task().history.len(), 1);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Projection {
+    task: Arc<Task>,
+    created: bool,
+    cancel_requested: bool,
+    push_configs: Vec<TaskPushNotificationConfig>,
+}
+
+/// A record that cannot follow the records before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProjectionError {
+    /// The first record is not `Created`.
+    NotCreated,
+    /// A second `Created`.
+    AlreadyCreated,
+    /// A record after a terminal status.
+    AfterTerminal,
+    /// A status with the unspecified state.
+    UnspecifiedState,
+    /// An artifact without id or parts.
+    EmptyArtifact,
+}
+
+impl fmt::Display for ProjectionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::NotCreated => "the first record must be Created",
+            Self::AlreadyCreated => "the task is already created",
+            Self::AfterTerminal => "the task is terminal",
+            Self::UnspecifiedState => "a status needs a state",
+            Self::EmptyArtifact => "an artifact needs an id and at least one part",
+        })
+    }
+}
+
+impl std::error::Error for ProjectionError {}
+
+impl Projection {
+    /// Projects a whole record sequence.
+    pub fn replay<'a>(
+        records: impl IntoIterator<Item = &'a Record>,
+    ) -> Result<Self, ProjectionError> {
+        let mut p = Self::default();
+        for r in records {
+            p.check(std::slice::from_ref(r))?;
+            p.apply(r);
+        }
+        Ok(p)
+    }
+
+    /// The projected task (empty before `Created`).
+    pub fn task(&self) -> &Arc<Task> {
+        &self.task
+    }
+
+    /// A `Created` record has been applied.
+    pub fn is_created(&self) -> bool {
+        self.created
+    }
+
+    /// The task is in a terminal state.
+    pub fn is_terminal(&self) -> bool {
+        self.created && self.task.status.state.is_terminal()
+    }
+
+    /// A client asked to cancel the task.
+    pub fn cancel_requested(&self) -> bool {
+        self.cancel_requested
+    }
+
+    /// The task's push-notification configs.
+    pub fn push_configs(&self) -> &[TaskPushNotificationConfig] {
+        &self.push_configs
+    }
+
+    /// Checks that `batch` may follow the records projected so far, without
+    /// changing anything.
+    pub fn check(&self, batch: &[Record]) -> Result<(), ProjectionError> {
+        let mut created = self.created;
+        let mut terminal = self.is_terminal();
+        for r in batch {
+            if terminal {
+                return Err(ProjectionError::AfterTerminal);
+            }
+            match r {
+                Record::Created { .. } if created => return Err(ProjectionError::AlreadyCreated),
+                Record::Created { .. } => created = true,
+                _ if !created => return Err(ProjectionError::NotCreated),
+                Record::StatusChanged { status } if status.state == TaskState::Unspecified => {
+                    return Err(ProjectionError::UnspecifiedState);
+                }
+                Record::ArtifactChunk { artifact, .. }
+                    if artifact.artifact_id.is_empty() || artifact.parts.is_empty() =>
+                {
+                    return Err(ProjectionError::EmptyArtifact);
+                }
+                _ => {}
+            }
+            terminal = r.is_terminal();
+        }
+        Ok(())
+    }
+
+    /// Applies one record that [`check`](Self::check) accepted. Copies the
+    /// task only if a reader still holds the previous snapshot.
+    pub fn apply(&mut self, record: &Record) {
+        match record {
+            Record::Created {
+                task_id,
+                context_id,
+                at,
+                metadata,
+            } => {
+                self.created = true;
+                self.task = Arc::new(Task {
+                    id: task_id.clone(),
+                    context_id: context_id.clone(),
+                    status: TaskStatus {
+                        state: TaskState::Submitted,
+                        message: None,
+                        timestamp: Some(*at),
+                    },
+                    metadata: metadata.clone(),
+                    ..Task::default()
+                });
+            }
+            Record::MessageAdmitted { message } => {
+                let task = Arc::make_mut(&mut self.task);
+                if let Some(m) = task.status.message.take() {
+                    task.history.push(m);
+                }
+                task.history.push(message.clone());
+            }
+            Record::StatusChanged { status } => set_status(&mut self.task, status.clone()),
+            Record::Replied { message, at } => set_status(
+                &mut self.task,
+                TaskStatus {
+                    state: TaskState::Completed,
+                    message: Some(message.clone()),
+                    timestamp: Some(*at),
+                },
+            ),
+            Record::ArtifactChunk {
+                artifact, append, ..
+            } => {
+                let task = Arc::make_mut(&mut self.task);
+                match task
+                    .artifacts
+                    .iter_mut()
+                    .find(|a| a.artifact_id == artifact.artifact_id)
+                {
+                    Some(existing) if *append => {
+                        existing.parts.extend(artifact.parts.iter().cloned());
+                    }
+                    Some(existing) => *existing = artifact.clone(),
+                    None => task.artifacts.push(artifact.clone()),
+                }
+            }
+            Record::CancelRequested { .. } => self.cancel_requested = true,
+            Record::PushConfigSet { config } => {
+                match self.push_configs.iter_mut().find(|c| c.id == config.id) {
+                    Some(c) => *c = config.clone(),
+                    None => self.push_configs.push(config.clone()),
+                }
+            }
+            Record::PushConfigDeleted { id } => self.push_configs.retain(|c| &c.id != id),
+        }
+    }
+
+    /// Releases spare capacity (for tasks that will not change any more).
+    pub fn shrink(&mut self) {
+        if let Some(task) = Arc::get_mut(&mut self.task) {
+            task.history.shrink_to_fit();
+            task.artifacts.shrink_to_fit();
+            for a in &mut task.artifacts {
+                a.parts.shrink_to_fit();
+            }
+        }
+        self.push_configs.shrink_to_fit();
+    }
+}
+
+fn set_status(task: &mut Arc<Task>, status: TaskStatus) {
+    let task = Arc::make_mut(task);
+    if let Some(m) = task.status.message.take() {
+        task.history.push(m);
+    }
+    task.status = status;
+}
+
+/// An estimate of the heap and inline bytes a task occupies, used by memory
+/// bounds (cheap: no serialization).
+pub fn approx_task_bytes(task: &Task) -> usize {
+    size_of::<Task>()
+        + task.id.len()
+        + task.context_id.len()
+        + task.status.message.as_ref().map_or(0, message_bytes)
+        + task.history.iter().map(message_bytes).sum::<usize>()
+        + task.artifacts.iter().map(artifact_bytes).sum::<usize>()
+        + task.metadata.as_ref().map_or(0, map_bytes)
+}
+
+pub(crate) fn message_bytes(m: &Message) -> usize {
+    size_of::<Message>()
+        + m.message_id.len()
+        + m.context_id.len()
+        + m.task_id.len()
+        + m.parts.iter().map(part_bytes).sum::<usize>()
+        + m.metadata.as_ref().map_or(0, map_bytes)
+        + m.extensions.iter().map(String::len).sum::<usize>()
+        + m.reference_task_ids.iter().map(String::len).sum::<usize>()
+}
+
+pub(crate) fn artifact_bytes(a: &Artifact) -> usize {
+    size_of::<Artifact>()
+        + a.artifact_id.len()
+        + a.name.len()
+        + a.description.len()
+        + a.parts.iter().map(part_bytes).sum::<usize>()
+        + a.metadata.as_ref().map_or(0, map_bytes)
+}
+
+fn part_bytes(p: &Part) -> usize {
+    size_of::<Part>()
+        + p.media_type.len()
+        + p.filename.len()
+        + p.metadata.as_ref().map_or(0, map_bytes)
+        + match &p.content {
+            PartContent::Text(t) | PartContent::Url(t) => t.len(),
+            PartContent::Raw(b) => b.len(),
+            PartContent::Data(v) => value_bytes(v),
+        }
+}
+
+pub(crate) fn map_bytes(m: &serde_json::Map<String, Value>) -> usize {
+    m.iter()
+        .map(|(k, v)| k.len() + size_of::<Value>() + value_bytes(v))
+        .sum()
+}
+
+fn value_bytes(v: &Value) -> usize {
+    match v {
+        Value::String(s) => s.len(),
+        Value::Number(n) => n.as_str().len(),
+        Value::Array(a) => a.iter().map(|v| size_of::<Value>() + value_bytes(v)).sum(),
+        Value::Object(m) => map_bytes(m),
+        Value::Null | Value::Bool(_) => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Timestamp;
+
+    fn chunk(id: &str, text: &str, append: bool) -> Record {
+        Record::ArtifactChunk {
+            artifact: Artifact {
+                artifact_id: id.into(),
+                parts: vec![Part::text(text)],
+                ..Artifact::default()
+            },
+            append,
+            last_chunk: false,
+        }
+    }
+
+    #[test]
+    fn artifacts_append_and_replace() {
+        let p = Projection::replay([
+            &Record::created("t", "c"),
+            &chunk("a", "1", false),
+            &chunk("a", "2", true),
+            &chunk("b", "x", true),
+            &chunk("b", "y", false),
+        ])
+        .unwrap();
+        let arts = &p.task().artifacts;
+        assert_eq!(arts.len(), 2);
+        assert_eq!(arts[0].parts.len(), 2);
+        assert_eq!(arts[1].parts, vec![Part::text("y")]);
+    }
+
+    #[test]
+    fn status_messages_move_into_history_in_order() {
+        let q = Message::agent("q", "which?");
+        let p = Projection::replay([
+            &Record::created("t", "c"),
+            &Record::MessageAdmitted {
+                message: Message::user("m1", "go"),
+            },
+            &Record::status(TaskStatus {
+                state: TaskState::InputRequired,
+                message: Some(q.clone()),
+                timestamp: Some(Timestamp::now()),
+            }),
+            &Record::MessageAdmitted {
+                message: Message::user("m2", "this"),
+            },
+        ])
+        .unwrap();
+        let ids: Vec<_> = p
+            .task()
+            .history
+            .iter()
+            .map(|m| m.message_id.as_str())
+            .collect();
+        assert_eq!(ids, ["m1", "q", "m2"]);
+        assert_eq!(p.task().status.message, None);
+    }
+
+    #[test]
+    fn invalid_sequences_are_rejected() {
+        let p = Projection::default();
+        assert_eq!(
+            p.check(&[Record::CancelRequested {
+                at: Timestamp::now()
+            }]),
+            Err(ProjectionError::NotCreated)
+        );
+        let done = Projection::replay([
+            &Record::created("t", "c"),
+            &Record::status(TaskStatus::new(TaskState::Failed)),
+        ])
+        .unwrap();
+        assert!(done.is_terminal());
+        assert_eq!(
+            done.check(&[Record::status(TaskStatus::new(TaskState::Working))]),
+            Err(ProjectionError::AfterTerminal)
+        );
+        assert_eq!(
+            Projection::default().check(&[Record::created("t", "c"), Record::created("t", "c")]),
+            Err(ProjectionError::AlreadyCreated)
+        );
+        assert_eq!(
+            Projection::default().check(&[Record::created("t", "c"), chunk("", "x", false)]),
+            Err(ProjectionError::EmptyArtifact)
+        );
+    }
+
+    #[test]
+    fn apply_copies_only_when_shared() {
+        let mut p = Projection::replay([&Record::created("t", "c")]).unwrap();
+        let before = Arc::as_ptr(p.task());
+        p.apply(&Record::status(TaskStatus::new(TaskState::Working)));
+        assert_eq!(before, Arc::as_ptr(p.task()), "unshared: updated in place");
+        let reader = p.task().clone();
+        p.apply(&Record::status(TaskStatus::new(TaskState::Completed)));
+        assert_eq!(
+            reader.status.state,
+            TaskState::Working,
+            "reader keeps its snapshot"
+        );
+        assert_eq!(p.task().status.state, TaskState::Completed);
+    }
+}

@@ -1,0 +1,160 @@
+//! [`Bindings`]: the JSON-RPC binding, the HTTP+JSON binding, or both chained,
+//! as one service type, whichever interfaces the card advertises.
+
+use std::convert::Infallible;
+use std::future::{Future, Ready};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::{Request, Response};
+use pin_project_lite::pin_project;
+use tower_layer::Layer;
+use tower_service::Service;
+
+use crate::types::{AgentCard, BINDING_HTTP_JSON, BINDING_JSONRPC};
+use crate::{A2aService, Body, BoxError, ConfigError, JsonRpc, JsonRpcLayer, Rest, RestLayer};
+
+/// The bindings the card advertises over one core: JSON-RPC, HTTP+JSON, or
+/// JSON-RPC with HTTP+JSON as its fallback. Paths of neither binding get 404.
+#[derive(Debug, Clone)]
+pub struct Bindings<S> {
+    kind: Kind<S>,
+}
+
+#[derive(Debug, Clone)]
+enum Kind<S> {
+    JsonRpc(JsonRpc<S>),
+    Rest(Rest<S>),
+    Both(JsonRpc<S, Rest<S>>),
+}
+
+/// Builds [`Bindings`] for a core from the card's interfaces.
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct BindingsLayer {
+    jsonrpc: Option<JsonRpcLayer>,
+    rest: Option<RestLayer>,
+}
+
+impl BindingsLayer {
+    /// The bindings of the card's `JSONRPC` and `HTTP+JSON` interfaces; an
+    /// error when it has neither.
+    pub fn new(card: &AgentCard) -> Result<Self, ConfigError> {
+        let jsonrpc = card
+            .interface(BINDING_JSONRPC)
+            .map(|_| JsonRpcLayer::new(card))
+            .transpose()?;
+        let rest = card
+            .interface(BINDING_HTTP_JSON)
+            .map(|_| RestLayer::new(card))
+            .transpose()?;
+        if jsonrpc.is_none() && rest.is_none() {
+            return Err(ConfigError::new(
+                "the card advertises neither a JSONRPC nor an HTTP+JSON interface",
+            ));
+        }
+        Ok(Self { jsonrpc, rest })
+    }
+
+    /// The SSE keep-alive interval of both bindings (15 s by default).
+    pub fn keep_alive(mut self, interval: std::time::Duration) -> Self {
+        self.jsonrpc = self.jsonrpc.map(|l| l.keep_alive(interval));
+        self.rest = self.rest.map(|l| l.keep_alive(interval));
+        self
+    }
+}
+
+impl<S: Clone> Layer<S> for BindingsLayer {
+    type Service = Bindings<S>;
+
+    fn layer(&self, core: S) -> Bindings<S> {
+        let kind = match (&self.jsonrpc, &self.rest) {
+            (Some(j), Some(r)) => Kind::Both(j.clone().fallback(r.layer(core.clone())).layer(core)),
+            (Some(j), None) => Kind::JsonRpc(j.layer(core)),
+            (None, Some(r)) => Kind::Rest(r.layer(core)),
+            (None, None) => unreachable!("BindingsLayer::new requires one binding"),
+        };
+        Bindings { kind }
+    }
+}
+
+type NotFoundFuture = Ready<Result<Response<Body>, Infallible>>;
+
+pin_project! {
+    /// The response future of [`Bindings`].
+    pub struct ResponseFuture {
+        #[pin]
+        kind: FutureKind,
+    }
+}
+
+pin_project! {
+    #[project = FutureKindProj]
+    enum FutureKind {
+        JsonRpc { #[pin] fut: crate::jsonrpc::ResponseFuture<NotFoundFuture> },
+        Rest { #[pin] fut: crate::rest::ResponseFuture<NotFoundFuture> },
+        Both { #[pin] fut: crate::jsonrpc::ResponseFuture<crate::rest::ResponseFuture<NotFoundFuture>> },
+    }
+}
+
+impl Future for ResponseFuture {
+    type Output = Result<Response<Body>, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project().kind.project() {
+            FutureKindProj::JsonRpc { fut } => fut.poll(cx),
+            FutureKindProj::Rest { fut } => fut.poll(cx),
+            FutureKindProj::Both { fut } => fut.poll(cx),
+        }
+    }
+}
+
+impl<S, B> Service<Request<B>> for Bindings<S>
+where
+    S: A2aService,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = ResponseFuture;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        match &mut self.kind {
+            Kind::JsonRpc(s) => Service::<Request<B>>::poll_ready(s, cx),
+            Kind::Rest(s) => Service::<Request<B>>::poll_ready(s, cx),
+            Kind::Both(s) => Service::<Request<B>>::poll_ready(s, cx),
+        }
+    }
+
+    fn call(&mut self, req: Request<B>) -> ResponseFuture {
+        let kind = match &mut self.kind {
+            Kind::JsonRpc(s) => FutureKind::JsonRpc { fut: s.call(req) },
+            Kind::Rest(s) => FutureKind::Rest { fut: s.call(req) },
+            Kind::Both(s) => FutureKind::Both { fut: s.call(req) },
+        };
+        ResponseFuture { kind }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::AgentInterface;
+
+    #[test]
+    fn needs_one_binding() {
+        let card = AgentCard::new("a", "b", "1");
+        assert!(BindingsLayer::new(&card).is_err());
+        let card = card.with_interface(AgentInterface::http_json("http://h/rest"));
+        assert!(BindingsLayer::new(&card).is_ok());
+    }
+
+    #[test]
+    fn futures_are_send() {
+        fn send<T: Send>() {}
+        send::<ResponseFuture>();
+        send::<BindingsLayer>();
+    }
+}

@@ -1,0 +1,286 @@
+//! [`A2aServer`]: one-call assembly of the whole A2A surface.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tower_layer::{Identity, Layer, Stack};
+
+use super::bindings::{Bindings, BindingsLayer};
+use crate::card::{AgentCardService, StackCapabilities};
+use crate::engine::{
+    Agent, AgentExecutor, Authority, Execution, Executor, ExecutorService, TaskLayer, TaskService,
+};
+use crate::extensions::A2aExtensions;
+use crate::limit::{A2aBodyLimit, DEFAULT_MAX_BODY_BYTES};
+use crate::log::{MemoryTaskLog, TaskLog};
+use crate::types::AgentCard;
+use crate::version::A2aVersion;
+use crate::{
+    A2aBodyLimitLayer, A2aExtensionsLayer, A2aService, A2aVersionLayer, AgentCardLayer, BoxError,
+    ConfigError,
+};
+
+/// The HTTP stack below the card endpoint and the host's HTTP layers.
+pub type Edge<S> = A2aBodyLimit<A2aVersion<A2aExtensions<Bindings<S>>>>;
+
+/// The assembled service: the card endpoint around the host's HTTP layers
+/// (`HL`) around the A2A edge over the core.
+pub type A2aHttpService<HL, S> = AgentCardService<<HL as Layer<Edge<S>>>::Service>;
+
+/// Entry point of the one-call assembly; see [`A2aServer::builder`].
+#[derive(Debug, Clone, Copy)]
+pub struct A2aServer;
+
+impl A2aServer {
+    /// A builder for the agent described by `card`.
+    pub fn builder(card: AgentCard) -> A2aServerBuilder {
+        A2aServerBuilder {
+            card,
+            a2a_layers: Identity::new(),
+            http_layers: Identity::new(),
+            log: None,
+            authority: None,
+            inactivity_timeout: None,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            lenient_version: false,
+            keep_alive: None,
+            card_cors: false,
+            card_max_age: None,
+            capabilities: None,
+        }
+    }
+}
+
+/// Assembles the card endpoint, body limit, version and extension checks,
+/// both bindings at the paths the card advertises, host layers at the HTTP
+/// and the `A2aRequest` level, and the core: the task engine over a task log
+/// running an [`Agent`] or [`Executor`], or a raw [`A2aService`].
+///
+/// ```text
+/// AgentCardLayer            GET /.well-known/agent-card.json (public)
+///  └ http_layer(..)         host HTTP layers, in the order added (first = outermost)
+///    └ A2aBodyLimitLayer → A2aVersionLayer → A2aExtensionsLayer
+///      └ JsonRpc / Rest     the card's JSONRPC and HTTP+JSON interfaces
+///        └ a2a_layer(..)    host A2aRequest layers (authority, quotas, audit)
+///          └ TaskService    the task engine over the task log (or a raw core)
+///            └ your Agent / Executor
+/// ```
+///
+/// The card endpoint stays outside the host's HTTP layers, so a client can
+/// discover the agent (and its security schemes) before authenticating.
+/// Layers that must also cover the card wrap the built service.
+#[must_use]
+pub struct A2aServerBuilder<AL = Identity, HL = Identity> {
+    card: AgentCard,
+    a2a_layers: AL,
+    http_layers: HL,
+    log: Option<Arc<dyn TaskLog>>,
+    authority: Option<Authority>,
+    inactivity_timeout: Option<Duration>,
+    max_body_bytes: usize,
+    lenient_version: bool,
+    keep_alive: Option<Duration>,
+    card_cors: bool,
+    card_max_age: Option<Duration>,
+    capabilities: Option<StackCapabilities>,
+}
+
+impl<AL, HL> std::fmt::Debug for A2aServerBuilder<AL, HL> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("A2aServerBuilder")
+            .field("agent", &self.card.name)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<AL, HL> A2aServerBuilder<AL, HL> {
+    /// Adds a host layer at the `A2aRequest` level, between the bindings and
+    /// the core (authority derivation, quotas, audit). Layers added first are
+    /// outermost.
+    pub fn a2a_layer<L>(self, layer: L) -> A2aServerBuilder<Stack<L, AL>, HL> {
+        self.map_layers(|a2a, http| (Stack::new(layer, a2a), http))
+    }
+
+    /// Adds a host layer at the HTTP level, inside the card endpoint and
+    /// outside the body limit (authentication, timeouts, rate limits). Layers
+    /// added first are outermost.
+    pub fn http_layer<L>(self, layer: L) -> A2aServerBuilder<AL, Stack<L, HL>> {
+        self.map_layers(|a2a, http| (a2a, Stack::new(layer, http)))
+    }
+
+    fn map_layers<AL2, HL2>(
+        self,
+        f: impl FnOnce(AL, HL) -> (AL2, HL2),
+    ) -> A2aServerBuilder<AL2, HL2> {
+        let (a2a_layers, http_layers) = f(self.a2a_layers, self.http_layers);
+        A2aServerBuilder {
+            card: self.card,
+            a2a_layers,
+            http_layers,
+            log: self.log,
+            authority: self.authority,
+            inactivity_timeout: self.inactivity_timeout,
+            max_body_bytes: self.max_body_bytes,
+            lenient_version: self.lenient_version,
+            keep_alive: self.keep_alive,
+            card_cors: self.card_cors,
+            card_max_age: self.card_max_age,
+            capabilities: self.capabilities,
+        }
+    }
+
+    /// The task log of the engine (default: a [`MemoryTaskLog`] with its
+    /// default bounds).
+    pub fn task_log(mut self, log: impl TaskLog) -> Self {
+        self.log = Some(Arc::new(log));
+        self
+    }
+
+    /// How the engine derives the authority of a call (default
+    /// [`Authority::public`], for unauthenticated examples only).
+    pub fn authority(mut self, authority: Authority) -> Self {
+        self.authority = Some(authority);
+        self
+    }
+
+    /// Cancels an execution that emits nothing for this long.
+    pub fn inactivity_timeout(mut self, timeout: Duration) -> Self {
+        self.inactivity_timeout = Some(timeout);
+        self
+    }
+
+    /// The request body limit (default 4 MiB).
+    pub fn max_body_bytes(mut self, max: usize) -> Self {
+        self.max_body_bytes = max;
+        self
+    }
+
+    /// Treat a missing `A2A-Version` as 1.0 (off by default; for curl users).
+    pub fn lenient_version(mut self, lenient: bool) -> Self {
+        self.lenient_version = lenient;
+        self
+    }
+
+    /// SSE keep-alive interval of both bindings (default 15 s).
+    pub fn keep_alive(mut self, interval: Duration) -> Self {
+        self.keep_alive = Some(interval);
+        self
+    }
+
+    /// CORS on the card endpoint (off by default).
+    pub fn card_cors(mut self, enabled: bool) -> Self {
+        self.card_cors = enabled;
+        self
+    }
+
+    /// `Cache-Control: max-age` of the card (default 300 s).
+    pub fn card_max_age(mut self, max_age: Duration) -> Self {
+        self.card_max_age = Some(max_age);
+        self
+    }
+
+    /// What a raw core fulfils, for the card check (default: streaming only).
+    /// The engine's own capabilities are used when the core is the engine.
+    pub fn stack_capabilities(mut self, capabilities: StackCapabilities) -> Self {
+        self.capabilities = Some(capabilities);
+        self
+    }
+
+    /// Serves a raw core (no task engine).
+    pub fn core<S>(self, core: S) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
+    where
+        AL: Layer<S>,
+        AL::Service: A2aService,
+        HL: Layer<Edge<AL::Service>>,
+    {
+        let caps = self.capabilities.unwrap_or_default();
+        self.assemble(core, caps)
+    }
+
+    /// Serves an [`Agent`] (text in, text chunks out) through the task engine.
+    pub fn agent<A: Agent>(self, agent: A) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
+    where
+        AL: Layer<TaskService<ExecutorService<AgentExecutor<A>>>>,
+        AL::Service: A2aService,
+        HL: Layer<Edge<AL::Service>>,
+    {
+        self.executor_service(AgentExecutor::service(agent))
+    }
+
+    /// Serves an [`Executor`] through the task engine.
+    pub fn executor<E: Executor>(
+        self,
+        executor: E,
+    ) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
+    where
+        AL: Layer<TaskService<ExecutorService<E>>>,
+        AL::Service: A2aService,
+        HL: Layer<Edge<AL::Service>>,
+    {
+        self.executor_service(ExecutorService::new(executor))
+    }
+
+    /// Serves an executor reached as a `Service<Execution>` (so host layers
+    /// such as timeouts can sit between the engine and the executor) through
+    /// the task engine.
+    pub fn executor_service<X>(
+        mut self,
+        executor: X,
+    ) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
+    where
+        X: tower_service::Service<Execution, Response = ()> + Clone + Send + 'static,
+        X::Error: Into<BoxError>,
+        X::Future: Send + 'static,
+        AL: Layer<TaskService<X>>,
+        AL::Service: A2aService,
+        HL: Layer<Edge<AL::Service>>,
+    {
+        let log = self
+            .log
+            .take()
+            .unwrap_or_else(|| Arc::new(MemoryTaskLog::new()));
+        let mut tasks = TaskLayer::new(self.card.clone(), log)?;
+        if let Some(a) = self.authority.take() {
+            tasks = tasks.authority(a);
+        }
+        if let Some(t) = self.inactivity_timeout {
+            tasks = tasks.inactivity_timeout(t)?;
+        }
+        let caps = StackCapabilities::new()
+            .streaming(true)
+            .push_notifications(false)
+            .extended_agent_card(false);
+        self.assemble(tasks.layer(executor), caps)
+    }
+
+    fn assemble<S>(
+        self,
+        core: S,
+        caps: StackCapabilities,
+    ) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
+    where
+        AL: Layer<S>,
+        AL::Service: A2aService,
+        HL: Layer<Edge<AL::Service>>,
+    {
+        let card = &self.card;
+        let mut card_layer = AgentCardLayer::with_capabilities(card, caps)?.cors(self.card_cors);
+        if let Some(age) = self.card_max_age {
+            card_layer = card_layer.max_age(age);
+        }
+        let mut bindings = BindingsLayer::new(card)?;
+        if let Some(k) = self.keep_alive {
+            bindings = bindings.keep_alive(k);
+        }
+        let core = self.a2a_layers.layer(core);
+        let edge = A2aBodyLimitLayer::new(card)?
+            .max_bytes(self.max_body_bytes)?
+            .layer(
+                A2aVersionLayer::new(card)?
+                    .lenient(self.lenient_version)
+                    .layer(A2aExtensionsLayer::new(card)?.layer(bindings.layer(core))),
+            );
+        Ok(card_layer.layer(self.http_layers.layer(edge)))
+    }
+}

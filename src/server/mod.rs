@@ -1,0 +1,49 @@
+//! One-call assembly of the whole A2A surface ([`A2aServer`]), the
+//! [`Bindings`] the card advertises as one service, and
+//! [`A2aServiceBuilderExt`] for composing by hand.
+//!
+//! ```
+//! use a2a_tower::engine::{Agent, AgentInput};
+//! use a2a_tower::server::A2aServer;
+//! use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
+//! use a2a_tower::BoxError;
+//! use futures_core::Stream;
+//! use http_body_util::BodyExt;
+//! use tower::ServiceExt;
+//!
+//! struct Echo;
+//! impl Agent for Echo {
+//!     fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
+//!         futures_util::stream::iter([Ok(input.text)])
+//!     }
+//! }
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let card = AgentCard::new("Echo", "Echoes text", "1.0.0")
+//!     .with_interface(AgentInterface::jsonrpc("http://localhost:8080/"))
+//!     .with_interface(AgentInterface::http_json("http://localhost:8080/rest"))
+//!     .with_skill(AgentSkill::new("echo", "Echo", "Echoes text"))
+//!     .with_streaming(true);
+//! let app = A2aServer::builder(card).agent(Echo)?;
+//!
+//! let send = r#"{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"hi"}]}}"#;
+//! let req = http::Request::post("/rest/message:send")
+//!     .header("content-type", "application/json")
+//!     .header("a2a-version", "1.0")
+//!     .body(send.to_owned())?;
+//! let res = app.oneshot(req).await?;
+//! assert_eq!(res.status(), 200);
+//! let body: serde_json::Value = serde_json::from_slice(&res.into_body().collect().await?.to_bytes())?;
+//! assert_eq!(body["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+//! assert_eq!(body["task"]["artifacts"][0]["parts"][0]["text"], "hi");
+//! # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+//! # }).unwrap();
+//! ```
+
+mod bindings;
+mod builder;
+mod ext;
+
+pub use bindings::{Bindings, BindingsLayer, ResponseFuture};
+pub use builder::{A2aHttpService, A2aServer, A2aServerBuilder, Edge};
+pub use ext::A2aServiceBuilderExt;
