@@ -1,1 +1,2 @@
+//! Task log append/project benchmarks (see the engine branch).
 fn main() {}

@@ -1,1 +1,2 @@
+//! Growth of the memory task log (see the engine branch).
 fn main() {}
