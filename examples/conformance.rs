@@ -35,12 +35,10 @@ use std::time::Duration;
 
 use a2a_tower::engine::{Execution, Executor, ExecutorService, TaskLayer};
 use a2a_tower::log::MemoryTaskLog;
-use a2a_tower::types::{
-    AgentCard, AgentInterface, AgentSkill, Artifact, Message, Part, TaskState,
-};
+use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill, Artifact, Message, Part, TaskState};
 use a2a_tower::{
-    A2aBodyLimitLayer, A2aExtensionsLayer, A2aVersionLayer, AgentCardLayer, BoxError,
-    JsonRpcLayer, RestLayer,
+    A2aBodyLimitLayer, A2aExtensionsLayer, A2aVersionLayer, AgentCardLayer, BoxError, JsonRpcLayer,
+    RestLayer,
 };
 use tower::{Layer, ServiceBuilder};
 
@@ -71,7 +69,10 @@ enum Scenario {
 
 /// The prefixes, longest first where one extends another.
 const PREFIXES: &[(&str, Scenario)] = &[
-    ("tck-stream-artifact-chunked", Scenario::StreamArtifactChunked),
+    (
+        "tck-stream-artifact-chunked",
+        Scenario::StreamArtifactChunked,
+    ),
     ("tck-stream-artifact-text", Scenario::StreamArtifactText),
     ("tck-stream-artifact-file", Scenario::StreamArtifactFile),
     ("tck-stream-ordering-001", Scenario::StreamOrdering),
@@ -249,9 +250,15 @@ mod tests {
 
     #[test]
     fn longest_prefix_wins() {
-        assert_eq!(scenario("tck-artifact-file-url-1"), Scenario::ArtifactFileUrl);
+        assert_eq!(
+            scenario("tck-artifact-file-url-1"),
+            Scenario::ArtifactFileUrl
+        );
         assert_eq!(scenario("tck-artifact-file-1"), Scenario::ArtifactFile);
-        assert_eq!(scenario("tck-stream-artifact-file-1"), Scenario::StreamArtifactFile);
+        assert_eq!(
+            scenario("tck-stream-artifact-file-1"),
+            Scenario::StreamArtifactFile
+        );
         assert_eq!(scenario("tck-stream-001-x"), Scenario::Stream001);
         assert_eq!(scenario("other"), Scenario::Echo);
     }

@@ -157,7 +157,14 @@ mod tests {
 
     #[test]
     fn words_concatenate_to_the_input() {
-        for text in ["one two  three", " lead", "trail ", "", "a\tb\nc", "héllo wörld"] {
+        for text in [
+            "one two  three",
+            " lead",
+            "trail ",
+            "",
+            "a\tb\nc",
+            "héllo wörld",
+        ] {
             assert_eq!(words(text).concat(), text);
         }
         assert_eq!(words("one two  three"), ["one ", "two  ", "three"]);
@@ -167,7 +174,10 @@ mod tests {
     #[test]
     fn sleep_prefix() {
         assert_eq!(requested_sleep("sleep 2 x"), Some(Duration::from_secs(2)));
-        assert_eq!(requested_sleep("sleep 0.5"), Some(Duration::from_millis(500)));
+        assert_eq!(
+            requested_sleep("sleep 0.5"),
+            Some(Duration::from_millis(500))
+        );
         assert_eq!(requested_sleep("sleep -1"), None);
         assert_eq!(requested_sleep("sleep forever"), None);
         assert_eq!(requested_sleep("sleepy 2"), None);
