@@ -13,7 +13,9 @@
 //!
 //! `cargo bench --bench load`. Environment: `LOAD_CONNS` (default 32),
 //! `LOAD_SECS` per server (default 5), `LOAD_WARMUP_SECS` (default 1),
-//! `LOAD_TASKS` for the memory figure (default 100000).
+//! `LOAD_TASKS` for the memory figure (default 100000, 0 skips it),
+//! `LOAD_ROUNDS` of raw-then-full runs (default 1; the median ratio is
+//! reported), `LOAD_ONLY=raw|full` to run one side (for profiling).
 
 // The example itself (its `main` and unit tests unused here).
 #[allow(dead_code, unused_imports)]
@@ -242,7 +244,12 @@ fn report(name: &str, run: &Run) {
         run.rps(),
         run.pct(0.50).as_secs_f64() * 1e3,
         run.pct(0.99).as_secs_f64() * 1e3,
-        run.latencies.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
+        run.latencies
+            .last()
+            .copied()
+            .unwrap_or_default()
+            .as_secs_f64()
+            * 1e3,
         run.requests,
         run.elapsed.as_secs_f64(),
     );
@@ -320,6 +327,9 @@ fn main() {
     let secs = Duration::from_secs(env_or("LOAD_SECS", 5));
     let warmup = Duration::from_secs(env_or("LOAD_WARMUP_SECS", 1));
     let tasks = env_or("LOAD_TASKS", 100_000) as usize;
+    // For profiling one side: `raw` or `full`.
+    let only = std::env::var("LOAD_ONLY").ok();
+    let rounds = env_or("LOAD_ROUNDS", 1).max(1);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -332,16 +342,37 @@ fn main() {
             std::thread::available_parallelism().map_or(1, |n| n.get()),
         );
         // Memory first, while the heap is fresh.
-        memory(tasks).await;
-
-        let raw = start_raw().await;
-        let full = start_full().await;
-        load(raw, conns, warmup).await;
-        let raw_run = load(raw, conns, secs).await;
-        report("raw", &raw_run);
-        load(full, conns, warmup).await;
-        let full_run = load(full, conns, secs).await;
-        report("full", &full_run);
-        println!("ratio full/raw: {:.2}", full_run.rps() / raw_run.rps());
+        if tasks > 0 {
+            memory(tasks).await;
+        }
+        let servers = [("raw", start_raw().await), ("full", start_full().await)];
+        for &(name, addr) in &servers {
+            load(addr, conns, warmup).await;
+            if only.as_deref().is_some_and(|o| o == name) {
+                let run = load(addr, conns, secs).await;
+                report(name, &run);
+            }
+        }
+        if only.is_some() {
+            return;
+        }
+        // Alternate the sides so that a noisy neighbour hits both alike.
+        let mut ratios = Vec::new();
+        for round in 1..=rounds {
+            let raw = load(servers[0].1, conns, secs).await;
+            report("raw", &raw);
+            let full = load(servers[1].1, conns, secs).await;
+            report("full", &full);
+            let ratio = full.rps() / raw.rps();
+            println!("round {round}: ratio full/raw {ratio:.2}");
+            ratios.push(ratio);
+        }
+        ratios.sort_by(f64::total_cmp);
+        println!(
+            "ratio full/raw: median {:.2} over {rounds} round(s) (min {:.2}, max {:.2})",
+            ratios[ratios.len() / 2],
+            ratios[0],
+            ratios[ratios.len() - 1],
+        );
     });
 }

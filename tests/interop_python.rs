@@ -56,7 +56,10 @@ async fn run_script(binding: &str) {
     );
 
     let server = Server::start("echo");
-    let script = repo().join("tests").join("interop").join("python_client.py");
+    let script = repo()
+        .join("tests")
+        .join("interop")
+        .join("python_client.py");
     let child = Command::new(&python)
         .arg(&script)
         .arg(&server.base)
