@@ -333,3 +333,52 @@ async fn echo_cancel_interrupts_sleep() {
         "a canceled task gained an artifact: {t}"
     );
 }
+
+#[tokio::test]
+async fn echo_subscriber_sees_the_cancel_of_a_sleeping_task() {
+    let srv = Server::start("echo");
+    let c = client();
+    let params = json!({
+        "message": message("m-1", "sleep 60 then answer"),
+        "configuration": {"returnImmediately": true},
+    });
+    let r = rpc_result(&c, &srv.base, "SendMessage", params).await;
+    let id = r["task"]["id"].as_str().unwrap().to_owned();
+
+    // The answer's head comes once the first event (the task) is read.
+    let sub = Request::post(format!("{}/", srv.base))
+        .header("a2a-version", "1.0")
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(
+            serde_json::to_vec(&rpc("SubscribeToTask", json!({"id": id}))).unwrap(),
+        )))
+        .unwrap();
+    let res = c.request(sub).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+
+    let t = rpc_result(&c, &srv.base, "CancelTask", json!({"id": id})).await;
+    assert_eq!(t["status"]["state"], "TASK_STATE_CANCELED");
+
+    let body = res.into_body().collect().await.unwrap().to_bytes();
+    let events = sse_events(&body);
+    let results: Vec<&Value> = events.iter().map(|e| &e["result"]).collect();
+    // The task (SUBMITTED, or WORKING if the agent started already), maybe
+    // the WORKING update, then CANCELED, and the stream ends.
+    let (first, rest) = results.split_first().unwrap();
+    assert_eq!(first["task"]["id"], id.as_str());
+    let state = first["task"]["status"]["state"].as_str().unwrap();
+    assert!(
+        matches!(state, "TASK_STATE_SUBMITTED" | "TASK_STATE_WORKING"),
+        "{state}"
+    );
+    let states: Vec<&str> = rest
+        .iter()
+        .map(|r| r["statusUpdate"]["status"]["state"].as_str().unwrap())
+        .collect();
+    let expected: &[&str] = if state == "TASK_STATE_WORKING" {
+        &["TASK_STATE_CANCELED"]
+    } else {
+        &["TASK_STATE_WORKING", "TASK_STATE_CANCELED"]
+    };
+    assert_eq!(states, expected, "{results:#?}");
+}
