@@ -15,7 +15,9 @@
 //! `LOAD_SECS` per server (default 5), `LOAD_WARMUP_SECS` (default 1),
 //! `LOAD_TASKS` for the memory figure (default 100000, 0 skips it),
 //! `LOAD_ROUNDS` of raw-then-full runs (default 1; the median ratio is
-//! reported), `LOAD_ONLY=raw|full` to run one side (for profiling).
+//! reported), `LOAD_ONLY=raw|full` to run one side (for profiling),
+//! `LOAD_LOG_MAX_TASKS` to change the task bound of the full stack's log
+//! (default: the example's `MemoryTaskLog::new()`, 100 000 tasks).
 
 // The example itself (its `main` and unit tests unused here).
 #[allow(dead_code, unused_imports)]
@@ -94,7 +96,20 @@ async fn bind() -> (TcpListener, SocketAddr) {
 async fn start_full() -> SocketAddr {
     let (listener, addr) = bind().await;
     let card = echo::card(&format!("http://{addr}"));
-    let app = echo::app(&card, MemoryTaskLog::new()).expect("echo stack");
+    // The example's log (`MemoryTaskLog::new()`), unless LOAD_LOG_MAX_TASKS
+    // changes its task bound (to see the cost of eviction).
+    let log = match std::env::var("LOAD_LOG_MAX_TASKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        Some(n) => MemoryTaskLog::builder()
+            .max_tasks(n)
+            .max_bytes(usize::MAX / 2)
+            .build()
+            .expect("log"),
+        None => MemoryTaskLog::new(),
+    };
+    let app = echo::app(&card, log).expect("echo stack");
     tokio::spawn(serve(listener, app));
     addr
 }
@@ -174,11 +189,18 @@ struct Run {
     requests: usize,
     elapsed: Duration,
     latencies: Vec<Duration>,
+    /// Process CPU time (all threads: servers and load generator).
+    cpu: Duration,
 }
 
 impl Run {
     fn rps(&self) -> f64 {
         self.requests as f64 / self.elapsed.as_secs_f64()
+    }
+
+    /// Process CPU time per request, in microseconds.
+    fn cpu_us(&self) -> f64 {
+        self.cpu.as_secs_f64() * 1e6 / self.requests as f64
     }
 
     fn pct(&self, p: f64) -> Duration {
@@ -220,6 +242,7 @@ async fn connection(addr: SocketAddr, body: Bytes, until: Instant) -> Vec<Durati
 
 async fn load(addr: SocketAddr, conns: usize, duration: Duration) -> Run {
     let body = send_body();
+    let cpu_start = cpu_time();
     let start = Instant::now();
     let until = start + duration;
     let tasks: Vec<_> = (0..conns)
@@ -230,17 +253,19 @@ async fn load(addr: SocketAddr, conns: usize, duration: Duration) -> Run {
         latencies.extend(t.await.expect("load connection"));
     }
     let elapsed = start.elapsed();
+    let cpu = cpu_time().saturating_sub(cpu_start);
     latencies.sort_unstable();
     Run {
         requests: latencies.len(),
         elapsed,
         latencies,
+        cpu,
     }
 }
 
 fn report(name: &str, run: &Run) {
     println!(
-        "{name:<5} {:>9.0} req/s  p50 {:>8.3} ms  p99 {:>8.3} ms  max {:>8.3} ms  ({} requests in {:.2} s)",
+        "{name:<5} {:>9.0} req/s  p50 {:>7.3} ms  p99 {:>7.3} ms  max {:>7.3} ms  cpu {:>5.1} us/req  ({} requests in {:.2} s)",
         run.rps(),
         run.pct(0.50).as_secs_f64() * 1e3,
         run.pct(0.99).as_secs_f64() * 1e3,
@@ -250,9 +275,28 @@ fn report(name: &str, run: &Run) {
             .unwrap_or_default()
             .as_secs_f64()
             * 1e3,
+        run.cpu_us(),
         run.requests,
         run.elapsed.as_secs_f64(),
     );
+}
+
+/// The process's CPU time so far (utime + stime of /proc/self/stat, in
+/// clock ticks of 1/100 s).
+fn cpu_time() -> Duration {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return Duration::ZERO;
+    };
+    // Fields after the parenthesised command name; utime and stime are the
+    // 14th and 15th fields of the line, the 12th and 13th after it.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let mut fields = after.split_whitespace().skip(11);
+    let ticks: u64 = fields
+        .by_ref()
+        .take(2)
+        .filter_map(|f| f.parse::<u64>().ok())
+        .sum();
+    Duration::from_millis(ticks * 10)
 }
 
 // ------------------------------------------------------------------ memory
@@ -358,21 +402,29 @@ fn main() {
         }
         // Alternate the sides so that a noisy neighbour hits both alike.
         let mut ratios = Vec::new();
+        let mut cpu_ratios = Vec::new();
         for round in 1..=rounds {
             let raw = load(servers[0].1, conns, secs).await;
             report("raw", &raw);
             let full = load(servers[1].1, conns, secs).await;
             report("full", &full);
             let ratio = full.rps() / raw.rps();
-            println!("round {round}: ratio full/raw {ratio:.2}");
+            // Less sensitive to other processes than throughput.
+            let cpu_ratio = raw.cpu_us() / full.cpu_us();
+            println!(
+                "round {round}: ratio full/raw {ratio:.2} (throughput), {cpu_ratio:.2} (inverse CPU per request)"
+            );
             ratios.push(ratio);
+            cpu_ratios.push(cpu_ratio);
         }
-        ratios.sort_by(f64::total_cmp);
-        println!(
-            "ratio full/raw: median {:.2} over {rounds} round(s) (min {:.2}, max {:.2})",
-            ratios[ratios.len() / 2],
-            ratios[0],
-            ratios[ratios.len() - 1],
-        );
+        for (what, r) in [("throughput", &mut ratios), ("inverse CPU per request", &mut cpu_ratios)] {
+            r.sort_by(f64::total_cmp);
+            println!(
+                "ratio full/raw by {what}: median {:.2} over {rounds} round(s) (min {:.2}, max {:.2})",
+                r[r.len() / 2],
+                r[0],
+                r[r.len() - 1],
+            );
+        }
     });
 }
