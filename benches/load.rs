@@ -18,6 +18,13 @@
 //! reported), `LOAD_ONLY=raw|full` to run one side (for profiling),
 //! `LOAD_LOG_MAX_TASKS` to change the task bound of the full stack's log
 //! (default: the example's `MemoryTaskLog::new()`, 100 000 tasks).
+//!
+//! Each line also gives the process CPU time per request (servers and load
+//! generator together), which other processes on the machine disturb less
+//! than throughput. The allocator matters: with glibc malloc, once the full
+//! stack's log is at its bound and evicts, CPU per request rises on both
+//! sides over the rounds; `LD_PRELOAD=libjemalloc.so.2` on the bench binary
+//! (`target/release/deps/load-*`) shows the difference.
 
 // The example itself (its `main` and unit tests unused here).
 #[allow(dead_code, unused_imports)]
