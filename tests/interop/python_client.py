@@ -24,6 +24,7 @@ from a2a.types import (
     SendMessageRequest,
     TaskState,
 )
+from a2a.utils.errors import TaskNotFoundError
 
 
 def fail(msg: str) -> None:
@@ -151,12 +152,14 @@ async def main(base: str, binding: str) -> None:
         )
         print("cancel: ok")
 
-        # Unknown task: the SDK raises its TaskNotFound error.
+        # Unknown task: both transports map the error to the SDK's
+        # TaskNotFoundError (JSON-RPC code -32001, REST reason TASK_NOT_FOUND).
         try:
             await blocking.get_task(GetTaskRequest(id="no-such-task"))
-        except Exception as e:  # noqa: BLE001 - the SDK's error type varies by transport
-            check("not found" in str(e).lower() or "TaskNotFound" in type(e).__name__,
-                  f"unknown task raised {type(e).__name__}: {e}")
+        except TaskNotFoundError:
+            pass
+        except Exception as e:  # noqa: BLE001 - report whatever else came back
+            fail(f"unknown task raised {type(e).__name__}: {e}")
         else:
             fail("get of an unknown task succeeded")
         print("not found: ok")

@@ -1,0 +1,437 @@
+//! Load benchmark over loopback: SendMessage (JSON-RPC) against the full echo
+//! stack of `examples/echo.rs` (card, body limit, version, extensions,
+//! JSON-RPC with the REST fallback, task engine over a `MemoryTaskLog`, the
+//! word-by-word echo agent), next to a raw hyper handler that parses the same
+//! body into the crate's types and writes a completed task (no layers, no
+//! store). Both run in this process on `127.0.0.1:0` (HTTP/1.1 keep-alive);
+//! a load generator drives each with concurrent hyper client connections and
+//! reports requests/s, p50/p99/max latency and the ratio full/raw.
+//!
+//! It also measures memory per stored task: the RSS growth after SendMessages
+//! through the engine (no HTTP), divided by their count, next to the log's
+//! own estimate ([`MemoryTaskLog::bytes`]).
+//!
+//! `cargo bench --bench load`. Environment: `LOAD_CONNS` (default 32),
+//! `LOAD_SECS` per server (default 5), `LOAD_WARMUP_SECS` (default 1),
+//! `LOAD_TASKS` for the memory figure (default 100000, 0 skips it),
+//! `LOAD_ROUNDS` of raw-then-full runs (default 1; the median ratio is
+//! reported), `LOAD_ONLY=raw|full` to run one side (for profiling),
+//! `LOAD_LOG_MAX_TASKS` to change the task bound of the full stack's log
+//! (default: the example's `MemoryTaskLog::new()`, 100 000 tasks).
+//!
+//! Each line also gives the process CPU time per request (servers and load
+//! generator together), which other processes on the machine disturb less
+//! than throughput. The allocator matters: with glibc malloc, once the full
+//! stack's log is at its bound and evicts, CPU per request rises on both
+//! sides over the rounds; `LD_PRELOAD=libjemalloc.so.2` on the bench binary
+//! (`target/release/deps/load-*`) shows the difference.
+
+// The example itself (its `main` and unit tests unused here).
+#[allow(dead_code, unused_imports)]
+#[path = "../examples/echo.rs"]
+mod echo;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use a2a_tower::engine::{AgentExecutor, TaskLayer};
+use a2a_tower::log::MemoryTaskLog;
+use a2a_tower::types::{
+    Artifact, Message, SendMessageRequest, SendMessageResponse, Task, TaskState, TaskStatus,
+    Timestamp,
+};
+use a2a_tower::{A2aRequest, A2aResponse, Body, Operation};
+use bytes::Bytes;
+use futures_util::StreamExt as _;
+use http::{Request, Response};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use hyper_util::service::TowerToHyperService;
+use serde::Deserialize;
+use tokio::net::{TcpListener, TcpStream};
+use tower::{Layer, Service, ServiceExt};
+
+const TEXT: &str = "hello world";
+
+fn env_or(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn send_body() -> Bytes {
+    Bytes::from(format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{{"message":{{"messageId":"m-1","role":"ROLE_USER","parts":[{{"text":"{TEXT}"}}]}}}}}}"#
+    ))
+}
+
+// ---------------------------------------------------------------- servers
+
+/// Accepts HTTP/1.1 keep-alive connections and serves each with `svc`.
+async fn serve<S>(listener: TcpListener, svc: S)
+where
+    S: Service<Request<Incoming>, Response = Response<Body>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let svc = TowerToHyperService::new(svc.clone());
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), svc)
+                .await;
+        });
+    }
+}
+
+async fn bind() -> (TcpListener, SocketAddr) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("local addr");
+    (listener, addr)
+}
+
+/// The full echo stack, exactly as the example composes it.
+async fn start_full() -> SocketAddr {
+    let (listener, addr) = bind().await;
+    let card = echo::card(&format!("http://{addr}"));
+    // The example's log (`MemoryTaskLog::new()`), unless LOAD_LOG_MAX_TASKS
+    // changes its task bound (to see the cost of eviction).
+    let log = match std::env::var("LOAD_LOG_MAX_TASKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        Some(n) => MemoryTaskLog::builder()
+            .max_tasks(n)
+            .max_bytes(usize::MAX / 2)
+            .build()
+            .expect("log"),
+        None => MemoryTaskLog::new(),
+    };
+    let app = echo::app(&card, log).expect("echo stack");
+    tokio::spawn(serve(listener, app));
+    addr
+}
+
+/// The JSON-RPC envelope the raw handler parses.
+#[derive(Deserialize)]
+struct RpcRequest {
+    #[allow(dead_code)]
+    jsonrpc: String,
+    id: serde_json::Value,
+    method: String,
+    params: SendMessageRequest,
+}
+
+/// No layers, no store: parse the request, answer a completed echo task.
+async fn raw_handler(req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    let bytes = match req.into_body().collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(_) => return Ok(status(400)),
+    };
+    let Ok(rpc) = serde_json::from_slice::<RpcRequest>(&bytes) else {
+        return Ok(status(400));
+    };
+    if rpc.method != "SendMessage" {
+        return Ok(status(404));
+    }
+    let task_id = uuid::Uuid::new_v4().to_string();
+    let context_id = uuid::Uuid::new_v4().to_string();
+    let mut message: Message = rpc.params.message;
+    message.task_id.clone_from(&task_id);
+    message.context_id.clone_from(&context_id);
+    let task = Task {
+        id: task_id,
+        context_id,
+        status: TaskStatus {
+            state: TaskState::Completed,
+            message: None,
+            timestamp: Some(Timestamp::now()),
+        },
+        artifacts: vec![Artifact {
+            artifact_id: uuid::Uuid::new_v4().to_string(),
+            parts: message.parts.clone(),
+            ..Artifact::default()
+        }],
+        history: vec![message],
+        metadata: None,
+    };
+    let body = serde_json::to_vec(&serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": rpc.id,
+        "result": SendMessageResponse::Task(task),
+    }))
+    .expect("serializable");
+    let mut res = Response::new(Body::from(Bytes::from(body)));
+    res.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    Ok(res)
+}
+
+fn status(code: u16) -> Response<Body> {
+    let mut res = Response::new(Body::empty());
+    *res.status_mut() = http::StatusCode::from_u16(code).expect("status");
+    res
+}
+
+async fn start_raw() -> SocketAddr {
+    let (listener, addr) = bind().await;
+    tokio::spawn(serve(listener, tower::service_fn(raw_handler)));
+    addr
+}
+
+// ---------------------------------------------------------- load generator
+
+struct Run {
+    requests: usize,
+    elapsed: Duration,
+    latencies: Vec<Duration>,
+    /// Process CPU time (all threads: servers and load generator).
+    cpu: Duration,
+}
+
+impl Run {
+    fn rps(&self) -> f64 {
+        self.requests as f64 / self.elapsed.as_secs_f64()
+    }
+
+    /// Process CPU time per request, in microseconds.
+    fn cpu_us(&self) -> f64 {
+        self.cpu.as_secs_f64() * 1e6 / self.requests as f64
+    }
+
+    fn pct(&self, p: f64) -> Duration {
+        let i = ((self.latencies.len() as f64 - 1.0) * p).round() as usize;
+        self.latencies[i]
+    }
+}
+
+/// One keep-alive connection sending SendMessage until `until`.
+async fn connection(addr: SocketAddr, body: Bytes, until: Instant) -> Vec<Duration> {
+    let stream = TcpStream::connect(addr).await.expect("connect");
+    stream.set_nodelay(true).expect("nodelay");
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .expect("handshake");
+    tokio::spawn(conn);
+    let mut latencies = Vec::with_capacity(1 << 16);
+    while Instant::now() < until {
+        let req = Request::post("/")
+            .header("host", addr.to_string())
+            .header("content-type", "application/json")
+            .header("a2a-version", "1.0")
+            .body(Full::new(body.clone()))
+            .expect("request");
+        let start = Instant::now();
+        sender.ready().await.expect("connection ready");
+        let res = sender.send_request(req).await.expect("response");
+        assert_eq!(res.status(), 200);
+        let bytes = res.into_body().collect().await.expect("body").to_bytes();
+        latencies.push(start.elapsed());
+        assert!(
+            bytes.windows(20).any(|w| w == b"TASK_STATE_COMPLETED"),
+            "not a completed task: {}",
+            String::from_utf8_lossy(&bytes)
+        );
+    }
+    latencies
+}
+
+async fn load(addr: SocketAddr, conns: usize, duration: Duration) -> Run {
+    let body = send_body();
+    let cpu_start = cpu_time();
+    let start = Instant::now();
+    let until = start + duration;
+    let tasks: Vec<_> = (0..conns)
+        .map(|_| tokio::spawn(connection(addr, body.clone(), until)))
+        .collect();
+    let mut latencies = Vec::new();
+    for t in tasks {
+        latencies.extend(t.await.expect("load connection"));
+    }
+    let elapsed = start.elapsed();
+    let cpu = cpu_time().saturating_sub(cpu_start);
+    latencies.sort_unstable();
+    Run {
+        requests: latencies.len(),
+        elapsed,
+        latencies,
+        cpu,
+    }
+}
+
+fn report(name: &str, run: &Run) {
+    println!(
+        "{name:<5} {:>9.0} req/s  p50 {:>7.3} ms  p99 {:>7.3} ms  max {:>7.3} ms  cpu {:>5.1} us/req  ({} requests in {:.2} s)",
+        run.rps(),
+        run.pct(0.50).as_secs_f64() * 1e3,
+        run.pct(0.99).as_secs_f64() * 1e3,
+        run.latencies
+            .last()
+            .copied()
+            .unwrap_or_default()
+            .as_secs_f64()
+            * 1e3,
+        run.cpu_us(),
+        run.requests,
+        run.elapsed.as_secs_f64(),
+    );
+}
+
+/// The process's CPU time so far (utime + stime of /proc/self/stat, in
+/// clock ticks of 1/100 s).
+fn cpu_time() -> Duration {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return Duration::ZERO;
+    };
+    // Fields after the parenthesised command name; utime and stime are the
+    // 14th and 15th fields of the line, the 12th and 13th after it.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let mut fields = after.split_whitespace().skip(11);
+    let ticks: u64 = fields
+        .by_ref()
+        .take(2)
+        .filter_map(|f| f.parse::<u64>().ok())
+        .sum();
+    Duration::from_millis(ticks * 10)
+}
+
+// ------------------------------------------------------------------ memory
+
+/// Resident set size in bytes (`VmRSS` of /proc/self/status).
+fn rss_bytes() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Sends `count` messages through the engine (no HTTP) and reports the RSS
+/// growth per stored task and the log's own estimate.
+async fn memory(count: usize) {
+    let log = MemoryTaskLog::builder()
+        .max_tasks(count + 1)
+        .max_bytes(usize::MAX / 2)
+        .build()
+        .expect("log");
+    let card = echo::card("http://127.0.0.1:0");
+    let engine = TaskLayer::new(card, log.clone())
+        .expect("engine")
+        .layer(AgentExecutor::service(echo::Echo));
+    let before = rss_bytes();
+    let start = Instant::now();
+    futures_util::stream::iter(0..count)
+        .map(|i| {
+            let engine = engine.clone();
+            async move {
+                let send = SendMessageRequest {
+                    message: Message::user(format!("m-{i}"), TEXT),
+                    ..Default::default()
+                };
+                let res = engine
+                    .oneshot(A2aRequest::new(Operation::SendMessage(send)))
+                    .await
+                    .expect("send");
+                let A2aResponse::SendMessage(SendMessageResponse::Task(task)) = res else {
+                    panic!("not a task");
+                };
+                assert_eq!(task.status.state, TaskState::Completed);
+            }
+        })
+        .buffer_unordered(64)
+        .collect::<()>()
+        .await;
+    let elapsed = start.elapsed();
+    let after = rss_bytes();
+    assert_eq!(log.len(), count, "every task is stored");
+    println!(
+        "engine (no HTTP): {count} SendMessages in {:.2} s = {:.0} /s",
+        elapsed.as_secs_f64(),
+        count as f64 / elapsed.as_secs_f64()
+    );
+    match (before, after) {
+        (Some(b), Some(a)) => println!(
+            "memory per stored task: RSS +{:.1} MiB / {count} = {:.0} B/task; log estimate {:.0} B/task ({:.1} MiB total)",
+            a.saturating_sub(b) as f64 / (1 << 20) as f64,
+            a.saturating_sub(b) as f64 / count as f64,
+            log.bytes() as f64 / count as f64,
+            log.bytes() as f64 / (1 << 20) as f64,
+        ),
+        _ => println!("memory per stored task: /proc/self/status unavailable"),
+    }
+    drop(engine);
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; nothing else to parse.
+    let conns = env_or("LOAD_CONNS", 32) as usize;
+    let secs = Duration::from_secs(env_or("LOAD_SECS", 5));
+    let warmup = Duration::from_secs(env_or("LOAD_WARMUP_SECS", 1));
+    let tasks = env_or("LOAD_TASKS", 100_000) as usize;
+    // For profiling one side: `raw` or `full`.
+    let only = std::env::var("LOAD_ONLY").ok();
+    let rounds = env_or("LOAD_ROUNDS", 1).max(1);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        println!(
+            "load: {conns} keep-alive connections, {} s per server after {} s warm-up, {} worker threads",
+            secs.as_secs(),
+            warmup.as_secs(),
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+        );
+        // Memory first, while the heap is fresh.
+        if tasks > 0 {
+            memory(tasks).await;
+        }
+        let servers = [("raw", start_raw().await), ("full", start_full().await)];
+        for &(name, addr) in &servers {
+            load(addr, conns, warmup).await;
+            if only.as_deref().is_some_and(|o| o == name) {
+                let run = load(addr, conns, secs).await;
+                report(name, &run);
+            }
+        }
+        if only.is_some() {
+            return;
+        }
+        // Alternate the sides so that a noisy neighbour hits both alike.
+        let mut ratios = Vec::new();
+        let mut cpu_ratios = Vec::new();
+        for round in 1..=rounds {
+            let raw = load(servers[0].1, conns, secs).await;
+            report("raw", &raw);
+            let full = load(servers[1].1, conns, secs).await;
+            report("full", &full);
+            let ratio = full.rps() / raw.rps();
+            // Less sensitive to other processes than throughput.
+            let cpu_ratio = raw.cpu_us() / full.cpu_us();
+            println!(
+                "round {round}: ratio full/raw {ratio:.2} (throughput), {cpu_ratio:.2} (inverse CPU per request)"
+            );
+            ratios.push(ratio);
+            cpu_ratios.push(cpu_ratio);
+        }
+        for (what, r) in [("throughput", &mut ratios), ("inverse CPU per request", &mut cpu_ratios)] {
+            r.sort_by(f64::total_cmp);
+            println!(
+                "ratio full/raw by {what}: median {:.2} over {rounds} round(s) (min {:.2}, max {:.2})",
+                r[r.len() / 2],
+                r[0],
+                r[r.len() - 1],
+            );
+        }
+    });
+}

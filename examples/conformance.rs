@@ -1,0 +1,265 @@
+//! Run with `cargo run --release --example conformance`: an agent for the
+//! public A2A conformance suite (a2a-tck, 1.0) on `http://127.0.0.1:8080`
+//! (`A2A_ADDR` overrides the address), JSON-RPC at `/`, HTTP+JSON under
+//! `/rest`, streaming declared.
+//!
+//! The suite selects a behaviour by the prefix of the message's `messageId`
+//! (its reference agent is `sut/a2a-python/sut_agent.py`):
+//!
+//! | prefix | behaviour |
+//! |---|---|
+//! | `tck-complete-task` | COMPLETED, status message "Hello from TCK" |
+//! | `tck-artifact-text` | artifact text "Generated text content", COMPLETED |
+//! | `tck-artifact-file` | artifact of raw bytes, `output.txt`, `text/plain` |
+//! | `tck-artifact-file-url` | artifact url `https://example.com/output.txt` |
+//! | `tck-artifact-data` | artifact data `{"key":"value","count":42}` |
+//! | `tck-message-response` | a direct Message "Direct message response" |
+//! | `tck-input-required` | INPUT_REQUIRED; the follow-up message completes the task |
+//! | `tck-reject-task` | REJECTED |
+//! | `tck-stream-001` / `-003` | WORKING, artifact "Stream hello from TCK" / "Stream task lifecycle", COMPLETED |
+//! | `tck-stream-002` | COMPLETED |
+//! | `tck-stream-ordering-001` | WORKING, artifact "Ordered output", COMPLETED |
+//! | `tck-stream-artifact-text` | WORKING, artifact "Streamed text content", COMPLETED |
+//! | `tck-stream-artifact-file` | WORKING, a file artifact, COMPLETED |
+//! | `tck-stream-artifact-chunked` | WORKING, "chunk-1 " then "chunk-2" appended with lastChunk, COMPLETED |
+//! | `test-resubscribe-message-id` | WORKING for about 4 s, then COMPLETED |
+//! | anything else | COMPLETED with an echo of the text as status message |
+//!
+//! Longer prefixes are matched first (`tck-artifact-file-url` before
+//! `tck-artifact-file`).
+
+#[path = "common/mod.rs"]
+mod common;
+
+use std::time::Duration;
+
+use a2a_tower::engine::{Execution, Executor, ExecutorService, TaskLayer};
+use a2a_tower::log::MemoryTaskLog;
+use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill, Artifact, Message, Part, TaskState};
+use a2a_tower::{
+    A2aBodyLimitLayer, A2aExtensionsLayer, A2aVersionLayer, AgentCardLayer, BoxError, JsonRpcLayer,
+    RestLayer,
+};
+use tower::{Layer, ServiceBuilder};
+
+/// How long `test-resubscribe-message-id` stays WORKING.
+const RESUBSCRIBE_WORK: Duration = Duration::from_secs(4);
+
+/// What the suite asks for, by `messageId` prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scenario {
+    CompleteTask,
+    ArtifactText,
+    ArtifactFile,
+    ArtifactFileUrl,
+    ArtifactData,
+    MessageResponse,
+    InputRequired,
+    RejectTask,
+    Stream001,
+    Stream002,
+    Stream003,
+    StreamOrdering,
+    StreamArtifactText,
+    StreamArtifactFile,
+    StreamArtifactChunked,
+    Resubscribe,
+    Echo,
+}
+
+/// The prefixes, longest first where one extends another.
+const PREFIXES: &[(&str, Scenario)] = &[
+    (
+        "tck-stream-artifact-chunked",
+        Scenario::StreamArtifactChunked,
+    ),
+    ("tck-stream-artifact-text", Scenario::StreamArtifactText),
+    ("tck-stream-artifact-file", Scenario::StreamArtifactFile),
+    ("tck-stream-ordering-001", Scenario::StreamOrdering),
+    ("tck-stream-001", Scenario::Stream001),
+    ("tck-stream-002", Scenario::Stream002),
+    ("tck-stream-003", Scenario::Stream003),
+    ("test-resubscribe-message-id", Scenario::Resubscribe),
+    ("tck-artifact-file-url", Scenario::ArtifactFileUrl),
+    ("tck-artifact-file", Scenario::ArtifactFile),
+    ("tck-artifact-text", Scenario::ArtifactText),
+    ("tck-artifact-data", Scenario::ArtifactData),
+    ("tck-message-response", Scenario::MessageResponse),
+    ("tck-input-required", Scenario::InputRequired),
+    ("tck-complete-task", Scenario::CompleteTask),
+    ("tck-reject-task", Scenario::RejectTask),
+];
+
+fn scenario(message_id: &str) -> Scenario {
+    PREFIXES
+        .iter()
+        .find(|(prefix, _)| message_id.starts_with(prefix))
+        .map_or(Scenario::Echo, |&(_, s)| s)
+}
+
+fn file_part() -> Part {
+    Part::raw(&b"tck"[..])
+        .with_media_type("text/plain")
+        .with_filename("output.txt")
+}
+
+fn artifact(id: &str, part: Part) -> Artifact {
+    Artifact {
+        artifact_id: id.to_owned(),
+        parts: vec![part],
+        ..Artifact::default()
+    }
+}
+
+/// The conformance executor.
+struct Conformance;
+
+impl Conformance {
+    /// One artifact (one chunk, the last), then COMPLETED; WORKING first when
+    /// `working`.
+    async fn produce(ex: &Execution, working: bool, part: Part) -> Result<(), BoxError> {
+        if working {
+            ex.emit.working().await?;
+        }
+        ex.emit
+            .artifact(artifact("artifact-1", part), false, true)
+            .await?;
+        ex.emit.complete().await?;
+        Ok(())
+    }
+}
+
+impl Executor for Conformance {
+    async fn execute(&self, ex: Execution) -> Result<(), BoxError> {
+        let emit = &ex.emit;
+        // A message that continues an interrupted task completes it.
+        if ex.task.status.state == TaskState::InputRequired {
+            let done = Message::agent("", "Input received, task completed");
+            emit.status(TaskState::Completed, Some(done)).await?;
+            return Ok(());
+        }
+        match scenario(&ex.message.message_id) {
+            Scenario::CompleteTask => {
+                let hello = Message::agent("", "Hello from TCK");
+                emit.status(TaskState::Completed, Some(hello)).await?;
+            }
+            Scenario::ArtifactText => {
+                Self::produce(&ex, false, Part::text("Generated text content")).await?;
+            }
+            Scenario::ArtifactFile => Self::produce(&ex, false, file_part()).await?,
+            Scenario::ArtifactFileUrl => {
+                let url = Part::url("https://example.com/output.txt")
+                    .with_media_type("text/plain")
+                    .with_filename("output.txt");
+                Self::produce(&ex, false, url).await?;
+            }
+            Scenario::ArtifactData => {
+                let data = serde_json::json!({"key": "value", "count": 42});
+                Self::produce(&ex, false, Part::data(data)).await?;
+            }
+            Scenario::MessageResponse => {
+                emit.reply(Message::agent("", "Direct message response"))
+                    .await?;
+            }
+            Scenario::InputRequired => {
+                emit.input_required("Please provide more input").await?;
+            }
+            Scenario::RejectTask => {
+                let why = Message::agent("", "Task rejected");
+                emit.status(TaskState::Rejected, Some(why)).await?;
+            }
+            Scenario::Stream001 => {
+                Self::produce(&ex, true, Part::text("Stream hello from TCK")).await?;
+            }
+            Scenario::Stream002 => emit.complete().await?,
+            Scenario::Stream003 => {
+                Self::produce(&ex, true, Part::text("Stream task lifecycle")).await?;
+            }
+            Scenario::StreamOrdering => {
+                Self::produce(&ex, true, Part::text("Ordered output")).await?;
+            }
+            Scenario::StreamArtifactText => {
+                Self::produce(&ex, true, Part::text("Streamed text content")).await?;
+            }
+            Scenario::StreamArtifactFile => Self::produce(&ex, true, file_part()).await?,
+            Scenario::StreamArtifactChunked => {
+                emit.working().await?;
+                let first = artifact("chunked", Part::text("chunk-1 "));
+                emit.artifact(first, false, false).await?;
+                let second = artifact("chunked", Part::text("chunk-2"));
+                emit.artifact(second, true, true).await?;
+                emit.complete().await?;
+            }
+            Scenario::Resubscribe => {
+                emit.working().await?;
+                tokio::select! {
+                    () = tokio::time::sleep(RESUBSCRIBE_WORK) => emit.complete().await?,
+                    // Canceled: the engine has recorded CANCELED already.
+                    () = emit.cancelled() => {}
+                }
+            }
+            Scenario::Echo => {
+                let echo = Message::agent("", ex.message.text());
+                emit.status(TaskState::Completed, Some(echo)).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The card of the conformance agent served at `base_url`.
+fn card(base_url: &str) -> AgentCard {
+    let mut card = AgentCard::new(
+        "A2A TCK agent",
+        "Answers the a2a-tck conformance scenarios by messageId prefix",
+        "0.1.0",
+    )
+    .with_interface(AgentInterface::jsonrpc(format!("{base_url}/")))
+    .with_interface(AgentInterface::http_json(format!("{base_url}/rest")))
+    .with_skill(AgentSkill::new(
+        "tck",
+        "TCK conformance",
+        "Handles the conformance suite's test messages",
+    ))
+    .with_streaming(true);
+    card.default_output_modes = vec!["text/plain".into(), "application/json".into()];
+    card
+}
+
+#[tokio::main]
+async fn main() -> Result<(), BoxError> {
+    let (listener, addr) = common::bind().await?;
+    let card = card(&common::base_url(addr));
+    let core = TaskLayer::new(card.clone(), MemoryTaskLog::new())?
+        .layer(ExecutorService::new(Conformance));
+    let rest = RestLayer::new(&card)?.layer(core.clone());
+    let app = ServiceBuilder::new()
+        .layer(AgentCardLayer::new(&card)?)
+        .layer(A2aBodyLimitLayer::new(&card)?)
+        .layer(A2aVersionLayer::new(&card)?)
+        .layer(A2aExtensionsLayer::new(&card)?)
+        .layer(JsonRpcLayer::new(&card)?.fallback(rest))
+        .service(core);
+    common::serve(listener, app).await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn longest_prefix_wins() {
+        assert_eq!(
+            scenario("tck-artifact-file-url-1"),
+            Scenario::ArtifactFileUrl
+        );
+        assert_eq!(scenario("tck-artifact-file-1"), Scenario::ArtifactFile);
+        assert_eq!(
+            scenario("tck-stream-artifact-file-1"),
+            Scenario::StreamArtifactFile
+        );
+        assert_eq!(scenario("tck-stream-001-x"), Scenario::Stream001);
+        assert_eq!(scenario("other"), Scenario::Echo);
+    }
+}

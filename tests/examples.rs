@@ -1,0 +1,384 @@
+//! The examples as processes: the conformance agent answers the a2a-tck
+//! scenarios over real HTTP, both bindings; the echo agent streams words and
+//! cancels promptly. Needs the example binaries (see `support/server.rs`).
+#![cfg(all(feature = "engine", feature = "jsonrpc", feature = "rest"))]
+
+#[path = "support/server.rs"]
+mod server;
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::{Method, Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde_json::{Value, json};
+use server::Server;
+
+type HttpClient = Client<HttpConnector, Full<Bytes>>;
+
+fn client() -> HttpClient {
+    Client::builder(TokioExecutor::new()).build_http()
+}
+
+/// Sends a request with `A2A-Version: 1.0`; answers status, content type and body.
+async fn call(
+    c: &HttpClient,
+    method: Method,
+    url: &str,
+    body: Option<&Value>,
+) -> (StatusCode, String, Bytes) {
+    let mut req = Request::builder()
+        .method(method)
+        .uri(url)
+        .header("a2a-version", "1.0");
+    let bytes = match body {
+        Some(b) => {
+            req = req.header("content-type", "application/json");
+            Bytes::from(serde_json::to_vec(b).unwrap())
+        }
+        None => Bytes::new(),
+    };
+    let res = c
+        .request(req.body(Full::new(bytes)).unwrap())
+        .await
+        .unwrap();
+    let status = res.status();
+    let ctype = res
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    let body = res.into_body().collect().await.unwrap().to_bytes();
+    (status, ctype, body)
+}
+
+fn message(id: &str, text: &str) -> Value {
+    json!({"messageId": id, "role": "ROLE_USER", "parts": [{"text": text}]})
+}
+
+fn rpc(method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
+}
+
+/// A JSON-RPC call at `/`: the `result` of a successful answer.
+async fn rpc_result(c: &HttpClient, base: &str, method: &str, params: Value) -> Value {
+    let (status, ctype, body) = call(
+        c,
+        Method::POST,
+        &format!("{base}/"),
+        Some(&rpc(method, params)),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(ctype, "application/json");
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(v["jsonrpc"], "2.0");
+    assert_eq!(v["id"], 7);
+    assert!(v.get("error").is_none(), "error answer: {v}");
+    v["result"].clone()
+}
+
+/// The `data:` payloads of an SSE body.
+fn sse_events(body: &[u8]) -> Vec<Value> {
+    std::str::from_utf8(body)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect()
+}
+
+async fn send(c: &HttpClient, base: &str, id: &str) -> Value {
+    rpc_result(
+        c,
+        base,
+        "SendMessage",
+        json!({"message": message(id, "hi")}),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn conformance_complete_task_has_the_status_message() {
+    let srv = Server::start("conformance");
+    let r = send(&client(), &srv.base, "tck-complete-task-1").await;
+    let task = &r["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED");
+    assert_eq!(task["status"]["message"]["role"], "ROLE_AGENT");
+    assert_eq!(
+        task["status"]["message"]["parts"],
+        json!([{"text": "Hello from TCK"}])
+    );
+    assert_eq!(task["status"]["message"]["taskId"], task["id"]);
+}
+
+#[tokio::test]
+async fn conformance_artifacts() {
+    let srv = Server::start("conformance");
+    let c = client();
+    let part = |r: &Value| r["task"]["artifacts"][0]["parts"][0].clone();
+
+    let r = send(&c, &srv.base, "tck-artifact-data-1").await;
+    assert_eq!(r["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    // Exact JSON, key order and number text included.
+    assert_eq!(
+        serde_json::to_string(&part(&r)).unwrap(),
+        r#"{"data":{"key":"value","count":42}}"#
+    );
+
+    let r = send(&c, &srv.base, "tck-artifact-text-1").await;
+    assert_eq!(part(&r), json!({"text": "Generated text content"}));
+
+    let r = send(&c, &srv.base, "tck-artifact-file-1").await;
+    assert_eq!(
+        part(&r),
+        json!({"raw": "dGNr", "filename": "output.txt", "mediaType": "text/plain"})
+    );
+
+    // The longer prefix wins over `tck-artifact-file`.
+    let r = send(&c, &srv.base, "tck-artifact-file-url-1").await;
+    assert_eq!(part(&r)["url"], "https://example.com/output.txt");
+}
+
+#[tokio::test]
+async fn conformance_message_response_is_a_message() {
+    let srv = Server::start("conformance");
+    let r = send(&client(), &srv.base, "tck-message-response-1").await;
+    assert!(r.get("task").is_none(), "{r}");
+    assert_eq!(r["message"]["role"], "ROLE_AGENT");
+    assert_eq!(
+        r["message"]["parts"],
+        json!([{"text": "Direct message response"}])
+    );
+}
+
+#[tokio::test]
+async fn conformance_reject_task() {
+    let srv = Server::start("conformance");
+    let r = send(&client(), &srv.base, "tck-reject-task-1").await;
+    assert_eq!(r["task"]["status"]["state"], "TASK_STATE_REJECTED");
+}
+
+#[tokio::test]
+async fn conformance_input_required_then_follow_up_completes() {
+    let srv = Server::start("conformance");
+    let c = client();
+    let r = send(&c, &srv.base, "tck-input-required-1").await;
+    let task = &r["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+    let (id, ctx) = (
+        task["id"].as_str().unwrap(),
+        task["contextId"].as_str().unwrap(),
+    );
+
+    let mut follow = message("follow-up-1", "more input");
+    follow["taskId"] = json!(id);
+    follow["contextId"] = json!(ctx);
+    let r = rpc_result(&c, &srv.base, "SendMessage", json!({"message": follow})).await;
+    assert_eq!(r["task"]["id"], id);
+    assert_eq!(r["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    let history: Vec<&str> = r["task"]["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["messageId"].as_str().unwrap())
+        .collect();
+    assert_eq!(history.first(), Some(&"tck-input-required-1"));
+    assert!(history.contains(&"follow-up-1"), "{history:?}");
+}
+
+#[tokio::test]
+async fn conformance_stream_artifact_chunked() {
+    let srv = Server::start("conformance");
+    let c = client();
+    let body = rpc(
+        "SendStreamingMessage",
+        json!({"message": message("tck-stream-artifact-chunked-1", "hi")}),
+    );
+    let (status, ctype, bytes) =
+        call(&c, Method::POST, &format!("{}/", srv.base), Some(&body)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(ctype, "text/event-stream");
+    let events = sse_events(&bytes);
+    let results: Vec<&Value> = events.iter().map(|e| &e["result"]).collect();
+    assert_eq!(results.len(), 4, "{results:#?}");
+    assert_eq!(results[0]["task"]["status"]["state"], "TASK_STATE_WORKING");
+    let a1 = &results[1]["artifactUpdate"];
+    assert_eq!(a1["artifact"]["parts"], json!([{"text": "chunk-1 "}]));
+    assert!(
+        a1.get("append").is_none() && a1.get("lastChunk").is_none(),
+        "{a1}"
+    );
+    let a2 = &results[2]["artifactUpdate"];
+    assert_eq!(a2["artifact"]["parts"], json!([{"text": "chunk-2"}]));
+    assert_eq!(a2["artifact"]["artifactId"], a1["artifact"]["artifactId"]);
+    assert_eq!(a2["append"], true);
+    assert_eq!(a2["lastChunk"], true);
+    assert_eq!(
+        results[3]["statusUpdate"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+    for e in &events {
+        assert_eq!(e["id"], 7);
+    }
+}
+
+#[tokio::test]
+async fn conformance_over_rest() {
+    let srv = Server::start("conformance");
+    let c = client();
+    let body = json!({"message": message("tck-complete-task-rest", "hi")});
+    let (status, ctype, bytes) = call(
+        &c,
+        Method::POST,
+        &format!("{}/rest/message:send", srv.base),
+        Some(&body),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(ctype, "application/json");
+    let r: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(r["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    assert_eq!(
+        r["task"]["status"]["message"]["parts"],
+        json!([{"text": "Hello from TCK"}])
+    );
+
+    // The task is readable under the REST prefix too.
+    let id = r["task"]["id"].as_str().unwrap();
+    let (status, _, bytes) = call(
+        &c,
+        Method::GET,
+        &format!("{}/rest/tasks/{id}", srv.base),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let t: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(t["id"], id);
+    assert_eq!(t["status"]["state"], "TASK_STATE_COMPLETED");
+}
+
+#[tokio::test]
+async fn conformance_card_declares_both_bindings_and_streaming() {
+    let srv = Server::start("conformance");
+    let url = format!("{}/.well-known/agent-card.json", srv.base);
+    let (status, _, bytes) = call(&client(), Method::GET, &url, None).await;
+    assert_eq!(status, StatusCode::OK);
+    let card: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(card["capabilities"]["streaming"], true);
+    let ifaces = card["supportedInterfaces"].as_array().unwrap();
+    assert_eq!(ifaces[0]["url"], format!("{}/", srv.base));
+    assert_eq!(ifaces[0]["protocolBinding"], "JSONRPC");
+    assert_eq!(ifaces[1]["url"], format!("{}/rest", srv.base));
+    assert_eq!(ifaces[1]["protocolBinding"], "HTTP+JSON");
+}
+
+#[tokio::test]
+async fn echo_streams_words_that_concatenate_to_the_input() {
+    let srv = Server::start("echo");
+    let c = client();
+    let text = "one two  three";
+    let body = json!({"message": message("m-1", text)});
+    let (status, _, bytes) = call(
+        &c,
+        Method::POST,
+        &format!("{}/rest/message:stream", srv.base),
+        Some(&body),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let events = sse_events(&bytes);
+    let chunks: Vec<&str> = events
+        .iter()
+        .filter_map(|e| e["artifactUpdate"]["artifact"]["parts"][0]["text"].as_str())
+        .collect();
+    assert_eq!(chunks, ["one ", "two  ", "three"]);
+    assert_eq!(
+        events.last().unwrap()["statusUpdate"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+}
+
+#[tokio::test]
+async fn echo_cancel_interrupts_sleep() {
+    let srv = Server::start("echo");
+    let c = client();
+    let params = json!({
+        "message": message("m-1", "sleep 60 then answer"),
+        "configuration": {"returnImmediately": true},
+    });
+    let r = rpc_result(&c, &srv.base, "SendMessage", params).await;
+    let id = r["task"]["id"].as_str().unwrap().to_owned();
+    let state = r["task"]["status"]["state"].as_str().unwrap();
+    assert!(
+        matches!(state, "TASK_STATE_SUBMITTED" | "TASK_STATE_WORKING"),
+        "{state}"
+    );
+
+    let started = Instant::now();
+    let t = rpc_result(&c, &srv.base, "CancelTask", json!({"id": id})).await;
+    assert_eq!(t["status"]["state"], "TASK_STATE_CANCELED");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "cancel waited for the sleep"
+    );
+    let t = rpc_result(&c, &srv.base, "GetTask", json!({"id": id})).await;
+    assert_eq!(t["status"]["state"], "TASK_STATE_CANCELED");
+    assert!(
+        t.get("artifacts").is_none(),
+        "a canceled task gained an artifact: {t}"
+    );
+}
+
+#[tokio::test]
+async fn echo_subscriber_sees_the_cancel_of_a_sleeping_task() {
+    let srv = Server::start("echo");
+    let c = client();
+    let params = json!({
+        "message": message("m-1", "sleep 60 then answer"),
+        "configuration": {"returnImmediately": true},
+    });
+    let r = rpc_result(&c, &srv.base, "SendMessage", params).await;
+    let id = r["task"]["id"].as_str().unwrap().to_owned();
+
+    // The answer's head comes once the first event (the task) is read.
+    let sub = Request::post(format!("{}/", srv.base))
+        .header("a2a-version", "1.0")
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(
+            serde_json::to_vec(&rpc("SubscribeToTask", json!({"id": id}))).unwrap(),
+        )))
+        .unwrap();
+    let res = c.request(sub).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+
+    let t = rpc_result(&c, &srv.base, "CancelTask", json!({"id": id})).await;
+    assert_eq!(t["status"]["state"], "TASK_STATE_CANCELED");
+
+    let body = res.into_body().collect().await.unwrap().to_bytes();
+    let events = sse_events(&body);
+    let results: Vec<&Value> = events.iter().map(|e| &e["result"]).collect();
+    // The task (SUBMITTED, or WORKING if the agent started already), maybe
+    // the WORKING update, then CANCELED, and the stream ends.
+    let (first, rest) = results.split_first().unwrap();
+    assert_eq!(first["task"]["id"], id.as_str());
+    let state = first["task"]["status"]["state"].as_str().unwrap();
+    assert!(
+        matches!(state, "TASK_STATE_SUBMITTED" | "TASK_STATE_WORKING"),
+        "{state}"
+    );
+    let states: Vec<&str> = rest
+        .iter()
+        .map(|r| r["statusUpdate"]["status"]["state"].as_str().unwrap())
+        .collect();
+    let expected: &[&str] = if state == "TASK_STATE_WORKING" {
+        &["TASK_STATE_CANCELED"]
+    } else {
+        &["TASK_STATE_WORKING", "TASK_STATE_CANCELED"]
+    };
+    assert_eq!(states, expected, "{results:#?}");
+}

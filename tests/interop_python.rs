@@ -1,0 +1,98 @@
+//! Interoperability with the official Python `a2a-sdk` 1.x client: the built
+//! echo example is driven by `tests/interop/python_client.py` (card
+//! resolution, blocking send, streaming send, get, cancel, unknown task) over
+//! each binding.
+//!
+//! Python comes from `A2A_PYTHON`, else `.venv/bin/python` at the repository
+//! root (`.ci/run` creates it with `a2a-sdk[http-server]>=1.3,<2`). A missing
+//! interpreter or SDK fails these tests; they never skip.
+#![cfg(all(feature = "engine", feature = "jsonrpc", feature = "rest"))]
+
+#[path = "support/server.rs"]
+mod server;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use server::Server;
+use tokio::process::Command;
+
+/// A generous bound on one script run (it normally takes about a second).
+const SCRIPT_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The Python interpreter with the SDK: `A2A_PYTHON`, else `.venv/bin/python`.
+fn python() -> PathBuf {
+    let python = match std::env::var_os("A2A_PYTHON") {
+        Some(p) => PathBuf::from(p),
+        None => repo().join(".venv").join("bin").join("python"),
+    };
+    assert!(
+        python.exists(),
+        "no Python for the interop tests at {}: set A2A_PYTHON, or create the venv with \
+         `python3 -m venv .venv && .venv/bin/pip install 'a2a-sdk[http-server]>=1.3,<2'` \
+         (.ci/run does this)",
+        python.display()
+    );
+    python
+}
+
+async fn run_script(binding: &str) {
+    let python = python();
+    let sdk = Command::new(&python)
+        .args(["-c", "import a2a.client, a2a.types, httpx"])
+        .output()
+        .await
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
+    assert!(
+        sdk.status.success(),
+        "{} lacks the a2a-sdk client (install 'a2a-sdk[http-server]>=1.3,<2'):\n{}",
+        python.display(),
+        String::from_utf8_lossy(&sdk.stderr)
+    );
+
+    let server = Server::start("echo");
+    let script = repo()
+        .join("tests")
+        .join("interop")
+        .join("python_client.py");
+    let child = Command::new(&python)
+        .arg(&script)
+        .arg(&server.base)
+        .arg(binding)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(SCRIPT_TIMEOUT, child)
+        .await
+        .unwrap_or_else(|_| panic!("the {binding} interop script ran over {SCRIPT_TIMEOUT:?}"))
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the {binding} interop script failed ({}):\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        out.status
+    );
+    assert!(
+        stdout.contains(&format!("PYTHON INTEROP OK ({binding})")),
+        "the {binding} interop script did not finish:\n{stdout}\n{stderr}"
+    );
+    drop(server);
+}
+
+#[tokio::test]
+async fn python_sdk_client_over_jsonrpc() {
+    run_script("JSONRPC").await;
+}
+
+#[tokio::test]
+async fn python_sdk_client_over_http_json() {
+    run_script("HTTP+JSON").await;
+}

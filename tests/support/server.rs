@@ -1,0 +1,95 @@
+//! Spawning a built example binary as a server for end-to-end tests.
+//!
+//! The example must already be built with the test's profile and features
+//! (`cargo build --examples --all-features`, which `.ci/run` does before the
+//! tests); a missing binary fails the test with that instruction.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How long a server may take to print its address.
+const STARTUP: Duration = Duration::from_secs(20);
+
+/// The path of a built example binary of this test's profile:
+/// `target/<profile>/deps/<test>` → `target/<profile>/examples/<name>`.
+pub(crate) fn example_binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let profile_dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("the test binary lives in target/<profile>/deps");
+    let bin = profile_dir
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bin.is_file(),
+        "the example binary {} is missing: build it first with \
+         `cargo build --examples --all-features` (same profile as the tests)",
+        bin.display()
+    );
+    bin
+}
+
+/// A running example server, killed (and reaped) when dropped, so a failing
+/// test leaves no process behind.
+pub(crate) struct Server {
+    child: Child,
+    /// `http://ADDR` as the server printed it.
+    pub(crate) base: String,
+}
+
+impl Server {
+    /// Starts the example `name` on a free loopback port
+    /// (`A2A_ADDR=127.0.0.1:0`) and waits for its `listening on http://ADDR`
+    /// line.
+    pub(crate) fn start(name: &str) -> Self {
+        let bin = example_binary(name);
+        let mut child = Command::new(&bin)
+            .env("A2A_ADDR", "127.0.0.1:0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
+        let stdout = child.stdout.take().expect("piped stdout");
+        // From here on the guard owns the child: a panic below kills it.
+        let mut server = Self {
+            child,
+            base: String::new(),
+        };
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            let first = lines.next();
+            let _ = tx.send(first);
+            // Keep draining so the server never blocks on a full pipe.
+            for _ in lines {}
+        });
+        let line = match rx.recv_timeout(STARTUP) {
+            Ok(Some(Ok(line))) => line,
+            Ok(other) => panic!("{name} exited or wrote no address line: {other:?}"),
+            Err(_) => panic!("{name} printed no address within {STARTUP:?}"),
+        };
+        let base = line
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line from {name}: {line:?}"));
+        assert!(
+            base.starts_with("http://"),
+            "unexpected address line: {line:?}"
+        );
+        server.base = base.to_owned();
+        server
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
