@@ -61,7 +61,10 @@ async fn send_blocks_until_completed() {
     let task = send_task(&svc, send_req(user("hello"))).await;
     assert_eq!(task.status.state, TaskState::Completed);
     assert!(uuid::Uuid::parse_str(&task.id).is_ok());
-    assert!(uuid::Uuid::parse_str(&task.context_id).is_ok(), "context generated");
+    assert!(
+        uuid::Uuid::parse_str(&task.context_id).is_ok(),
+        "context generated"
+    );
     assert_eq!(task.artifacts.len(), 1);
     assert_eq!(task.artifacts[0].parts[0].as_text(), Some("hello"));
     assert_eq!(task.history.len(), 1);
@@ -99,7 +102,10 @@ async fn return_immediately_then_subscribe_to_completion() {
         panic!("{events:?}")
     };
     assert_eq!(last.status.state, TaskState::Completed);
-    assert_eq!(get(&svc, &task.id).await.unwrap().status.state, TaskState::Completed);
+    assert_eq!(
+        get(&svc, &task.id).await.unwrap().status.state,
+        TaskState::Completed
+    );
 }
 
 // a2a-spec.md §3.8 on SendMessage: historyLength applies to the result.
@@ -149,13 +155,21 @@ async fn get_task_and_history_length() {
     assert_eq!(t.status.state, TaskState::Completed);
     // user, question, answer
     assert_eq!(get(&svc, &t.id).await.unwrap().history.len(), 3);
-    for (n, want) in [(Some(0), 0), (Some(1), 1), (Some(2), 2), (Some(9), 3), (None, 3)] {
+    for (n, want) in [
+        (Some(0), 0),
+        (Some(1), 1),
+        (Some(2), 2),
+        (Some(9), 3),
+        (None, 3),
+    ] {
         let op = Operation::GetTask(GetTaskRequest {
             id: t.id.clone(),
             history_length: n,
             ..Default::default()
         });
-        let A2aResponse::Task(task) = call(&svc, op).await.unwrap() else { panic!() };
+        let A2aResponse::Task(task) = call(&svc, op).await.unwrap() else {
+            panic!()
+        };
         assert_eq!(task.history.len(), want, "{n:?}");
         if n == Some(1) {
             assert_eq!(task.history[0].text(), "EUR", "most recent first kept");
@@ -197,7 +211,11 @@ async fn list_tasks_filters_and_pages() {
     assert_eq!(all.next_page_token, "");
     let json = serde_json::to_value(&all).unwrap();
     assert_eq!(json["nextPageToken"], "", "always present");
-    let stamps: Vec<_> = all.tasks.iter().map(|t| t.status.timestamp.unwrap()).collect();
+    let stamps: Vec<_> = all
+        .tasks
+        .iter()
+        .map(|t| t.status.timestamp.unwrap())
+        .collect();
     assert!(stamps.windows(2).all(|w| w[0] >= w[1]), "newest first");
 
     let even = list(
@@ -349,7 +367,10 @@ async fn cancel_running_task_executor_observes() {
     let canceled = cancel(&svc, &t.id).await.unwrap();
     assert_eq!(canceled.status.state, TaskState::Canceled);
     assert_eq!(rx.recv().await, Some(true), "executor saw the cancel");
-    assert_eq!(get(&svc, &t.id).await.unwrap().status.state, TaskState::Canceled);
+    assert_eq!(
+        get(&svc, &t.id).await.unwrap().status.state,
+        TaskState::Canceled
+    );
     let err = cancel(&svc, &t.id).await.unwrap_err();
     assert_eq!(code(&err), -32002);
     assert_eq!(code(&cancel(&svc, "missing").await.unwrap_err()), -32001);
@@ -364,7 +385,9 @@ async fn cancel_input_required_task() {
     let c = cancel(&svc, &t.id).await.unwrap();
     assert_eq!(c.status.state, TaskState::Canceled);
     // a2a-spec.md §4.1: a message to a terminal task → UnsupportedOperation.
-    let err = send(&svc, send_req(to_task(&t.id, "", "late"))).await.unwrap_err();
+    let err = send(&svc, send_req(to_task(&t.id, "", "late")))
+        .await
+        .unwrap_err();
     assert_eq!(code(&err), -32004);
 }
 
@@ -394,7 +417,9 @@ async fn continuation_rules() {
     let texts: Vec<_> = done.history.iter().map(Message::text).collect();
     assert_eq!(texts, ["Convert 10", "Which currency?", "EUR"]);
     assert_eq!(done.history[2].context_id, t.context_id);
-    let err = send(&svc, send_req(to_task(&t.id, "", "more"))).await.unwrap_err();
+    let err = send(&svc, send_req(to_task(&t.id, "", "more")))
+        .await
+        .unwrap_err();
     assert_eq!(code(&err), -32004, "terminal task");
 }
 
@@ -411,7 +436,9 @@ async fn streaming_send_task_stream() {
         panic!("{events:?}")
     };
     assert_eq!(first.status.state, TaskState::Working);
-    assert!(matches!(&events[1], StreamResponse::ArtifactUpdate(a) if a.last_chunk && a.task_id == first.id));
+    assert!(
+        matches!(&events[1], StreamResponse::ArtifactUpdate(a) if a.last_chunk && a.task_id == first.id)
+    );
     let StreamResponse::StatusUpdate(end) = &events[2] else {
         panic!()
     };
@@ -428,9 +455,12 @@ async fn direct_reply_is_a_message() {
         ex.emit.reply(Message::agent("", "pong")).await?;
         Ok(())
     }));
-    let s = stream(&svc, Operation::SendStreamingMessage(send_req(user("ping"))))
-        .await
-        .unwrap();
+    let s = stream(
+        &svc,
+        Operation::SendStreamingMessage(send_req(user("ping"))),
+    )
+    .await
+    .unwrap();
     let events = collect(s).await;
     assert_eq!(events.len(), 1);
     let Ok(StreamResponse::Message(m)) = &events[0] else {
@@ -474,7 +504,9 @@ async fn subscribe_rules() {
         panic!()
     };
     assert_eq!(first.id, t.id);
-    assert!(matches!(events.last(), Some(Ok(StreamResponse::StatusUpdate(u))) if u.status.state == TaskState::Completed));
+    assert!(
+        matches!(events.last(), Some(Ok(StreamResponse::StatusUpdate(u))) if u.status.state == TaskState::Completed)
+    );
     assert_eq!(code(&subscribe(&svc, &t.id).await.unwrap_err()), -32004);
 }
 
@@ -494,7 +526,9 @@ async fn dropped_stream_cancels_nothing() {
     let again = subscribe(&svc, &t.id).await.unwrap();
     gate.open();
     let events = collect(again).await;
-    assert!(matches!(events.last(), Some(Ok(StreamResponse::StatusUpdate(u))) if u.status.state == TaskState::Completed));
+    assert!(
+        matches!(events.last(), Some(Ok(StreamResponse::StatusUpdate(u))) if u.status.state == TaskState::Completed)
+    );
 }
 
 // a2a-spec.md §4.8: streaming undeclared → UnsupportedOperation for both
@@ -527,7 +561,11 @@ async fn executor_outcomes() {
     assert_eq!(t.status.state, TaskState::Failed);
     let msg = t.status.message.unwrap();
     assert_eq!(msg.text(), a2a_tower::engine::EXECUTOR_FAILED_MESSAGE);
-    assert!(!serde_json::to_string(&get(&svc, &t.id).await.unwrap()).unwrap().contains("secret"));
+    assert!(
+        !serde_json::to_string(&get(&svc, &t.id).await.unwrap())
+            .unwrap()
+            .contains("secret")
+    );
 }
 
 // Invalid emissions are refused, and nothing follows a terminal status.

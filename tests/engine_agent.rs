@@ -46,7 +46,10 @@ fn agent_engine() -> TaskServiceOf {
 type TaskServiceOf =
     a2a_tower::engine::TaskService<a2a_tower::engine::ExecutorService<AgentExecutor<Words>>>;
 
-async fn agent_call(svc: &TaskServiceOf, op: Operation) -> Result<A2aResponse, a2a_tower::A2aError> {
+async fn agent_call(
+    svc: &TaskServiceOf,
+    op: Operation,
+) -> Result<A2aResponse, a2a_tower::A2aError> {
     svc.clone().oneshot(A2aRequest::new(op)).await
 }
 
@@ -73,15 +76,25 @@ async fn text_agent_streams_chunks_into_one_artifact() {
     assert_eq!(chunks.len(), 3);
     assert!(!chunks[0].append);
     assert!(chunks[1].append && chunks[2].append);
-    assert!(chunks.iter().all(|c| c.artifact.artifact_id == chunks[0].artifact.artifact_id));
+    assert!(
+        chunks
+            .iter()
+            .all(|c| c.artifact.artifact_id == chunks[0].artifact.artifact_id)
+    );
     let A2aResponse::SendMessage(a2a_tower::types::SendMessageResponse::Task(t)) =
-        agent_call(&svc, Operation::SendMessage(send_req(user("x y")))).await.unwrap()
+        agent_call(&svc, Operation::SendMessage(send_req(user("x y"))))
+            .await
+            .unwrap()
     else {
         panic!()
     };
     assert_eq!(t.status.state, TaskState::Completed);
     assert_eq!(t.artifacts.len(), 1);
-    let text: String = t.artifacts[0].parts.iter().filter_map(Part::as_text).collect();
+    let text: String = t.artifacts[0]
+        .parts
+        .iter()
+        .filter_map(Part::as_text)
+        .collect();
     assert_eq!(text, "x y ");
 }
 
@@ -91,12 +104,17 @@ async fn text_agent_streams_chunks_into_one_artifact() {
 async fn text_agent_error_fails_with_fixed_message() {
     let svc = agent_engine();
     let A2aResponse::SendMessage(a2a_tower::types::SendMessageResponse::Task(t)) =
-        agent_call(&svc, Operation::SendMessage(send_req(user("ok fail")))).await.unwrap()
+        agent_call(&svc, Operation::SendMessage(send_req(user("ok fail"))))
+            .await
+            .unwrap()
     else {
         panic!()
     };
     assert_eq!(t.status.state, TaskState::Failed);
-    assert_eq!(t.status.message.as_ref().unwrap().text(), AGENT_FAILED_MESSAGE);
+    assert_eq!(
+        t.status.message.as_ref().unwrap().text(),
+        AGENT_FAILED_MESSAGE
+    );
     let json = serde_json::to_string(&t).unwrap();
     assert!(!json.contains("sk-123") && !json.contains("quota"));
     assert_eq!(t.artifacts.len(), 1, "partial output kept");
@@ -109,15 +127,20 @@ async fn non_text_input_is_rejected_before_start() {
     let svc = agent_engine();
     let mut m = user("x");
     m.parts = vec![Part::data(serde_json::json!({"a": 1}))];
-    let err = agent_call(&svc, Operation::SendMessage(send_req(m))).await.unwrap_err();
+    let err = agent_call(&svc, Operation::SendMessage(send_req(m)))
+        .await
+        .unwrap_err();
     assert_eq!(err.kind().jsonrpc_code(), -32005);
     let mut m = user("x");
     m.parts = vec![Part::text("# hi").with_media_type("text/markdown")];
-    let err = agent_call(&svc, Operation::SendMessage(send_req(m))).await.unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::ContentTypeNotSupported);
-    let A2aResponse::Tasks(page) = agent_call(&svc, Operation::ListTasks(ListTasksRequest::default()))
+    let err = agent_call(&svc, Operation::SendMessage(send_req(m)))
         .await
-        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ContentTypeNotSupported);
+    let A2aResponse::Tasks(page) =
+        agent_call(&svc, Operation::ListTasks(ListTasksRequest::default()))
+            .await
+            .unwrap()
     else {
         panic!()
     };
@@ -182,7 +205,9 @@ async fn authority_isolation() {
         svc.clone().oneshot(req)
     };
     let A2aResponse::SendMessage(a2a_tower::types::SendMessageResponse::Task(t)) =
-        as_user("alice", Operation::SendMessage(send_req(user("hi")))).await.unwrap()
+        as_user("alice", Operation::SendMessage(send_req(user("hi"))))
+            .await
+            .unwrap()
     else {
         panic!()
     };
@@ -194,30 +219,46 @@ async fn authority_isolation() {
         })
     };
     assert!(as_user("alice", get_op()).await.is_ok());
-    let missing = as_user("bob", Operation::GetTask(a2a_tower::types::GetTaskRequest {
-        id: "no-such".into(),
-        ..Default::default()
-    }))
+    let missing = as_user(
+        "bob",
+        Operation::GetTask(a2a_tower::types::GetTaskRequest {
+            id: "no-such".into(),
+            ..Default::default()
+        }),
+    )
     .await
     .unwrap_err();
     let other = as_user("bob", get_op()).await.unwrap_err();
     assert_eq!(other.kind(), ErrorKind::TaskNotFound);
-    assert_eq!(other.to_jsonrpc_error()["message"], missing.to_jsonrpc_error()["message"]);
+    assert_eq!(
+        other.to_jsonrpc_error()["message"],
+        missing.to_jsonrpc_error()["message"]
+    );
     let cancel = Operation::CancelTask(CancelTaskRequest {
         id: t.id.clone(),
         ..Default::default()
     });
-    assert_eq!(as_user("bob", cancel).await.unwrap_err().kind(), ErrorKind::TaskNotFound);
+    assert_eq!(
+        as_user("bob", cancel).await.unwrap_err().kind(),
+        ErrorKind::TaskNotFound
+    );
     let sub = Operation::SubscribeToTask(a2a_tower::types::SubscribeToTaskRequest {
         id: t.id.clone(),
         ..Default::default()
     });
-    assert_eq!(as_user("bob", sub).await.unwrap_err().kind(), ErrorKind::TaskNotFound);
+    assert_eq!(
+        as_user("bob", sub).await.unwrap_err().kind(),
+        ErrorKind::TaskNotFound
+    );
     let cont = Operation::SendMessage(send_req(to_task(&t.id, "", "hijack")));
-    assert_eq!(as_user("bob", cont).await.unwrap_err().kind(), ErrorKind::TaskNotFound);
-    let A2aResponse::Tasks(page) = as_user("bob", Operation::ListTasks(ListTasksRequest::default()))
-        .await
-        .unwrap()
+    assert_eq!(
+        as_user("bob", cont).await.unwrap_err().kind(),
+        ErrorKind::TaskNotFound
+    );
+    let A2aResponse::Tasks(page) =
+        as_user("bob", Operation::ListTasks(ListTasksRequest::default()))
+            .await
+            .unwrap()
     else {
         panic!()
     };
@@ -226,9 +267,16 @@ async fn authority_isolation() {
     let mut req = A2aRequest::new(get_op());
     req.context.extensions.insert(User("alice".into()));
     req.context.tenant = "other".into();
-    assert_eq!(svc.clone().oneshot(req).await.unwrap_err().kind(), ErrorKind::TaskNotFound);
+    assert_eq!(
+        svc.clone().oneshot(req).await.unwrap_err().kind(),
+        ErrorKind::TaskNotFound
+    );
     // No principal: unauthenticated.
-    let err = svc.clone().oneshot(A2aRequest::new(get_op())).await.unwrap_err();
+    let err = svc
+        .clone()
+        .oneshot(A2aRequest::new(get_op()))
+        .await
+        .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Unauthenticated);
 }
 
@@ -237,22 +285,35 @@ async fn authority_isolation() {
 async fn extended_agent_card() {
     let op = || Operation::GetExtendedAgentCard(GetExtendedAgentCardRequest::default());
     let svc = engine(boxed(|_ex: Execution| async { Ok(()) }));
-    assert_eq!(call(&svc, op()).await.unwrap_err().kind().jsonrpc_code(), -32004);
+    assert_eq!(
+        call(&svc, op()).await.unwrap_err().kind().jsonrpc_code(),
+        -32004
+    );
 
     let mut declared = card();
     declared.capabilities.extended_agent_card = Some(true);
     let layer = TaskLayer::new(declared.clone(), MemoryTaskLog::new()).unwrap();
     let svc = engine_with(layer, boxed(|_ex: Execution| async { Ok(()) }));
-    assert_eq!(call(&svc, op()).await.unwrap_err().kind().jsonrpc_code(), -32007);
+    assert_eq!(
+        call(&svc, op()).await.unwrap_err().kind().jsonrpc_code(),
+        -32007
+    );
 
     let layer = TaskLayer::new(declared, MemoryTaskLog::new())
         .unwrap()
         .extended_card(|ctx| {
             let user = ctx.extensions.get::<User>()?;
-            Some(AgentCard::new(format!("Test for {}", user.0), "extended", "1.0.0"))
+            Some(AgentCard::new(
+                format!("Test for {}", user.0),
+                "extended",
+                "1.0.0",
+            ))
         });
     let svc = engine_with(layer, boxed(|_ex: Execution| async { Ok(()) }));
-    assert_eq!(call(&svc, op()).await.unwrap_err().kind().jsonrpc_code(), -32007);
+    assert_eq!(
+        call(&svc, op()).await.unwrap_err().kind().jsonrpc_code(),
+        -32007
+    );
     let mut req = A2aRequest::new(op());
     req.context.extensions.insert(User("carol".into()));
     let A2aResponse::AgentCard(c) = svc.clone().oneshot(req).await.unwrap() else {
@@ -273,8 +334,12 @@ async fn push_config_operations_not_supported() {
             ..Default::default()
         }),
         Operation::GetTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest::default()),
-        Operation::ListTaskPushNotificationConfigs(ListTaskPushNotificationConfigsRequest::default()),
-        Operation::DeleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest::default()),
+        Operation::ListTaskPushNotificationConfigs(
+            ListTaskPushNotificationConfigsRequest::default(),
+        ),
+        Operation::DeleteTaskPushNotificationConfig(
+            DeleteTaskPushNotificationConfigRequest::default(),
+        ),
     ];
     for op in ops {
         let err = call(&svc, op).await.unwrap_err();
@@ -288,7 +353,10 @@ async fn push_config_operations_not_supported() {
         }),
         ..Default::default()
     });
-    assert_eq!(send(&svc, req).await.unwrap_err().kind().jsonrpc_code(), -32003);
+    assert_eq!(
+        send(&svc, req).await.unwrap_err().kind().jsonrpc_code(),
+        -32003
+    );
     let mut pushy = card();
     pushy.capabilities.push_notifications = Some(true);
     assert!(TaskLayer::new(pushy, MemoryTaskLog::new()).is_err());
@@ -298,5 +366,9 @@ async fn push_config_operations_not_supported() {
 fn builder_rejects_invalid_config() {
     let layer = || TaskLayer::new(card(), MemoryTaskLog::new()).unwrap();
     assert!(layer().subscriber_buffer(0).is_err());
-    assert!(layer().inactivity_timeout(std::time::Duration::ZERO).is_err());
+    assert!(
+        layer()
+            .inactivity_timeout(std::time::Duration::ZERO)
+            .is_err()
+    );
 }

@@ -45,18 +45,30 @@ async fn two_sends_to_one_task() {
     let (a, b) = tokio::join!(a, b);
     let oks = [a.is_ok(), b.is_ok()];
     assert_eq!(oks.iter().filter(|o| **o).count(), 1, "{a:?} {b:?}");
-    let err = if a.is_err() { a.unwrap_err() } else { b.unwrap_err() };
+    let err = if a.is_err() {
+        a.unwrap_err()
+    } else {
+        b.unwrap_err()
+    };
     assert_eq!(err.kind(), ErrorKind::UnsupportedOperation);
     assert_eq!(err.metadata().get("taskId"), Some(&t.id));
     // Still running: a third send is rejected too.
-    let err = send(&svc, immediate(to_task(&t.id, "", "c"))).await.unwrap_err();
+    let err = send(&svc, immediate(to_task(&t.id, "", "c")))
+        .await
+        .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::UnsupportedOperation);
     let sub = subscribe(&svc, &t.id).await.unwrap();
     gate.open();
     let events = collect(sub).await;
-    assert!(matches!(events.last(), Some(Ok(StreamResponse::StatusUpdate(u))) if u.status.state == TaskState::Completed));
+    assert!(
+        matches!(events.last(), Some(Ok(StreamResponse::StatusUpdate(u))) if u.status.state == TaskState::Completed)
+    );
     let task = get(&svc, &t.id).await.unwrap();
-    assert_eq!(task.history.len(), 3, "start, question, one admitted answer");
+    assert_eq!(
+        task.history.len(),
+        3,
+        "start, question, one admitted answer"
+    );
 }
 
 // Cancel racing completion: the outcome is one of the two, never both, and
@@ -175,7 +187,10 @@ async fn slow_subscriber_is_cut_off() {
     }
     assert_eq!(chunks, 50);
     let rest = collect(fast).await;
-    assert!(matches!(rest.last(), Some(Ok(StreamResponse::StatusUpdate(u))) if u.status.state == TaskState::Completed), "{rest:?}");
+    assert!(
+        matches!(rest.last(), Some(Ok(StreamResponse::StatusUpdate(u))) if u.status.state == TaskState::Completed),
+        "{rest:?}"
+    );
     let done = get(&svc, &t.id).await.unwrap();
     assert_eq!(done.status.state, TaskState::Completed);
     assert_eq!(done.artifacts[0].parts.len(), 50);
@@ -268,7 +283,10 @@ async fn host_layers_between_engine_and_executor() {
         }
     }
     let second = send_task(&svc, immediate(user("2"))).await;
-    assert_eq!(get(&svc, &second.id).await.unwrap().status.state, TaskState::Submitted);
+    assert_eq!(
+        get(&svc, &second.id).await.unwrap().status.state,
+        TaskState::Submitted
+    );
     let A2aResponse::Task(c) = call(
         &svc,
         Operation::CancelTask(CancelTaskRequest {
@@ -283,5 +301,8 @@ async fn host_layers_between_engine_and_executor() {
     assert_eq!(c.status.state, TaskState::Canceled);
     gate.open();
     collect(sub).await;
-    assert_eq!(get(&svc, &first.id).await.unwrap().status.state, TaskState::Completed);
+    assert_eq!(
+        get(&svc, &first.id).await.unwrap().status.state,
+        TaskState::Completed
+    );
 }

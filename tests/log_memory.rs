@@ -50,19 +50,32 @@ async fn finish(log: &Log, id: &str) {
 // never evicted silently (Full instead).
 #[tokio::test]
 async fn eviction_by_count() {
-    let log: Log = Arc::new(MemoryTaskLog::builder().max_tasks(3).shards(1).build().unwrap());
+    let log: Log = Arc::new(
+        MemoryTaskLog::builder()
+            .max_tasks(3)
+            .shards(1)
+            .build()
+            .unwrap(),
+    );
     for id in ["t1", "t2", "t3"] {
         create(&log, "a", id, "c").await;
     }
     let err = log
-        .append(AppendRequest::create("a", "t4", vec![Record::created("t4", "c")]))
+        .append(AppendRequest::create(
+            "a",
+            "t4",
+            vec![Record::created("t4", "c")],
+        ))
         .await
         .unwrap_err();
     assert_eq!(err.kind(), LogErrorKind::Full);
     finish(&log, "t3").await;
     finish(&log, "t1").await;
     create(&log, "a", "t4", "c").await;
-    assert!(log.snapshot("a", "t3").await.is_err(), "oldest terminal evicted");
+    assert!(
+        log.snapshot("a", "t3").await.is_err(),
+        "oldest terminal evicted"
+    );
     assert!(log.snapshot("a", "t1").await.is_ok());
     assert!(log.snapshot("a", "t2").await.is_ok(), "live task kept");
 }
@@ -81,20 +94,32 @@ async fn eviction_by_bytes_skips_watched() {
     finish(&log, "watched").await;
     for i in 0..200 {
         let id = format!("t{i}");
-        log.append(AppendRequest::create("a", &id, vec![Record::created(&id, "c")]))
-            .await
-            .unwrap();
+        log.append(AppendRequest::create(
+            "a",
+            &id,
+            vec![Record::created(&id, "c")],
+        ))
+        .await
+        .unwrap();
         let end = AppendRequest::new("a", &id, 1, 1, vec![status(TaskState::Completed)]);
         log.append(end).await.unwrap();
         assert!(mem.bytes() <= 8 * 1024, "{}", mem.bytes());
     }
-    assert!(mem.len() < 100, "terminal tasks were evicted to make room: {}", mem.len());
+    assert!(
+        mem.len() < 100,
+        "terminal tasks were evicted to make room: {}",
+        mem.len()
+    );
     // Live tasks are never evicted: eventually a create is refused.
     let mut live = 0;
     loop {
         let id = format!("live{live}");
         match log
-            .append(AppendRequest::create("a", &id, vec![Record::created(&id, "c")]))
+            .append(AppendRequest::create(
+                "a",
+                &id,
+                vec![Record::created(&id, "c")],
+            ))
             .await
         {
             Ok(_) => live += 1,
@@ -124,7 +149,11 @@ fn never_policy() {
     create(&log, "a", "t1", "c").now_or_never().unwrap();
     finish(&log, "t1").now_or_never().unwrap();
     let err = log
-        .append(AppendRequest::create("a", "t2", vec![Record::created("t2", "c")]))
+        .append(AppendRequest::create(
+            "a",
+            "t2",
+            vec![Record::created("t2", "c")],
+        ))
         .now_or_never()
         .unwrap()
         .unwrap_err();
@@ -169,7 +198,10 @@ async fn echo_task(log: &Log, i: usize) {
         .append(AppendRequest::create(
             "public",
             &id,
-            vec![Record::created(&id, &ctx), Record::MessageAdmitted { message: m }],
+            vec![
+                Record::created(&id, &ctx),
+                Record::MessageAdmitted { message: m },
+            ],
         ))
         .await
         .unwrap();

@@ -106,7 +106,11 @@ impl Emitter {
     }
 
     /// Records a status. `message` is stamped as an agent message of this task.
-    pub async fn status(&self, state: TaskState, message: Option<Message>) -> Result<(), EmitError> {
+    pub async fn status(
+        &self,
+        state: TaskState,
+        message: Option<Message>,
+    ) -> Result<(), EmitError> {
         if matches!(state, TaskState::Unspecified | TaskState::Submitted) {
             return Err(EmitError::Invalid);
         }
@@ -115,7 +119,10 @@ impl Emitter {
             message: message.map(|m| self.writer.agent_message(m)),
             timestamp: Some(Timestamp::now()),
         };
-        self.writer.commit(vec![Record::status(status)]).await.map(drop)
+        self.writer
+            .commit(vec![Record::status(status)])
+            .await
+            .map(drop)
     }
 
     /// Records WORKING.

@@ -61,7 +61,10 @@ impl fmt::Debug for TaskLayer {
     }
 }
 
-fn modes(card: &AgentCard, pick: impl Fn(&crate::types::AgentSkill) -> &Vec<String>) -> Vec<String> {
+fn modes(
+    card: &AgentCard,
+    pick: impl Fn(&crate::types::AgentSkill) -> &Vec<String>,
+) -> Vec<String> {
     let mut all = Vec::new();
     for m in card.skills.iter().flat_map(pick) {
         if !all.contains(m) {

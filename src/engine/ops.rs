@@ -6,8 +6,8 @@ use super::service::record_ids;
 use super::subscribe::{Start, event_stream};
 use crate::log::{AppendRequest, ListQuery, LogError, LogErrorKind, PageCursor, Record};
 use crate::types::{
-    CancelTaskRequest, GetTaskRequest, ListTasksRequest, ListTasksResponse,
-    SubscribeToTaskRequest, Task, TaskState, TaskStatus, Timestamp,
+    CancelTaskRequest, GetTaskRequest, ListTasksRequest, ListTasksResponse, SubscribeToTaskRequest,
+    Task, TaskState, TaskStatus, Timestamp,
 };
 use crate::{A2aError, A2aResponse, CallContext, ErrorKind};
 
@@ -60,7 +60,11 @@ pub(crate) async fn get(
         .await
         .map_err(not_found(&req.id))?;
     record_ids(&snap.task.id, &snap.task.context_id);
-    Ok(A2aResponse::Task(view(&snap.task, req.history_length, true)))
+    Ok(A2aResponse::Task(view(
+        &snap.task,
+        req.history_length,
+        true,
+    )))
 }
 
 pub(crate) async fn list(
@@ -74,13 +78,13 @@ pub(crate) async fn list(
         Some(_) => return Err(A2aError::invalid_params("pageSize", "must be 1..=100")),
     };
     history_length(req.history_length, "historyLength")?;
-    let after = match req.page_token.as_str() {
-        "" => None,
-        token => Some(
-            PageCursor::from_token(token)
-                .ok_or_else(|| A2aError::invalid_params("pageToken", "is not a valid page token"))?,
-        ),
-    };
+    let after =
+        match req.page_token.as_str() {
+            "" => None,
+            token => Some(PageCursor::from_token(token).ok_or_else(|| {
+                A2aError::invalid_params("pageToken", "is not a valid page token")
+            })?),
+        };
     let authority = shared.authority.resolve(ctx)?;
     let query = ListQuery {
         context_id: (!req.context_id.is_empty()).then(|| req.context_id.clone()),
@@ -139,7 +143,13 @@ pub(crate) async fn cancel(
             },
             Record::status(TaskStatus::new(TaskState::Canceled)),
         ];
-        let req_append = AppendRequest::new(authority.clone(), req.id.clone(), snap.seq, snap.epoch, records);
+        let req_append = AppendRequest::new(
+            authority.clone(),
+            req.id.clone(),
+            snap.seq,
+            snap.epoch,
+            records,
+        );
         match shared.log.append(req_append).await {
             Ok(done) => return Ok(A2aResponse::Task(view(&done.snapshot.task, None, true))),
             Err(e) if matches!(e.kind(), LogErrorKind::Conflict | LogErrorKind::Fenced) => {
@@ -148,7 +158,8 @@ pub(crate) async fn cancel(
             Err(e) => return Err(not_found(&req.id)(e)),
         }
     }
-    Err(A2aError::new(ErrorKind::Unavailable).with_message("The task is changing too fast to cancel; retry"))
+    Err(A2aError::new(ErrorKind::Unavailable)
+        .with_message("The task is changing too fast to cancel; retry"))
 }
 
 pub(crate) async fn subscribe(

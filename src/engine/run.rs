@@ -60,7 +60,9 @@ where
     };
     if let Err(e) = ready {
         tracing::warn!(error.kind = classify(&*e), "executor not ready");
-        writer.finish(TaskState::Failed, Some(EXECUTOR_FAILED)).await;
+        writer
+            .finish(TaskState::Failed, Some(EXECUTOR_FAILED))
+            .await;
         return "failed";
     }
     let fut = inner.call(execution);

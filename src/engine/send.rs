@@ -14,9 +14,7 @@ use super::subscribe::{Start, event_stream};
 use super::writer::Writer;
 use super::{EmitError, run};
 use crate::log::{LogErrorKind, Record, Snapshot, Watch};
-use crate::types::{
-    Part, PartContent, Role, SendMessageRequest, SendMessageResponse, Task,
-};
+use crate::types::{Part, PartContent, Role, SendMessageRequest, SendMessageResponse, Task};
 use crate::{A2aError, A2aResponse, BoxError, CallContext, ErrorKind};
 
 /// The media type of a part: its `mediaType` without parameters, else the
@@ -55,10 +53,16 @@ fn validate(shared: &Shared, req: &SendMessageRequest) -> Result<(), A2aError> {
         return Err(A2aError::invalid_params("message.messageId", "is required"));
     }
     if m.parts.is_empty() {
-        return Err(A2aError::invalid_params("message.parts", "needs at least one part"));
+        return Err(A2aError::invalid_params(
+            "message.parts",
+            "needs at least one part",
+        ));
     }
     if m.role == Role::Agent {
-        return Err(A2aError::invalid_params("message.role", "must be ROLE_USER"));
+        return Err(A2aError::invalid_params(
+            "message.role",
+            "must be ROLE_USER",
+        ));
     }
     if let Some(cfg) = &req.configuration {
         history_length(cfg.history_length, "configuration.historyLength")?;
@@ -210,7 +214,9 @@ where
     {
         Ok(w) => w,
         Err(e) => {
-            writer.finish(crate::types::TaskState::Failed, Some(run::EXECUTOR_FAILED)).await;
+            writer
+                .finish(crate::types::TaskState::Failed, Some(run::EXECUTOR_FAILED))
+                .await;
             shared.registry.remove(&writer);
             return Err(e.into());
         }
@@ -251,7 +257,11 @@ where
         watch,
     } = admit(shared, inner, req, context).await?;
     let respond = |task: &Task| {
-        A2aResponse::SendMessage(SendMessageResponse::Task(view(task, cfg.history_length, true)))
+        A2aResponse::SendMessage(SendMessageResponse::Task(view(
+            task,
+            cfg.history_length,
+            true,
+        )))
     };
     if cfg.return_immediately {
         return Ok(respond(&snapshot.task));

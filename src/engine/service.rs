@@ -112,7 +112,11 @@ where
     }
 }
 
-async fn dispatch<S>(shared: Arc<Shared>, inner: S, req: A2aRequest) -> Result<A2aResponse, A2aError>
+async fn dispatch<S>(
+    shared: Arc<Shared>,
+    inner: S,
+    req: A2aRequest,
+) -> Result<A2aResponse, A2aError>
 where
     S: Service<Execution, Response = ()> + Clone + Send + 'static,
     S::Error: Into<BoxError>,

@@ -50,9 +50,7 @@ pub(crate) fn event_stream(watch: Watch, start: Start, buffer: usize) -> EventSt
                     let end = item.is_err();
                     Some((item, (!end).then_some(rx)))
                 }
-                None if overflowed.load(Ordering::Acquire) => {
-                    Some((Err(overflow_error()), None))
-                }
+                None if overflowed.load(Ordering::Acquire) => Some((Err(overflow_error()), None)),
                 None => None,
             }
         }
@@ -114,7 +112,11 @@ async fn pump(watch: Watch, start: Start, tx: mpsc::Sender<Item>, overflowed: Ar
             // Not started yet: the first emission decides the stream's shape.
             match record {
                 Record::Replied { message, .. } => {
-                    send(&tx, Ok(StreamResponse::Message(message.clone())), &overflowed);
+                    send(
+                        &tx,
+                        Ok(StreamResponse::Message(message.clone())),
+                        &overflowed,
+                    );
                     return;
                 }
                 Record::StatusChanged { .. } | Record::ArtifactChunk { .. } => {

@@ -55,17 +55,36 @@ pub async fn create(log: &Log, authority: &str, id: &str, context: &str) -> u64 
 pub async fn append_is_conditional(log: Log) {
     assert_eq!(create(&log, "a", "t1", "c").await, 2);
     let dup = AppendRequest::create("a", "t1", vec![Record::created("t1", "c")]);
-    assert_eq!(log.append(dup).await.unwrap_err().kind(), LogErrorKind::Conflict);
-    let ok = AppendRequest::new("a", "t1", 2, 1, vec![status(TaskState::Working), chunk("x", "1", false)]);
+    assert_eq!(
+        log.append(dup).await.unwrap_err().kind(),
+        LogErrorKind::Conflict
+    );
+    let ok = AppendRequest::new(
+        "a",
+        "t1",
+        2,
+        1,
+        vec![status(TaskState::Working), chunk("x", "1", false)],
+    );
     let out = log.append(ok).await.unwrap();
     assert_eq!(out.seq, 4);
     assert_eq!(out.snapshot.seq, 4);
     assert_eq!(out.snapshot.task.status.state, TaskState::Working);
     let stale = AppendRequest::new("a", "t1", 2, 1, vec![status(TaskState::Completed)]);
-    assert_eq!(log.append(stale).await.unwrap_err().kind(), LogErrorKind::Conflict);
+    assert_eq!(
+        log.append(stale).await.unwrap_err().kind(),
+        LogErrorKind::Conflict
+    );
     let ahead = AppendRequest::new("a", "t1", 9, 1, vec![status(TaskState::Completed)]);
-    assert_eq!(log.append(ahead).await.unwrap_err().kind(), LogErrorKind::Conflict);
-    assert_eq!(log.snapshot("a", "t1").await.unwrap().seq, 4, "nothing written");
+    assert_eq!(
+        log.append(ahead).await.unwrap_err().kind(),
+        LogErrorKind::Conflict
+    );
+    assert_eq!(
+        log.snapshot("a", "t1").await.unwrap().seq,
+        4,
+        "nothing written"
+    );
 }
 
 /// A higher epoch takes over and fences every older writer.
@@ -74,7 +93,10 @@ pub async fn epochs_fence_stale_writers(log: Log) {
     let newer = AppendRequest::new("a", "t1", 2, 2, vec![status(TaskState::Working)]);
     assert_eq!(log.append(newer).await.unwrap().snapshot.epoch, 2);
     let stale = AppendRequest::new("a", "t1", 3, 1, vec![status(TaskState::Completed)]);
-    assert_eq!(log.append(stale).await.unwrap_err().kind(), LogErrorKind::Fenced);
+    assert_eq!(
+        log.append(stale).await.unwrap_err().kind(),
+        LogErrorKind::Fenced
+    );
     let same = AppendRequest::new("a", "t1", 3, 2, vec![status(TaskState::Completed)]);
     assert!(log.append(same).await.is_ok());
 }
@@ -82,8 +104,14 @@ pub async fn epochs_fence_stale_writers(log: Log) {
 /// Batches are atomic; nothing follows a terminal status; Created is first.
 pub async fn invalid_batches_write_nothing(log: Log) {
     let no_created = AppendRequest::create("a", "t0", vec![status(TaskState::Working)]);
-    assert_eq!(log.append(no_created).await.unwrap_err().kind(), LogErrorKind::Invalid);
-    assert_eq!(log.snapshot("a", "t0").await.unwrap_err().kind(), LogErrorKind::NotFound);
+    assert_eq!(
+        log.append(no_created).await.unwrap_err().kind(),
+        LogErrorKind::Invalid
+    );
+    assert_eq!(
+        log.snapshot("a", "t0").await.unwrap_err().kind(),
+        LogErrorKind::NotFound
+    );
     create(&log, "a", "t1", "c").await;
     let bad = AppendRequest::new(
         "a",
@@ -92,12 +120,18 @@ pub async fn invalid_batches_write_nothing(log: Log) {
         1,
         vec![status(TaskState::Completed), status(TaskState::Working)],
     );
-    assert_eq!(log.append(bad).await.unwrap_err().kind(), LogErrorKind::Invalid);
+    assert_eq!(
+        log.append(bad).await.unwrap_err().kind(),
+        LogErrorKind::Invalid
+    );
     assert_eq!(log.snapshot("a", "t1").await.unwrap().seq, 2, "atomic");
     let end = AppendRequest::new("a", "t1", 2, 1, vec![status(TaskState::Failed)]);
     log.append(end).await.unwrap();
     let after = AppendRequest::new("a", "t1", 3, 1, vec![chunk("x", "1", false)]);
-    assert_eq!(log.append(after).await.unwrap_err().kind(), LogErrorKind::Invalid);
+    assert_eq!(
+        log.append(after).await.unwrap_err().kind(),
+        LogErrorKind::Invalid
+    );
 }
 
 /// The snapshot is the projection of the records, and reading the records
@@ -114,12 +148,16 @@ pub async fn snapshot_is_the_projection(log: Log) {
             timestamp: Some(Timestamp::now()),
         }),
     ];
-    log.append(AppendRequest::new("a", "t1", 2, 1, more)).await.unwrap();
+    log.append(AppendRequest::new("a", "t1", 2, 1, more))
+        .await
+        .unwrap();
     let snap = log.snapshot("a", "t1").await.unwrap();
     let records: Vec<Sequenced> = log.read("a", "t1", 0).await.unwrap();
-    assert_eq!(records.iter().map(|r| r.seq).collect::<Vec<_>>(), [1, 2, 3, 4, 5, 6]);
-    let replayed =
-        a2a_tower::log::Projection::replay(records.iter().map(|r| &*r.record)).unwrap();
+    assert_eq!(
+        records.iter().map(|r| r.seq).collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5, 6]
+    );
+    let replayed = a2a_tower::log::Projection::replay(records.iter().map(|r| &*r.record)).unwrap();
     assert_eq!(replayed.task(), &snap.task);
     assert_eq!(snap.task.artifacts[0].parts.len(), 2);
     assert_eq!(log.read("a", "t1", 4).await.unwrap().len(), 2);
@@ -137,10 +175,31 @@ pub async fn authority_isolation(log: Log) {
         assert_eq!(f.unwrap_err().kind(), LogErrorKind::NotFound);
     }
     let w = AppendRequest::new("bob", "t1", 2, 1, vec![status(TaskState::Canceled)]);
-    assert_eq!(log.append(w).await.unwrap_err().kind(), LogErrorKind::NotFound);
-    let page = log.list("bob", &ListQuery { page_size: 10, ..Default::default() }).await.unwrap();
+    assert_eq!(
+        log.append(w).await.unwrap_err().kind(),
+        LogErrorKind::NotFound
+    );
+    let page = log
+        .list(
+            "bob",
+            &ListQuery {
+                page_size: 10,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
     assert_eq!(page.total, 0);
-    let page = log.list("alice", &ListQuery { page_size: 10, ..Default::default() }).await.unwrap();
+    let page = log
+        .list(
+            "alice",
+            &ListQuery {
+                page_size: 10,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
     assert_eq!(page.total, 1);
 }
 
@@ -149,7 +208,11 @@ pub async fn list_filters_and_pages(log: Log) {
     for i in 0..10i64 {
         let id = format!("t{i}");
         create(&log, "a", &id, if i < 4 { "c1" } else { "c2" }).await;
-        let state = if i % 3 == 0 { TaskState::Completed } else { TaskState::Working };
+        let state = if i % 3 == 0 {
+            TaskState::Completed
+        } else {
+            TaskState::Working
+        };
         let r = AppendRequest::new("a", &id, 2, 1, vec![status_at(state, 1_000 + i % 5)]);
         log.append(r).await.unwrap();
     }
@@ -172,12 +235,21 @@ pub async fn list_filters_and_pages(log: Log) {
     let mut sorted = keys.clone();
     sorted.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     assert_eq!(keys, sorted, "newest first, then id");
-    let c1 = log.list("a", &q(&|q| q.context_id = Some("c1".into()))).await.unwrap();
+    let c1 = log
+        .list("a", &q(&|q| q.context_id = Some("c1".into())))
+        .await
+        .unwrap();
     assert_eq!(c1.total, 4);
-    let done = log.list("a", &q(&|q| q.state = Some(TaskState::Completed))).await.unwrap();
+    let done = log
+        .list("a", &q(&|q| q.state = Some(TaskState::Completed)))
+        .await
+        .unwrap();
     assert_eq!(done.total, 4);
     let after = log
-        .list("a", &q(&|q| q.status_after = Some(Timestamp::from_unix_millis(1_003))))
+        .list(
+            "a",
+            &q(&|q| q.status_after = Some(Timestamp::from_unix_millis(1_003))),
+        )
         .await
         .unwrap();
     assert_eq!(after.total, 4, "timestamps 1003 and 1004, inclusive");
@@ -187,10 +259,13 @@ pub async fn list_filters_and_pages(log: Log) {
     let mut seen = Vec::new();
     loop {
         let page = log
-            .list("a", &q(&|q| {
-                q.page_size = 3;
-                q.after = cursor.clone();
-            }))
+            .list(
+                "a",
+                &q(&|q| {
+                    q.page_size = 3;
+                    q.after = cursor.clone();
+                }),
+            )
             .await
             .unwrap();
         assert_eq!(page.total, 10 + usize::from(!seen.is_empty()));
@@ -219,7 +294,8 @@ pub async fn watch_without_gaps(log: Log) {
         tokio::spawn(async move {
             let mut seq = 2;
             for i in 0..20 {
-                let r = AppendRequest::new("a", "t1", seq, 1, vec![chunk("x", &i.to_string(), i > 0)]);
+                let r =
+                    AppendRequest::new("a", "t1", seq, 1, vec![chunk("x", &i.to_string(), i > 0)]);
                 seq = log.append(r).await.unwrap().seq;
                 if i % 7 == 0 {
                     tokio::task::yield_now().await;
@@ -234,7 +310,11 @@ pub async fn watch_without_gaps(log: Log) {
         seqs.push(r.unwrap().seq);
     }
     writer.await.unwrap();
-    assert_eq!(seqs, (3..=23).collect::<Vec<_>>(), "ends after the terminal record");
+    assert_eq!(
+        seqs,
+        (3..=23).collect::<Vec<_>>(),
+        "ends after the terminal record"
+    );
     let first = from_one.records.next().await.unwrap().unwrap();
     assert_eq!(first.seq, 2);
     assert!(matches!(&*first.record, Record::MessageAdmitted { .. }));
