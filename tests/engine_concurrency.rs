@@ -45,10 +45,9 @@ async fn two_sends_to_one_task() {
     let (a, b) = tokio::join!(a, b);
     let oks = [a.is_ok(), b.is_ok()];
     assert_eq!(oks.iter().filter(|o| **o).count(), 1, "{a:?} {b:?}");
-    let err = if a.is_err() {
-        a.unwrap_err()
-    } else {
-        b.unwrap_err()
+    let err = match (a, b) {
+        (Err(e), _) | (_, Err(e)) => e,
+        _ => unreachable!(),
     };
     assert_eq!(err.kind(), ErrorKind::UnsupportedOperation);
     assert_eq!(err.metadata().get("taskId"), Some(&t.id));

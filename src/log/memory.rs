@@ -164,6 +164,9 @@ struct Entry {
     watchers: u32,
 }
 
+/// Records a watch copies out per lock.
+const WATCH_BATCH: usize = 256;
+
 const ENTRY_OVERHEAD: usize = size_of::<Entry>() + 64;
 
 impl Default for MemoryTaskLog {
@@ -417,6 +420,7 @@ impl Entry {
             self.seq += 1;
             self.records.push(Sequenced {
                 seq: self.seq,
+                head: self.seq,
                 record: Arc::new(r),
             });
         }
@@ -437,6 +441,11 @@ impl Entry {
     }
 
     fn after(&self, after: u64) -> Result<Vec<Sequenced>, LogError> {
+        self.after_at_most(after, usize::MAX)
+    }
+
+    /// At most `limit` records after `after`, stamped with the current head.
+    fn after_at_most(&self, after: u64, limit: usize) -> Result<Vec<Sequenced>, LogError> {
         if after >= self.seq {
             return Ok(Vec::new());
         }
@@ -444,7 +453,16 @@ impl Entry {
             return Err(LogError::new(LogErrorKind::Compacted));
         }
         let start = usize::try_from(after - self.compacted).unwrap_or(usize::MAX);
-        Ok(self.records.get(start..).unwrap_or_default().to_vec())
+        let records = self.records.get(start..).unwrap_or_default();
+        Ok(records
+            .iter()
+            .take(limit)
+            .map(|r| Sequenced {
+                seq: r.seq,
+                head: self.seq,
+                record: r.record.clone(),
+            })
+            .collect())
     }
 
     fn compact(&mut self, inner: &Inner) {
@@ -524,7 +542,9 @@ impl WatchState {
             .filter(|e| *e.authority == *self.authority)
             .ok_or_else(not_found)?;
         self.rx.borrow_and_update();
-        Ok((e.after(self.cursor)?, e.projection.is_terminal()))
+        let records = e.after_at_most(self.cursor, WATCH_BATCH)?;
+        let caught_up = records.last().is_none_or(|r| r.seq == e.seq);
+        Ok((records, caught_up && e.projection.is_terminal()))
     }
 
     async fn next(mut self) -> Option<(Result<Sequenced, LogError>, Self)> {
@@ -594,13 +614,14 @@ impl TaskLog for MemoryTaskLog {
         let out = self.inner.with_entry(authority, task_id, |e| {
             let snapshot = e.snapshot();
             let cursor = after.unwrap_or(e.seq);
-            let buf: VecDeque<Sequenced> = e.after(cursor)?.into();
+            let buf: VecDeque<Sequenced> = e.after_at_most(cursor, WATCH_BATCH)?.into();
             let rx = e
                 .watch
                 .get_or_insert_with(|| watch::Sender::new(e.seq))
                 .subscribe();
             e.watchers += 1;
-            Ok((snapshot, buf, rx, e.projection.is_terminal()))
+            let caught_up = buf.back().is_none_or(|r| r.seq == e.seq);
+            Ok((snapshot, buf, rx, caught_up && e.projection.is_terminal()))
         });
         let out = out.map(|(snapshot, buf, rx, terminal)| {
             let state = WatchState {

@@ -307,7 +307,9 @@ pub async fn watch_without_gaps(log: Log) {
     };
     let mut seqs = Vec::new();
     while let Some(r) = w.records.next().await {
-        seqs.push(r.unwrap().seq);
+        let r = r.unwrap();
+        assert!(r.head >= r.seq, "head is the task's last seq when read");
+        seqs.push(r.seq);
     }
     writer.await.unwrap();
     assert_eq!(
