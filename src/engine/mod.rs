@@ -69,6 +69,7 @@
 mod agent;
 mod authority;
 mod executor;
+mod future;
 mod layer;
 mod ops;
 mod run;
@@ -80,8 +81,9 @@ mod writer;
 pub use agent::{AGENT_FAILED_MESSAGE, Agent, AgentExecutor, AgentInput};
 pub use authority::Authority;
 pub use executor::{EmitError, Emitter, Execution, ExecutionFuture, Executor, ExecutorService};
+pub use future::ResponseFuture;
 pub use layer::TaskLayer;
-pub use service::{ResponseFuture, TaskService};
+pub use service::TaskService;
 
 /// The fixed status message of a task whose executor failed, panicked, or
 /// could not start.
