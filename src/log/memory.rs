@@ -47,7 +47,7 @@ impl Default for MemoryTaskLogBuilder {
             max_tasks: 100_000,
             max_bytes: 256 * 1024 * 1024,
             eviction: Eviction::OldestTerminal,
-            shards: 256,
+            shards: 1024,
             compact_terminal: true,
         }
     }
@@ -74,8 +74,9 @@ impl MemoryTaskLogBuilder {
         self
     }
 
-    /// The number of independently locked shards (default 256). More shards
-    /// keep each shard's table small, which bounds the pause of a rehash.
+    /// The number of independently locked shards (default 1024). More shards
+    /// keep each shard's table small, which bounds the pause of a rehash (a
+    /// shard of n tasks rehashes in O(n) while it holds its lock).
     pub fn shards(mut self, n: usize) -> Self {
         self.shards = n;
         self
