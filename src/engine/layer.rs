@@ -43,8 +43,8 @@ pub(crate) struct Shared {
 /// `pushNotifications` is rejected until push delivery exists.
 ///
 /// Defaults: authority [`Authority::public`] (one shared authority: for
-/// unauthenticated examples only), no inactivity timeout, a subscriber buffer
-/// of 64 events, a shutdown grace of 5 s.
+/// unauthenticated examples only), no inactivity timeout, a subscriber lag
+/// bound of 1024 records, a shutdown grace of 5 s.
 #[derive(Clone)]
 #[must_use]
 pub struct TaskLayer {
@@ -101,7 +101,7 @@ impl TaskLayer {
                 authority: Authority::public(),
                 extended_card: None,
                 inactivity_timeout: None,
-                subscriber_buffer: 64,
+                subscriber_buffer: 1024,
                 shutdown_grace: Duration::from_secs(5),
                 registry: Arc::new(Registry::default()),
                 input_modes,
@@ -125,8 +125,10 @@ impl TaskLayer {
         Ok(self)
     }
 
-    /// How many events a subscriber may fall behind before it is cut off
-    /// (default 64).
+    /// How many records a subscriber may fall behind the task's head before
+    /// it is cut off with an `Unavailable` error event (default 1024).
+    /// Subscribers read the log at their own pace, so this bounds lag, not a
+    /// queue: nothing is buffered per subscriber and nobody waits for one.
     pub fn subscriber_buffer(mut self, events: usize) -> Result<Self, ConfigError> {
         if events == 0 {
             return Err(ConfigError::new("subscriber buffer must be at least 1"));

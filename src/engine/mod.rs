@@ -22,9 +22,10 @@
 //!   Queueing is the job of the optional per-context delivery queue.
 //! - **Executions are detached from connections.** Dropping a stream or a
 //!   blocking call cancels nothing; SubscribeToTask reconnects.
-//! - **Slow subscribers are cut off, never waited for**: each has a bounded
-//!   buffer ([`TaskLayer::subscriber_buffer`]); when it fills, the subscriber
-//!   gets an `Unavailable` error event and its stream ends.
+//! - **Slow subscribers are cut off, never waited for**: each reads the log
+//!   at its own pace; one that falls more than
+//!   [`TaskLayer::subscriber_buffer`] records behind gets an `Unavailable`
+//!   error event and its stream ends (it can resubscribe).
 //! - **An optional inactivity timeout** ([`TaskLayer::inactivity_timeout`])
 //!   cancels an executor that stops emitting and fails its task.
 //! - **A panicking or failing executor** ends its task FAILED with a fixed
@@ -68,6 +69,7 @@
 mod agent;
 mod authority;
 mod executor;
+mod future;
 mod layer;
 mod ops;
 mod run;
@@ -79,8 +81,9 @@ mod writer;
 pub use agent::{AGENT_FAILED_MESSAGE, Agent, AgentExecutor, AgentInput};
 pub use authority::Authority;
 pub use executor::{EmitError, Emitter, Execution, ExecutionFuture, Executor, ExecutorService};
+pub use future::ResponseFuture;
 pub use layer::TaskLayer;
-pub use service::{ResponseFuture, TaskService};
+pub use service::TaskService;
 
 /// The fixed status message of a task whose executor failed, panicked, or
 /// could not start.

@@ -1,8 +1,6 @@
 //! [`TaskService`]: the engine as a `Service<A2aRequest>`.
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -10,6 +8,7 @@ use tower_service::Service;
 use tracing::Instrument as _;
 
 use super::executor::Execution;
+use super::future::ResponseFuture;
 use super::layer::Shared;
 use super::{ops, send};
 use crate::{A2aError, A2aRequest, A2aResponse, BoxError, ErrorKind, Operation};
@@ -54,25 +53,6 @@ impl<S> fmt::Debug for TaskService<S> {
     }
 }
 
-/// The response future of [`TaskService`].
-pub struct ResponseFuture {
-    inner: Pin<Box<dyn Future<Output = Result<A2aResponse, A2aError>> + Send>>,
-}
-
-impl fmt::Debug for ResponseFuture {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ResponseFuture(..)")
-    }
-}
-
-impl Future for ResponseFuture {
-    type Output = Result<A2aResponse, A2aError>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.inner.as_mut().poll(cx)
-    }
-}
-
 impl<S> Service<A2aRequest> for TaskService<S>
 where
     S: Service<Execution, Response = ()> + Clone + Send + 'static,
@@ -106,9 +86,7 @@ where
             }
             out
         };
-        ResponseFuture {
-            inner: Box::pin(fut.instrument(span)),
-        }
+        ResponseFuture::new(Box::pin(fut.instrument(span)))
     }
 }
 

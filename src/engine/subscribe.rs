@@ -1,19 +1,16 @@
 //! Fan-out: turns a task-log watch into the event stream of one subscriber.
 //!
-//! Every subscriber reads the committed log at its own pace through a pump
-//! task and a bounded buffer. The producer (the execution) never waits for a
-//! subscriber: it only appends to the log. A subscriber whose buffer fills up
-//! (it stopped reading) is cut off: its next read yields an error event and
-//! the stream ends; it can resubscribe. Other subscribers and tasks are not
-//! affected, and the pump stops as soon as the subscriber is dropped.
-
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+//! Subscribers never receive pushed events: each reads the committed log at
+//! its own pace, so the producer (the execution) only appends and never waits
+//! for anyone, and one subscriber cannot slow another or another task. The
+//! bound is on lag: a subscriber that falls more than `buffer` records behind
+//! the task's head (it stopped reading, or reads slower than the task
+//! writes) is cut off: its next read yields an `Unavailable` error event and
+//! the stream ends; it can resubscribe. Dropping a stream drops its watch.
 
 use futures_util::StreamExt as _;
-use tokio::sync::mpsc;
 
-use crate::log::{Projection, Record, Watch};
+use crate::log::{Projection, Record, RecordStream, Watch};
 use crate::types::{StreamResponse, TaskArtifactUpdateEvent, TaskStatusUpdateEvent};
 use crate::{A2aError, ErrorKind, EventStream};
 
@@ -35,42 +32,38 @@ pub(crate) fn overflow_error() -> A2aError {
 
 /// The event stream of one subscriber.
 pub(crate) fn event_stream(watch: Watch, start: Start, buffer: usize) -> EventStream {
-    let (tx, rx) = mpsc::channel(buffer.max(1));
-    let overflowed = Arc::new(AtomicBool::new(false));
-    tokio::spawn(pump(watch, start, tx, overflowed.clone()));
-    let stream = futures_util::stream::unfold(Some(rx), move |rx| {
-        let overflowed = overflowed.clone();
-        async move {
-            let mut rx = rx?;
-            if overflowed.load(Ordering::Acquire) {
-                return Some((Err(overflow_error()), None));
-            }
-            match rx.recv().await {
-                Some(item) => {
-                    let end = item.is_err();
-                    Some((item, (!end).then_some(rx)))
-                }
-                None if overflowed.load(Ordering::Acquire) => Some((Err(overflow_error()), None)),
-                None => None,
-            }
+    let Watch { snapshot, records } = watch;
+    let mut state = Feed {
+        task_id: snapshot.task.id.clone(),
+        context_id: snapshot.task.context_id.clone(),
+        records,
+        buffer: u64::try_from(buffer.max(1)).unwrap_or(u64::MAX),
+        pending: None,
+        projection: None,
+        done: false,
+    };
+    match start {
+        Start::Snapshot => {
+            state.pending = Some(StreamResponse::Task((*snapshot.task).clone()));
         }
-    });
-    EventStream::new(stream)
+        Start::FirstEmission => state.projection = Some(snapshot.projection),
+    }
+    EventStream::new(futures_util::stream::unfold(state, Feed::next))
+}
+
+struct Feed {
+    task_id: String,
+    context_id: String,
+    records: RecordStream,
+    buffer: u64,
+    /// An event to send before reading on.
+    pending: Option<StreamResponse>,
+    /// Until the first emission (FirstEmission streams): the task so far.
+    projection: Option<Projection>,
+    done: bool,
 }
 
 type Item = Result<StreamResponse, A2aError>;
-
-/// `false` when the subscriber is gone or cut off.
-fn send(tx: &mpsc::Sender<Item>, item: Item, overflowed: &AtomicBool) -> bool {
-    match tx.try_send(item) {
-        Ok(()) => true,
-        Err(mpsc::error::TrySendError::Full(_)) => {
-            overflowed.store(true, Ordering::Release);
-            false
-        }
-        Err(mpsc::error::TrySendError::Closed(_)) => false,
-    }
-}
 
 fn ends(record: &Record) -> bool {
     record
@@ -78,72 +71,69 @@ fn ends(record: &Record) -> bool {
         .is_some_and(|s| s.is_terminal() || s.is_interrupted())
 }
 
-async fn pump(watch: Watch, start: Start, tx: mpsc::Sender<Item>, overflowed: Arc<AtomicBool>) {
-    let Watch {
-        snapshot,
-        mut records,
-    } = watch;
-    let task_id = snapshot.task.id.clone();
-    let context_id = snapshot.task.context_id.clone();
-    let mut projection: Option<Projection> = None;
-    if start == Start::Snapshot {
-        let first = StreamResponse::Task((*snapshot.task).clone());
-        if !send(&tx, Ok(first), &overflowed) {
-            return;
+impl Feed {
+    async fn next(mut self) -> Option<(Item, Self)> {
+        if let Some(ev) = self.pending.take() {
+            return Some((Ok(ev), self));
         }
-    } else {
-        projection = Some(snapshot.projection);
-    }
-    loop {
-        let next = tokio::select! {
-            next = records.next() => next,
-            () = tx.closed() => return,
-        };
-        let seq = match next {
-            None => return,
-            Some(Err(e)) => {
-                send(&tx, Err(e.into()), &overflowed);
-                return;
+        loop {
+            if self.done {
+                return None;
             }
-            Some(Ok(seq)) => seq,
-        };
-        let record = &*seq.record;
-        if let Some(p) = projection.as_mut() {
-            // Not started yet: the first emission decides the stream's shape.
-            match record {
-                Record::Replied { message, .. } => {
-                    send(
-                        &tx,
-                        Ok(StreamResponse::Message(message.clone())),
-                        &overflowed,
-                    );
-                    return;
+            let seq = match self.records.next().await {
+                None => return None,
+                Some(Err(e)) => {
+                    self.done = true;
+                    return Some((Err(e.into()), self));
                 }
-                Record::StatusChanged { .. } | Record::ArtifactChunk { .. } => {
-                    p.apply(record);
-                    let task = StreamResponse::Task((**p.task()).clone());
-                    if !send(&tx, Ok(task), &overflowed) || ends(record) {
-                        return;
+                Some(Ok(seq)) => seq,
+            };
+            if seq.head.saturating_sub(seq.seq) >= self.buffer {
+                self.done = true;
+                return Some((Err(overflow_error()), self));
+            }
+            let record = &*seq.record;
+            self.done = ends(record);
+            if let Some(p) = self.projection.as_mut() {
+                // Not started yet: the first emission decides the shape.
+                match record {
+                    Record::Replied { message, .. } => {
+                        self.done = true;
+                        return Some((Ok(StreamResponse::Message(message.clone())), self));
                     }
-                    projection = None;
+                    Record::StatusChanged { .. } | Record::ArtifactChunk { .. } => {
+                        p.apply(record);
+                        let task = StreamResponse::Task((**p.task()).clone());
+                        self.projection = None;
+                        return Some((Ok(task), self));
+                    }
+                    _ => {
+                        p.apply(record);
+                        continue;
+                    }
                 }
-                _ => p.apply(record),
             }
-            continue;
+            if let Some(ev) = self.event(record) {
+                return Some((Ok(ev), self));
+            }
         }
-        let event = match record {
+    }
+
+    fn event(&self, record: &Record) -> Option<StreamResponse> {
+        let (task_id, context_id) = (self.task_id.clone(), self.context_id.clone());
+        Some(match record {
             Record::StatusChanged { status } => {
                 StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-                    task_id: task_id.clone(),
-                    context_id: context_id.clone(),
+                    task_id,
+                    context_id,
                     status: status.clone(),
                     metadata: None,
                 })
             }
             Record::Replied { message, at } => {
                 StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-                    task_id: task_id.clone(),
-                    context_id: context_id.clone(),
+                    task_id,
+                    context_id,
                     status: crate::types::TaskStatus {
                         state: crate::types::TaskState::Completed,
                         message: Some(message.clone()),
@@ -157,17 +147,14 @@ async fn pump(watch: Watch, start: Start, tx: mpsc::Sender<Item>, overflowed: Ar
                 append,
                 last_chunk,
             } => StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-                task_id: task_id.clone(),
-                context_id: context_id.clone(),
+                task_id,
+                context_id,
                 artifact: artifact.clone(),
                 append: *append,
                 last_chunk: *last_chunk,
                 metadata: None,
             }),
-            _ => continue,
-        };
-        if !send(&tx, Ok(event), &overflowed) || ends(record) {
-            return;
-        }
+            _ => return None,
+        })
     }
 }

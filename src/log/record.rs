@@ -120,6 +120,9 @@ impl Record {
 pub struct Sequenced {
     /// The sequence number, from 1.
     pub seq: u64,
+    /// The task's last sequence number when the record was read (≥ `seq`):
+    /// how far behind the log a reader is.
+    pub head: u64,
     /// The record.
     pub record: Arc<Record>,
 }

@@ -8,109 +8,19 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::watch;
 
+mod builder;
+mod stream;
+
+pub use self::builder::{Eviction, MemoryTaskLogBuilder};
+
+use self::stream::{WatchGuard, WatchState};
 use super::page::sort_nanos;
 use super::projection::{artifact_bytes, map_bytes, message_bytes};
 use super::{
     AppendRequest, Appended, ListPage, ListQuery, LogError, LogErrorKind, LogFuture, PageCursor,
     Projection, Record, RecordStream, Sequenced, Snapshot, TaskLog, Watch, approx_task_bytes,
 };
-use crate::ConfigError;
 use crate::types::Task;
-
-/// What [`MemoryTaskLog`] does when a new task would pass its bounds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Eviction {
-    /// Evict terminal tasks, oldest terminal first (per shard; shards are
-    /// uniform by hash), never a non-terminal one. If only non-terminal tasks
-    /// are left, the append fails with [`LogErrorKind::Full`].
-    #[default]
-    OldestTerminal,
-    /// Never evict: fail with [`LogErrorKind::Full`] at the bound.
-    Never,
-}
-
-/// Builder of [`MemoryTaskLog`].
-#[derive(Debug, Clone)]
-#[must_use]
-pub struct MemoryTaskLogBuilder {
-    max_tasks: usize,
-    max_bytes: usize,
-    eviction: Eviction,
-    shards: usize,
-    compact_terminal: bool,
-}
-
-impl Default for MemoryTaskLogBuilder {
-    fn default() -> Self {
-        Self {
-            max_tasks: 100_000,
-            max_bytes: 256 * 1024 * 1024,
-            eviction: Eviction::OldestTerminal,
-            shards: 256,
-            compact_terminal: true,
-        }
-    }
-}
-
-impl MemoryTaskLogBuilder {
-    /// At most this many tasks (default 100 000).
-    pub fn max_tasks(mut self, n: usize) -> Self {
-        self.max_tasks = n;
-        self
-    }
-
-    /// At most about this many bytes of task data, estimated (default 256 MiB).
-    /// The bound is enforced when a task is created or grows; a terminal
-    /// status is always accepted so that tasks can end.
-    pub fn max_bytes(mut self, n: usize) -> Self {
-        self.max_bytes = n;
-        self
-    }
-
-    /// The eviction policy (default [`Eviction::OldestTerminal`]).
-    pub fn eviction(mut self, eviction: Eviction) -> Self {
-        self.eviction = eviction;
-        self
-    }
-
-    /// The number of independently locked shards (default 256). More shards
-    /// keep each shard's table small, which bounds the pause of a rehash.
-    pub fn shards(mut self, n: usize) -> Self {
-        self.shards = n;
-        self
-    }
-
-    /// Fold the records of a terminal task into its snapshot once nobody
-    /// watches it (default on). Reading records of a compacted task before its
-    /// last sequence number fails with [`LogErrorKind::Compacted`].
-    pub fn compact_terminal(mut self, on: bool) -> Self {
-        self.compact_terminal = on;
-        self
-    }
-
-    /// Builds the log.
-    pub fn build(self) -> Result<MemoryTaskLog, ConfigError> {
-        if self.max_tasks == 0 || self.max_bytes == 0 {
-            return Err(ConfigError::new("memory task log bounds must be positive"));
-        }
-        if self.shards == 0 || self.shards > 65_536 {
-            return Err(ConfigError::new("memory task log shards must be 1..=65536"));
-        }
-        let shards = (0..self.shards)
-            .map(|_| Mutex::new(Shard::default()))
-            .collect();
-        Ok(MemoryTaskLog {
-            inner: Arc::new(Inner {
-                shards,
-                hasher: RandomState::new(),
-                cfg: self,
-                tasks: AtomicUsize::new(0),
-                bytes: AtomicUsize::new(0),
-            }),
-        })
-    }
-}
 
 /// A bounded in-process task log for tests and short-lived hosts.
 ///
@@ -163,6 +73,9 @@ struct Entry {
     watch: Option<watch::Sender<u64>>,
     watchers: u32,
 }
+
+/// Records a watch copies out per lock.
+const WATCH_BATCH: usize = 256;
 
 const ENTRY_OVERHEAD: usize = size_of::<Entry>() + 64;
 
@@ -417,6 +330,7 @@ impl Entry {
             self.seq += 1;
             self.records.push(Sequenced {
                 seq: self.seq,
+                head: self.seq,
                 record: Arc::new(r),
             });
         }
@@ -437,6 +351,11 @@ impl Entry {
     }
 
     fn after(&self, after: u64) -> Result<Vec<Sequenced>, LogError> {
+        self.after_at_most(after, usize::MAX)
+    }
+
+    /// At most `limit` records after `after`, stamped with the current head.
+    fn after_at_most(&self, after: u64, limit: usize) -> Result<Vec<Sequenced>, LogError> {
         if after >= self.seq {
             return Ok(Vec::new());
         }
@@ -444,7 +363,16 @@ impl Entry {
             return Err(LogError::new(LogErrorKind::Compacted));
         }
         let start = usize::try_from(after - self.compacted).unwrap_or(usize::MAX);
-        Ok(self.records.get(start..).unwrap_or_default().to_vec())
+        let records = self.records.get(start..).unwrap_or_default();
+        Ok(records
+            .iter()
+            .take(limit)
+            .map(|r| Sequenced {
+                seq: r.seq,
+                head: self.seq,
+                record: r.record.clone(),
+            })
+            .collect())
     }
 
     fn compact(&mut self, inner: &Inner) {
@@ -484,82 +412,6 @@ fn record_bytes(r: &Record) -> usize {
         }
 }
 
-/// Decrements the watcher count when a watch stream is dropped, and compacts
-/// a terminal task once its last watcher is gone.
-struct WatchGuard {
-    inner: Arc<Inner>,
-    key: Arc<str>,
-}
-
-impl Drop for WatchGuard {
-    fn drop(&mut self) {
-        let mut shard = self.inner.lock(self.inner.shard_of(&self.key));
-        if let Some(e) = shard.map.get_mut(&self.key) {
-            e.watchers = e.watchers.saturating_sub(1);
-            if e.watchers == 0 && e.projection.is_terminal() && self.inner.cfg.compact_terminal {
-                e.compact(&self.inner);
-            }
-        }
-    }
-}
-
-struct WatchState {
-    guard: WatchGuard,
-    authority: Arc<str>,
-    cursor: u64,
-    rx: watch::Receiver<u64>,
-    buf: VecDeque<Sequenced>,
-    done: bool,
-    sender_gone: bool,
-}
-
-impl WatchState {
-    /// Records after the cursor, and whether the task is terminal.
-    fn fetch(&mut self) -> Result<(Vec<Sequenced>, bool), LogError> {
-        let inner = &self.guard.inner;
-        let mut shard = inner.lock(inner.shard_of(&self.guard.key));
-        let e = shard
-            .map
-            .get_mut(&*self.guard.key)
-            .filter(|e| *e.authority == *self.authority)
-            .ok_or_else(not_found)?;
-        self.rx.borrow_and_update();
-        Ok((e.after(self.cursor)?, e.projection.is_terminal()))
-    }
-
-    async fn next(mut self) -> Option<(Result<Sequenced, LogError>, Self)> {
-        loop {
-            if let Some(r) = self.buf.pop_front() {
-                return Some((Ok(r), self));
-            }
-            if self.done {
-                return None;
-            }
-            match self.fetch() {
-                Err(e) => {
-                    self.done = true;
-                    return Some((Err(e), self));
-                }
-                Ok((recs, terminal)) if !recs.is_empty() => {
-                    self.cursor = recs.last().map_or(self.cursor, |r| r.seq);
-                    self.buf.extend(recs);
-                    self.done = terminal;
-                }
-                Ok((_, true)) => return None,
-                Ok(_) if self.sender_gone => {
-                    self.done = true;
-                    return Some((Err(not_found()), self));
-                }
-                Ok(_) => {
-                    if self.rx.changed().await.is_err() {
-                        self.sender_gone = true;
-                    }
-                }
-            }
-        }
-    }
-}
-
 impl TaskLog for MemoryTaskLog {
     fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
         let out = self.inner.append(request);
@@ -594,13 +446,14 @@ impl TaskLog for MemoryTaskLog {
         let out = self.inner.with_entry(authority, task_id, |e| {
             let snapshot = e.snapshot();
             let cursor = after.unwrap_or(e.seq);
-            let buf: VecDeque<Sequenced> = e.after(cursor)?.into();
+            let buf: VecDeque<Sequenced> = e.after_at_most(cursor, WATCH_BATCH)?.into();
             let rx = e
                 .watch
                 .get_or_insert_with(|| watch::Sender::new(e.seq))
                 .subscribe();
             e.watchers += 1;
-            Ok((snapshot, buf, rx, e.projection.is_terminal()))
+            let caught_up = buf.back().is_none_or(|r| r.seq == e.seq);
+            Ok((snapshot, buf, rx, caught_up && e.projection.is_terminal()))
         });
         let out = out.map(|(snapshot, buf, rx, terminal)| {
             let state = WatchState {

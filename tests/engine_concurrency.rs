@@ -1,0 +1,307 @@
+//! Execution rules under concurrency: one execution per task, cancel racing
+//! completion, slow subscribers, panics, inactivity, many tasks at once.
+
+#[path = "support/engine.rs"]
+mod support;
+
+use std::time::Duration;
+
+use a2a_tower::engine::{Execution, TaskLayer};
+use a2a_tower::log::MemoryTaskLog;
+use a2a_tower::types::{
+    Artifact, CancelTaskRequest, ListTasksRequest, Part, StreamResponse, TaskState,
+};
+use a2a_tower::{A2aResponse, ErrorKind, Operation};
+use futures_util::StreamExt as _;
+use support::*;
+
+fn asker_then_gate(gate: Gate) -> Inner {
+    boxed(move |ex: Execution| {
+        let gate = gate.clone();
+        async move {
+            if ex.task.history.len() == 1 {
+                ex.emit.input_required("more?").await?;
+            } else {
+                ex.emit.working().await?;
+                gate.wait().await;
+                ex.emit.complete().await?;
+            }
+            Ok(())
+        }
+    })
+}
+
+// One execution per task: of two concurrent continuations of one
+// INPUT_REQUIRED task exactly one is admitted; a send to a running task is
+// rejected with UnsupportedOperation naming the task.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_sends_to_one_task() {
+    let gate = Gate::default();
+    let svc = engine(asker_then_gate(gate.clone()));
+    let t = send_task(&svc, send_req(user("start"))).await;
+    assert_eq!(t.status.state, TaskState::InputRequired);
+    let a = send(&svc, immediate(to_task(&t.id, "", "a")));
+    let b = send(&svc, immediate(to_task(&t.id, "", "b")));
+    let (a, b) = tokio::join!(a, b);
+    let oks = [a.is_ok(), b.is_ok()];
+    assert_eq!(oks.iter().filter(|o| **o).count(), 1, "{a:?} {b:?}");
+    let err = match (a, b) {
+        (Err(e), _) | (_, Err(e)) => e,
+        _ => unreachable!(),
+    };
+    assert_eq!(err.kind(), ErrorKind::UnsupportedOperation);
+    assert_eq!(err.metadata().get("taskId"), Some(&t.id));
+    // Still running: a third send is rejected too.
+    let err = send(&svc, immediate(to_task(&t.id, "", "c")))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnsupportedOperation);
+    let sub = subscribe(&svc, &t.id).await.unwrap();
+    gate.open();
+    let events = collect(sub).await;
+    assert!(
+        matches!(events.last(), Some(Ok(StreamResponse::StatusUpdate(u))) if u.status.state == TaskState::Completed)
+    );
+    let task = get(&svc, &t.id).await.unwrap();
+    assert_eq!(
+        task.history.len(),
+        3,
+        "start, question, one admitted answer"
+    );
+}
+
+// Cancel racing completion: the outcome is one of the two, never both, and
+// the response agrees with the stored task.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_races_completion() {
+    for _ in 0..40 {
+        let gate = Gate::default();
+        let svc = engine(boxed({
+            let gate = gate.clone();
+            move |ex: Execution| {
+                let gate = gate.clone();
+                async move {
+                    gate.wait().await;
+                    ex.emit.complete().await.ok();
+                    Ok(())
+                }
+            }
+        }));
+        let t = send_task(&svc, immediate(user("x"))).await;
+        let sub = subscribe(&svc, &t.id).await.unwrap();
+        let cancel = call(
+            &svc,
+            Operation::CancelTask(CancelTaskRequest {
+                id: t.id.clone(),
+                ..Default::default()
+            }),
+        );
+        gate.open();
+        let result = cancel.await;
+        collect(sub).await;
+        let stored = get(&svc, &t.id).await.unwrap().status.state;
+        match result {
+            Ok(A2aResponse::Task(c)) => {
+                assert_eq!(c.status.state, TaskState::Canceled);
+                assert_eq!(stored, TaskState::Canceled);
+            }
+            Err(e) => {
+                assert_eq!(e.kind(), ErrorKind::TaskNotCancelable);
+                assert_eq!(stored, TaskState::Completed);
+            }
+            Ok(other) => panic!("{other:?}"),
+        }
+    }
+}
+
+// Many tasks in parallel, each completing independently.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_tasks_in_parallel() {
+    let svc = engine(boxed(|ex: Execution| async move {
+        tokio::task::yield_now().await;
+        ex.emit.complete().await?;
+        Ok(())
+    }));
+    let sends = (0..300).map(|i| {
+        let svc = svc.clone();
+        async move { send_task(&svc, send_req(user(&i.to_string()))).await }
+    });
+    let tasks = futures_util::future::join_all(sends).await;
+    assert!(tasks.iter().all(|t| t.status.state == TaskState::Completed));
+    let A2aResponse::Tasks(page) = call(&svc, Operation::ListTasks(ListTasksRequest::default()))
+        .await
+        .unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(page.total_size, 300);
+}
+
+// A subscriber that never reads does not stall the task or the other
+// subscribers; it is cut off with an error event (a2a-spec.md §4.2: closing
+// or losing one stream must not affect the others).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_subscriber_is_cut_off() {
+    // The executor emits one chunk per pace signal, so the test controls how
+    // far the fast subscriber may lag (never) while the slow one never reads.
+    let (pace, paced) = channel::<()>();
+    let paced = std::sync::Arc::new(tokio::sync::Mutex::new(paced));
+    let inner = boxed(move |ex: Execution| {
+        let paced = paced.clone();
+        async move {
+            ex.emit.working().await?;
+            let mut paced = paced.lock().await;
+            for i in 0..50 {
+                paced.recv().await;
+                let art = Artifact {
+                    artifact_id: "a".into(),
+                    parts: vec![Part::text(i.to_string())],
+                    ..Artifact::default()
+                };
+                ex.emit.artifact(art, i > 0, i == 49).await?;
+            }
+            ex.emit.complete().await?;
+            Ok(())
+        }
+    });
+    let layer = TaskLayer::new(card(), MemoryTaskLog::new())
+        .unwrap()
+        .subscriber_buffer(4)
+        .unwrap();
+    let svc = engine_with(layer, inner);
+    let t = send_task(&svc, immediate(user("x"))).await;
+    let slow = subscribe(&svc, &t.id).await.unwrap();
+    let mut fast = subscribe(&svc, &t.id).await.unwrap();
+    let mut chunks = 0;
+    for _ in 0..50 {
+        pace.send(()).unwrap();
+        loop {
+            match fast.next().await {
+                Some(Ok(StreamResponse::ArtifactUpdate(_))) => break,
+                Some(Ok(_)) => {}
+                other => panic!("{other:?}"),
+            }
+        }
+        chunks += 1;
+    }
+    assert_eq!(chunks, 50);
+    let rest = collect(fast).await;
+    assert!(
+        matches!(rest.last(), Some(Ok(StreamResponse::StatusUpdate(u))) if u.status.state == TaskState::Completed),
+        "{rest:?}"
+    );
+    let done = get(&svc, &t.id).await.unwrap();
+    assert_eq!(done.status.state, TaskState::Completed);
+    assert_eq!(done.artifacts[0].parts.len(), 50);
+    let slow_events = collect(slow).await;
+    let err = slow_events.last().unwrap().as_ref().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unavailable);
+    assert_eq!(code(err), -32603);
+    assert!(slow_events.len() <= 5, "{}", slow_events.len());
+}
+
+// A panicking executor ends its task FAILED and nothing else.
+#[tokio::test]
+async fn panicking_executor_fails_only_its_task() {
+    let svc = engine(boxed(|ex: Execution| async move {
+        if ex.message.text() == "panic" {
+            panic!("executor bug");
+        }
+        ex.emit.complete().await?;
+        Ok(())
+    }));
+    let t = send_task(&svc, send_req(user("panic"))).await;
+    assert_eq!(t.status.state, TaskState::Failed);
+    assert_eq!(
+        t.status.message.unwrap().text(),
+        a2a_tower::engine::EXECUTOR_FAILED_MESSAGE
+    );
+    let ok = send_task(&svc, send_req(user("fine"))).await;
+    assert_eq!(ok.status.state, TaskState::Completed);
+    assert_eq!(svc.running(), 0);
+}
+
+// The inactivity timeout cancels an executor that stops producing.
+#[tokio::test]
+async fn inactivity_timeout_fails_and_cancels() {
+    let (tx, mut rx) = channel::<()>();
+    let inner = boxed(move |ex: Execution| {
+        let tx = tx.clone();
+        async move {
+            ex.emit.working().await?;
+            ex.emit.cancelled().await;
+            tx.send(()).ok();
+            Ok(())
+        }
+    });
+    let layer = TaskLayer::new(card(), MemoryTaskLog::new())
+        .unwrap()
+        .inactivity_timeout(Duration::from_millis(50))
+        .unwrap();
+    let svc = engine_with(layer, inner);
+    let t = send_task(&svc, send_req(user("x"))).await;
+    assert_eq!(t.status.state, TaskState::Failed);
+    assert_eq!(
+        t.status.message.unwrap().text(),
+        a2a_tower::engine::EXECUTOR_TIMED_OUT_MESSAGE
+    );
+    assert_eq!(rx.recv().await, Some(()), "executor saw the cancellation");
+}
+
+// A host concurrency limit between the engine and the executor: the second
+// task waits SUBMITTED for a slot, and a cancel while it waits ends it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn host_layers_between_engine_and_executor() {
+    let gate = Gate::default();
+    let inner = tower::ServiceBuilder::new()
+        .concurrency_limit(1)
+        .service(boxed({
+            let gate = gate.clone();
+            move |ex: Execution| {
+                let gate = gate.clone();
+                async move {
+                    ex.emit.working().await?;
+                    gate.wait().await;
+                    ex.emit.complete().await?;
+                    Ok(())
+                }
+            }
+        }));
+    let svc = engine_with(
+        TaskLayer::new(card(), MemoryTaskLog::new()).unwrap(),
+        tower::util::BoxCloneSyncService::new(inner),
+    );
+    let first = send_task(&svc, immediate(user("1"))).await;
+    let mut sub = subscribe(&svc, &first.id).await.unwrap();
+    // Wait until the first execution holds the slot.
+    while let Some(Ok(ev)) = sub.next().await {
+        if matches!(&ev, StreamResponse::Task(t) if t.status.state == TaskState::Working)
+            || matches!(&ev, StreamResponse::StatusUpdate(u) if u.status.state == TaskState::Working)
+        {
+            break;
+        }
+    }
+    let second = send_task(&svc, immediate(user("2"))).await;
+    assert_eq!(
+        get(&svc, &second.id).await.unwrap().status.state,
+        TaskState::Submitted
+    );
+    let A2aResponse::Task(c) = call(
+        &svc,
+        Operation::CancelTask(CancelTaskRequest {
+            id: second.id.clone(),
+            ..Default::default()
+        }),
+    )
+    .await
+    .unwrap() else {
+        panic!()
+    };
+    assert_eq!(c.status.state, TaskState::Canceled);
+    gate.open();
+    collect(sub).await;
+    assert_eq!(
+        get(&svc, &first.id).await.unwrap().status.state,
+        TaskState::Completed
+    );
+}

@@ -1,0 +1,330 @@
+//! The task-log conformance suite against `MemoryTaskLog`, memory-specific
+//! bounds, and projection properties.
+
+#[path = "support/log_suite.rs"]
+mod log_suite;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use a2a_tower::log::{
+    AppendRequest, Eviction, LogErrorKind, MemoryTaskLog, Projection, Record, TaskLog,
+};
+use a2a_tower::types::{
+    Artifact, Message, Part, TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp,
+};
+use futures_util::FutureExt as _;
+use futures_util::StreamExt as _;
+use log_suite::*;
+use proptest::prelude::*;
+
+fn memory() -> Log {
+    Arc::new(MemoryTaskLog::new())
+}
+
+#[tokio::test]
+async fn suite_default() {
+    for name in ALL {
+        run(name, memory()).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn suite_one_shard_no_compaction() {
+    for name in ALL {
+        let log = MemoryTaskLog::builder()
+            .shards(1)
+            .compact_terminal(false)
+            .build()
+            .unwrap();
+        run(name, Arc::new(log)).await;
+    }
+}
+
+async fn finish(log: &Log, id: &str) {
+    let r = AppendRequest::new("a", id, 2, 1, vec![status(TaskState::Completed)]);
+    log.append(r).await.unwrap();
+}
+
+// Eviction: terminal tasks go first, oldest terminal first; live tasks are
+// never evicted silently (Full instead).
+#[tokio::test]
+async fn eviction_by_count() {
+    let log: Log = Arc::new(
+        MemoryTaskLog::builder()
+            .max_tasks(3)
+            .shards(1)
+            .build()
+            .unwrap(),
+    );
+    for id in ["t1", "t2", "t3"] {
+        create(&log, "a", id, "c").await;
+    }
+    let err = log
+        .append(AppendRequest::create(
+            "a",
+            "t4",
+            vec![Record::created("t4", "c")],
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), LogErrorKind::Full);
+    finish(&log, "t3").await;
+    finish(&log, "t1").await;
+    create(&log, "a", "t4", "c").await;
+    assert!(
+        log.snapshot("a", "t3").await.is_err(),
+        "oldest terminal evicted"
+    );
+    assert!(log.snapshot("a", "t1").await.is_ok());
+    assert!(log.snapshot("a", "t2").await.is_ok(), "live task kept");
+}
+
+// Eviction by bytes, with a watched terminal task skipped while watched.
+#[tokio::test]
+async fn eviction_by_bytes_skips_watched() {
+    let mem = MemoryTaskLog::builder()
+        .max_bytes(8 * 1024)
+        .shards(1)
+        .build()
+        .unwrap();
+    let log: Log = Arc::new(mem.clone());
+    create(&log, "a", "watched", "c").await;
+    let w = log.watch("a", "watched", Some(0)).await.unwrap();
+    finish(&log, "watched").await;
+    for i in 0..200 {
+        let id = format!("t{i}");
+        log.append(AppendRequest::create(
+            "a",
+            &id,
+            vec![Record::created(&id, "c")],
+        ))
+        .await
+        .unwrap();
+        let end = AppendRequest::new("a", &id, 1, 1, vec![status(TaskState::Completed)]);
+        log.append(end).await.unwrap();
+        assert!(mem.bytes() <= 8 * 1024, "{}", mem.bytes());
+    }
+    assert!(
+        mem.len() < 100,
+        "terminal tasks were evicted to make room: {}",
+        mem.len()
+    );
+    // Live tasks are never evicted: eventually a create is refused.
+    let mut live = 0;
+    loop {
+        let id = format!("live{live}");
+        match log
+            .append(AppendRequest::create(
+                "a",
+                &id,
+                vec![Record::created(&id, "c")],
+            ))
+            .await
+        {
+            Ok(_) => live += 1,
+            Err(e) => {
+                assert_eq!(e.kind(), LogErrorKind::Full);
+                break;
+            }
+        }
+        assert!(live < 1_000);
+    }
+    for i in 0..live {
+        assert!(log.snapshot("a", &format!("live{i}")).await.is_ok());
+    }
+    // The watched task survived and its watcher reads every record.
+    assert_eq!(w.records.count().await, 3);
+    assert!(log.snapshot("a", "watched").await.is_ok());
+}
+
+#[test]
+fn never_policy() {
+    let log = MemoryTaskLog::builder()
+        .max_tasks(1)
+        .eviction(Eviction::Never)
+        .build()
+        .unwrap();
+    let log: Log = Arc::new(log);
+    create(&log, "a", "t1", "c").now_or_never().unwrap();
+    finish(&log, "t1").now_or_never().unwrap();
+    let err = log
+        .append(AppendRequest::create(
+            "a",
+            "t2",
+            vec![Record::created("t2", "c")],
+        ))
+        .now_or_never()
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.kind(), LogErrorKind::Full);
+}
+
+// Snapshots are shared, not deep-copied per read.
+#[tokio::test]
+async fn snapshots_are_shared() {
+    let log = memory();
+    create(&log, "a", "t1", "c").await;
+    finish(&log, "t1").await;
+    let a = log.snapshot("a", "t1").await.unwrap();
+    let b = log.snapshot("a", "t1").await.unwrap();
+    assert!(Arc::ptr_eq(&a.task, &b.task));
+    let err = log.read("a", "t1", 0).await.unwrap_err();
+    assert_eq!(err.kind(), LogErrorKind::Compacted);
+}
+
+// A small completed echo task is stored compactly: records dropped, one
+// shared snapshot. The estimate counts the wire structs' inline sizes (a
+// `Part` is 192 bytes, a `Message` 224), which dominate: ~1.7 KiB, above the
+// 1.5 KiB target; see benches/log.rs for the measured resident size.
+#[tokio::test]
+async fn completed_echo_task_is_compact() {
+    let mem = MemoryTaskLog::new();
+    let log: Log = Arc::new(mem.clone());
+    for i in 0..100 {
+        echo_task(&log, i).await;
+    }
+    let per_task = mem.bytes() / 100;
+    assert!(per_task <= 1792, "{per_task} bytes per task");
+}
+
+async fn echo_task(log: &Log, i: usize) {
+    let id = uuid::Uuid::new_v4().to_string();
+    let ctx = uuid::Uuid::new_v4().to_string();
+    let mut m = Message::user(uuid::Uuid::new_v4().to_string(), format!("hello {i}"));
+    m.task_id.clone_from(&id);
+    m.context_id.clone_from(&ctx);
+    let created = log
+        .append(AppendRequest::create(
+            "public",
+            &id,
+            vec![
+                Record::created(&id, &ctx),
+                Record::MessageAdmitted { message: m },
+            ],
+        ))
+        .await
+        .unwrap();
+    let rest = vec![
+        status(TaskState::Working),
+        Record::ArtifactChunk {
+            artifact: Artifact {
+                artifact_id: uuid::Uuid::new_v4().to_string(),
+                parts: vec![Part::text(format!("hello {i}"))],
+                ..Artifact::default()
+            },
+            append: false,
+            last_chunk: true,
+        },
+        status(TaskState::Completed),
+    ];
+    log.append(AppendRequest::new("public", &id, created.seq, 1, rest))
+        .await
+        .unwrap();
+}
+
+fn arb_state() -> impl Strategy<Value = TaskState> {
+    (0..9i32).prop_map(|n| match n {
+        0 => TaskState::Unspecified,
+        1 => TaskState::Submitted,
+        2 => TaskState::Working,
+        3 => TaskState::Completed,
+        4 => TaskState::Failed,
+        5 => TaskState::Canceled,
+        6 => TaskState::InputRequired,
+        7 => TaskState::Rejected,
+        _ => TaskState::AuthRequired,
+    })
+}
+
+fn arb_record() -> impl Strategy<Value = Record> {
+    let text = "[a-z]{0,6}";
+    prop_oneof![
+        1 => Just(Record::Created {
+            task_id: "t".into(),
+            context_id: "c".into(),
+            at: Timestamp::from_unix_millis(1),
+            metadata: None,
+        }),
+        3 => text.prop_map(|t| Record::MessageAdmitted { message: Message::user(format!("m{t}"), t) }),
+        4 => (arb_state(), proptest::option::of(text)).prop_map(|(state, m)| Record::status(TaskStatus {
+            state,
+            message: m.map(|t| Message::agent("q", t)),
+            timestamp: Some(Timestamp::from_unix_millis(2)),
+        })),
+        4 => ("[ab]?", 0..3usize, any::<bool>()).prop_map(|(id, n, append)| Record::ArtifactChunk {
+            artifact: Artifact {
+                artifact_id: id,
+                parts: (0..n).map(|i| Part::text(i.to_string())).collect(),
+                ..Artifact::default()
+            },
+            append,
+            last_chunk: false,
+        }),
+        1 => text.prop_map(|t| Record::Replied { message: Message::agent("r", t), at: Timestamp::from_unix_millis(3) }),
+        1 => Just(Record::CancelRequested { at: Timestamp::from_unix_millis(4) }),
+        1 => "[xy]".prop_map(|id| Record::PushConfigSet { config: TaskPushNotificationConfig { id, url: "https://h/".into(), ..Default::default() } }),
+        1 => "[xy]".prop_map(|id| Record::PushConfigDeleted { id }),
+    ]
+}
+
+/// A projected task is valid whatever records it came from.
+fn assert_valid(p: &Projection) {
+    let t = p.task();
+    assert_eq!(t.id, "t");
+    assert_eq!(t.context_id, "c");
+    assert_ne!(t.status.state, TaskState::Unspecified);
+    let mut ids = HashSet::new();
+    for a in &t.artifacts {
+        assert!(!a.artifact_id.is_empty());
+        assert!(!a.parts.is_empty());
+        assert!(ids.insert(a.artifact_id.clone()), "artifact ids unique");
+    }
+    let mut cfg = HashSet::new();
+    assert!(p.push_configs().iter().all(|c| cfg.insert(c.id.clone())));
+}
+
+proptest! {
+    // Any record sequence: the records the log accepts project to a valid
+    // task, and replaying the log gives the same snapshot, however the
+    // records were batched.
+    #[test]
+    fn any_records_project_to_a_valid_task_and_replay_equal(
+        records in proptest::collection::vec(arb_record(), 0..40),
+        batch in 1..4usize,
+    ) {
+        let mem = MemoryTaskLog::builder().compact_terminal(false).build().unwrap();
+        let log: Log = Arc::new(mem);
+        let mut reference = Projection::default();
+        let mut seq = 0;
+        for chunk in records.chunks(batch) {
+            let valid = reference.check(chunk).is_ok();
+            let r = log.append(AppendRequest::new("a", "t", seq, 1, chunk.to_vec()))
+                .now_or_never().unwrap();
+            match r {
+                Ok(out) => {
+                    prop_assert!(valid, "accepted an invalid batch");
+                    for rec in chunk { reference.apply(rec); }
+                    seq = out.seq;
+                    prop_assert_eq!(out.snapshot.task.as_ref(), reference.task().as_ref());
+                }
+                Err(e) => {
+                    prop_assert!(!valid || e.kind() == LogErrorKind::Invalid, "{:?}", e);
+                    prop_assert!(!valid);
+                }
+            }
+        }
+        if seq > 0 {
+            let snap = log.snapshot("a", "t").now_or_never().unwrap().unwrap();
+            assert_valid(&snap.projection);
+            let read = log.read("a", "t", 0).now_or_never().unwrap().unwrap();
+            prop_assert_eq!(read.len() as u64, seq);
+            let replayed = Projection::replay(read.iter().map(|r| &*r.record)).unwrap();
+            prop_assert_eq!(&replayed, &snap.projection);
+            // JSON round trip of the records (what durable backends store).
+            let json = serde_json::to_string(&read.iter().map(|r| &*r.record).collect::<Vec<_>>()).unwrap();
+            let back: Vec<Record> = serde_json::from_str(&json).unwrap();
+            prop_assert_eq!(&Projection::replay(back.iter()).unwrap(), &snap.projection);
+        }
+    }
+}
