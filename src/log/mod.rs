@@ -89,7 +89,7 @@ pub use record::{Record, Sequenced};
 pub use recovery::LiveTask;
 #[cfg(feature = "sqlite")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
-pub use sqlite::{SqliteTaskLog, SqliteTaskLogBuilder, Synchronous};
+pub use sqlite::{SqliteStats, SqliteTaskLog, SqliteTaskLogBuilder, Synchronous};
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub use postgres::{PostgresTaskLog, PostgresTaskLogBuilder};

@@ -138,14 +138,17 @@ impl SqliteTaskLogBuilder {
         let (tx, rx) = mpsc::channel();
         let writer_hub = hub.clone();
         let max_batch = self.max_batch;
+        let counters = Arc::new(writer::Counters::default());
+        let writer_counters = counters.clone();
         std::thread::Builder::new()
             .name("a2a-sqlite-writer".into())
-            .spawn(move || writer::run(conn, rx, writer_hub, max_batch))
+            .spawn(move || writer::run(conn, rx, writer_hub, max_batch, writer_counters))
             .map_err(LogError::backend)?;
         Ok(SqliteTaskLog {
             inner: Arc::new(Inner {
                 jobs: Mutex::new(tx),
                 hub,
+                counters,
                 readers: read::Readers::new(self.path, self.readers, self.busy_timeout),
             }),
         })
@@ -164,7 +167,18 @@ pub struct SqliteTaskLog {
 struct Inner {
     jobs: Mutex<mpsc::Sender<writer::Job>>,
     hub: Arc<Hub>,
+    counters: Arc<writer::Counters>,
     readers: read::Readers,
+}
+
+/// What a [`SqliteTaskLog`]'s writer did so far (see [`SqliteTaskLog::stats`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct SqliteStats {
+    /// Appends attempted (committed or rejected).
+    pub appends: u64,
+    /// Transactions (batches): `appends / transactions` is the mean batch.
+    pub transactions: u64,
 }
 
 impl SqliteTaskLog {
@@ -181,6 +195,15 @@ impl SqliteTaskLog {
             readers: 4,
             synchronous: Synchronous::Full,
             busy_timeout: Duration::from_secs(5),
+        }
+    }
+
+    /// The writer's counters, to see group commit at work.
+    pub fn stats(&self) -> SqliteStats {
+        use std::sync::atomic::Ordering::Relaxed;
+        SqliteStats {
+            appends: self.inner.counters.appends.load(Relaxed),
+            transactions: self.inner.counters.transactions.load(Relaxed),
         }
     }
 

@@ -3,6 +3,7 @@
 //! after the batch's COMMIT returned.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -12,6 +13,13 @@ use crate::log::hub::Hub;
 use crate::log::stored::{Current, Plan, ProjectionCache, decode_projection, from_i64};
 use crate::log::{AppendRequest, Appended, LogError};
 
+/// What the writer did so far.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) appends: AtomicU64,
+    pub(crate) transactions: AtomicU64,
+}
+
 /// One queued append and where to send its outcome.
 pub(crate) struct Job {
     pub(crate) request: AppendRequest,
@@ -20,7 +28,13 @@ pub(crate) struct Job {
 
 /// Runs until every sender is gone: takes one job, drains up to `max_batch`
 /// queued jobs behind it, commits them in one transaction.
-pub(crate) fn run(mut conn: Connection, jobs: Receiver<Job>, hub: Arc<Hub>, max_batch: usize) {
+pub(crate) fn run(
+    mut conn: Connection,
+    jobs: Receiver<Job>,
+    hub: Arc<Hub>,
+    max_batch: usize,
+    counters: Arc<Counters>,
+) {
     let mut cache = ProjectionCache::default();
     let mut batch = Vec::with_capacity(max_batch);
     while let Ok(first) = jobs.recv() {
@@ -31,6 +45,8 @@ pub(crate) fn run(mut conn: Connection, jobs: Receiver<Job>, hub: Arc<Hub>, max_
                 Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
             }
         }
+        counters.appends.fetch_add(batch.len() as u64, Ordering::Relaxed);
+        counters.transactions.fetch_add(1, Ordering::Relaxed);
         commit_batch(&mut conn, &mut cache, &hub, &mut batch);
     }
 }
