@@ -26,13 +26,23 @@ async fn drive(log: Arc<dyn TaskLog>, tag: &str) -> f64 {
         let t = format!("{tag}-{w}");
         handles.push(tokio::spawn(async move {
             let mut seq = log
-                .append(AppendRequest::create("bench", &t, vec![Record::created(&t, "c")]))
+                .append(AppendRequest::create(
+                    "bench",
+                    &t,
+                    vec![Record::created(&t, "c")],
+                ))
                 .await
                 .expect("create")
                 .seq;
             for i in 0..APPENDS {
                 let message = Message::user(format!("m{i}"), "some text of a message");
-                let req = AppendRequest::new("bench", &t, seq, 1, vec![Record::MessageAdmitted { message }]);
+                let req = AppendRequest::new(
+                    "bench",
+                    &t,
+                    seq,
+                    1,
+                    vec![Record::MessageAdmitted { message }],
+                );
                 seq = log.append(req).await.expect("append").seq;
             }
         }));
@@ -68,7 +78,12 @@ async fn postgres() {
     let url = std::env::var("A2A_TEST_POSTGRES_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
     let schema = format!("a2a_bench_{}", uuid::Uuid::new_v4().simple());
-    let log = match PostgresTaskLog::builder(&url).schema(&schema).pool_size(16).connect().await {
+    let log = match PostgresTaskLog::builder(&url)
+        .schema(&schema)
+        .pool_size(16)
+        .connect()
+        .await
+    {
         Ok(log) => log,
         Err(e) => {
             println!("postgres: not reachable at {url} ({e}); skipped");

@@ -33,11 +33,19 @@ async fn eviction_drops_oldest_terminal_only() {
             .unwrap();
     }
     let t3 = || AppendRequest::create("a", "t3", vec![Record::created("t3", "c")]);
-    assert_eq!(log.append(t3()).await.unwrap_err().kind(), LogErrorKind::Full);
+    assert_eq!(
+        log.append(t3()).await.unwrap_err().kind(),
+        LogErrorKind::Full
+    );
     let done = Record::status(TaskStatus::new(TaskState::Completed));
-    log.append(AppendRequest::new("a", "t1", 1, 1, vec![done])).await.unwrap();
+    log.append(AppendRequest::new("a", "t1", 1, 1, vec![done]))
+        .await
+        .unwrap();
     assert_eq!(log.append(t3()).await.unwrap().seq, 1);
-    assert_eq!(log.snapshot("a", "t1").await.unwrap_err().kind(), LogErrorKind::NotFound);
+    assert_eq!(
+        log.snapshot("a", "t1").await.unwrap_err().kind(),
+        LogErrorKind::NotFound
+    );
     assert_eq!(log.snapshot("a", "t2").await.unwrap().seq, 1);
     assert_eq!(log.len(), 2);
 }

@@ -83,12 +83,18 @@ async fn two_hosts_fence_and_watch_each_other() {
     with_schema(|schema| async move {
         let a = connect(&schema).await;
         let b = connect(&schema).await;
-        a.append(AppendRequest::create("x", "t", vec![Record::created("t", "c")]))
-            .await
-            .unwrap();
+        a.append(AppendRequest::create(
+            "x",
+            "t",
+            vec![Record::created("t", "c")],
+        ))
+        .await
+        .unwrap();
         // A watcher on host B sees records host A commits.
         let mut on_b = b.watch("x", "t", None).await.unwrap().records;
-        a.append(AppendRequest::new("x", "t", 1, 1, vec![msg(1)])).await.unwrap();
+        a.append(AppendRequest::new("x", "t", 1, 1, vec![msg(1)]))
+            .await
+            .unwrap();
         let got = tokio::time::timeout(log_suite::GUARD, on_b.next())
             .await
             .expect("B's watch saw A's commit")
@@ -97,16 +103,39 @@ async fn two_hosts_fence_and_watch_each_other() {
         assert_eq!(got.seq, 2);
         // B takes over with epoch 2; A is fenced even though A's projection
         // cache still holds the task at seq 2.
-        assert_eq!(b.append(AppendRequest::new("x", "t", 2, 2, vec![msg(2)])).await.unwrap().seq, 3);
-        let err = a.append(AppendRequest::new("x", "t", 3, 1, vec![msg(3)])).await.unwrap_err();
+        assert_eq!(
+            b.append(AppendRequest::new("x", "t", 2, 2, vec![msg(2)]))
+                .await
+                .unwrap()
+                .seq,
+            3
+        );
+        let err = a
+            .append(AppendRequest::new("x", "t", 3, 1, vec![msg(3)]))
+            .await
+            .unwrap_err();
         assert_eq!(err.kind(), LogErrorKind::Fenced);
-        let err = a.append(AppendRequest::new("x", "t", 2, 2, vec![msg(3)])).await.unwrap_err();
+        let err = a
+            .append(AppendRequest::new("x", "t", 2, 2, vec![msg(3)]))
+            .await
+            .unwrap_err();
         assert_eq!(err.kind(), LogErrorKind::Conflict);
-        let out = a.append(AppendRequest::new("x", "t", 3, 2, vec![msg(3)])).await.unwrap();
-        let ids: Vec<&str> = out.snapshot.task.history.iter().map(|m| m.message_id.as_str()).collect();
+        let out = a
+            .append(AppendRequest::new("x", "t", 3, 2, vec![msg(3)]))
+            .await
+            .unwrap();
+        let ids: Vec<&str> = out
+            .snapshot
+            .task
+            .history
+            .iter()
+            .map(|m| m.message_id.as_str())
+            .collect();
         assert_eq!(ids, ["m1", "m2", "m3"], "A saw B's record");
         let done = Record::status(TaskStatus::new(TaskState::Completed));
-        b.append(AppendRequest::new("x", "t", 4, 2, vec![done])).await.unwrap();
+        b.append(AppendRequest::new("x", "t", 4, 2, vec![done]))
+            .await
+            .unwrap();
         let mut seqs = Vec::new();
         while let Some(r) = tokio::time::timeout(log_suite::GUARD, on_b.next())
             .await
@@ -126,9 +155,13 @@ async fn two_hosts_recover_each_task_once() {
         let b = Arc::new(connect(&schema).await);
         for i in 0..20 {
             let t = format!("t{i}");
-            a.append(AppendRequest::create("x", &t, vec![Record::created(&t, "c")]))
-                .await
-                .unwrap();
+            a.append(AppendRequest::create(
+                "x",
+                &t,
+                vec![Record::created(&t, "c")],
+            ))
+            .await
+            .unwrap();
         }
         let mut hosts = Vec::new();
         for host in [a.clone(), b.clone()] {
@@ -163,7 +196,10 @@ async fn migrations_are_idempotent_and_versioned() {
             .unwrap();
         tokio::spawn(conn);
         let rows = client
-            .query(&format!("SELECT version FROM \"{schema}\".schema_version"), &[])
+            .query(
+                &format!("SELECT version FROM \"{schema}\".schema_version"),
+                &[],
+            )
             .await
             .unwrap();
         assert_eq!(rows.len(), 1);

@@ -10,9 +10,7 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use a2a_tower::log::{
-    AppendRequest, LogErrorKind, Record, SqliteTaskLog, Synchronous, TaskLog,
-};
+use a2a_tower::log::{AppendRequest, LogErrorKind, Record, SqliteTaskLog, Synchronous, TaskLog};
 use a2a_tower::types::{Message, TaskState, TaskStatus};
 
 /// A temporary directory removed on drop.
@@ -58,9 +56,13 @@ async fn survives_reopen_and_keeps_live_tasks() {
     let dir = TempDir::new();
     {
         let log = SqliteTaskLog::open(dir.db()).unwrap();
-        log.append(AppendRequest::create("a", "t1", vec![Record::created("t1", "c"), msg(1)]))
-            .await
-            .unwrap();
+        log.append(AppendRequest::create(
+            "a",
+            "t1",
+            vec![Record::created("t1", "c"), msg(1)],
+        ))
+        .await
+        .unwrap();
         let working = Record::status(TaskStatus::new(TaskState::Working));
         log.append(AppendRequest::new("a", "t1", 2, 1, vec![working]))
             .await
@@ -69,7 +71,10 @@ async fn survives_reopen_and_keeps_live_tasks() {
     // "Process restart": a new log on the same file.
     let log = SqliteTaskLog::open(dir.db()).unwrap();
     let snap = log.snapshot("a", "t1").await.unwrap();
-    assert_eq!((snap.seq, snap.epoch, snap.state()), (3, 1, TaskState::Working));
+    assert_eq!(
+        (snap.seq, snap.epoch, snap.state()),
+        (3, 1, TaskState::Working)
+    );
     assert_eq!(snap.task.history.len(), 1);
     let live = log.live_tasks(None, 10).await.unwrap();
     assert_eq!(live.len(), 1);
@@ -90,15 +95,39 @@ async fn two_handles_on_one_file_fence_each_other() {
     let dir = TempDir::new();
     let a = SqliteTaskLog::open(dir.db()).unwrap();
     let b = SqliteTaskLog::open(dir.db()).unwrap();
-    a.append(AppendRequest::create("x", "t", vec![Record::created("t", "c")]))
+    a.append(AppendRequest::create(
+        "x",
+        "t",
+        vec![Record::created("t", "c")],
+    ))
+    .await
+    .unwrap();
+    a.append(AppendRequest::new("x", "t", 1, 1, vec![msg(1)]))
         .await
         .unwrap();
-    a.append(AppendRequest::new("x", "t", 1, 1, vec![msg(1)])).await.unwrap();
-    assert_eq!(b.append(AppendRequest::new("x", "t", 2, 2, vec![msg(2)])).await.unwrap().seq, 3);
-    let err = a.append(AppendRequest::new("x", "t", 3, 1, vec![msg(3)])).await.unwrap_err();
+    assert_eq!(
+        b.append(AppendRequest::new("x", "t", 2, 2, vec![msg(2)]))
+            .await
+            .unwrap()
+            .seq,
+        3
+    );
+    let err = a
+        .append(AppendRequest::new("x", "t", 3, 1, vec![msg(3)]))
+        .await
+        .unwrap_err();
     assert_eq!(err.kind(), LogErrorKind::Fenced);
-    let out = a.append(AppendRequest::new("x", "t", 3, 2, vec![msg(3)])).await.unwrap();
-    let ids: Vec<&str> = out.snapshot.task.history.iter().map(|m| m.message_id.as_str()).collect();
+    let out = a
+        .append(AppendRequest::new("x", "t", 3, 2, vec![msg(3)]))
+        .await
+        .unwrap();
+    let ids: Vec<&str> = out
+        .snapshot
+        .task
+        .history
+        .iter()
+        .map(|m| m.message_id.as_str())
+        .collect();
     assert_eq!(ids, ["m1", "m2", "m3"], "a saw b's record");
 }
 
@@ -112,9 +141,13 @@ async fn group_commit_batches_and_failures_stay_per_append() {
             .open()
             .unwrap(),
     );
-    log.append(AppendRequest::create("a", "t", vec![Record::created("t", "c")]))
-        .await
-        .unwrap();
+    log.append(AppendRequest::create(
+        "a",
+        "t",
+        vec![Record::created("t", "c")],
+    ))
+    .await
+    .unwrap();
     // Many appends in flight at once: the good ones commit, the conflicting
     // ones fail alone, whatever batch they share.
     let mut handles = Vec::new();
@@ -123,7 +156,11 @@ async fn group_commit_batches_and_failures_stay_per_append() {
         handles.push(tokio::spawn(async move {
             let id = format!("g{i}");
             let create = log
-                .append(AppendRequest::create("a", &id, vec![Record::created(&id, "c")]))
+                .append(AppendRequest::create(
+                    "a",
+                    &id,
+                    vec![Record::created(&id, "c")],
+                ))
                 .await
                 .map(|a| a.seq);
             let stale = log
@@ -140,18 +177,30 @@ async fn group_commit_batches_and_failures_stay_per_append() {
         assert_eq!(stale, Err(LogErrorKind::Conflict));
     }
     let page = log
-        .list("a", &a2a_tower::log::ListQuery { page_size: 1, ..Default::default() })
+        .list(
+            "a",
+            &a2a_tower::log::ListQuery {
+                page_size: 1,
+                ..Default::default()
+            },
+        )
         .await
         .unwrap();
     assert_eq!(page.total, 201);
     let stats = log.stats();
     assert_eq!(stats.appends, 401);
-    assert!(stats.transactions >= 1 && stats.transactions <= 401, "{stats:?}");
+    assert!(
+        stats.transactions >= 1 && stats.transactions <= 401,
+        "{stats:?}"
+    );
 }
 
 #[test]
 fn rejects_a_zero_batch() {
     let dir = TempDir::new();
-    let err = SqliteTaskLog::builder(dir.db()).max_batch(0).open().unwrap_err();
+    let err = SqliteTaskLog::builder(dir.db())
+        .max_batch(0)
+        .open()
+        .unwrap_err();
     assert_eq!(err.kind(), LogErrorKind::Backend);
 }

@@ -58,19 +58,19 @@
 //! ```
 
 mod error;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod hub;
 mod memory;
 mod page;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod projection;
 mod record;
 mod recovery;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-mod hub;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-mod stored;
 #[cfg(feature = "sqlite")]
 mod sqlite;
-#[cfg(feature = "postgres")]
-mod postgres;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod stored;
 
 use std::fmt;
 use std::future::Future;
@@ -84,15 +84,15 @@ use crate::types::{Message, Task, TaskState, Timestamp};
 pub use error::{LogError, LogErrorKind};
 pub use memory::{Eviction, MemoryTaskLog, MemoryTaskLogBuilder};
 pub use page::PageCursor;
+#[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
+pub use postgres::{PostgresTaskLog, PostgresTaskLogBuilder};
 pub use projection::{Projection, ProjectionError, approx_task_bytes};
 pub use record::{Record, Sequenced};
 pub use recovery::LiveTask;
 #[cfg(feature = "sqlite")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub use sqlite::{SqliteStats, SqliteTaskLog, SqliteTaskLogBuilder, Synchronous};
-#[cfg(feature = "postgres")]
-#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
-pub use postgres::{PostgresTaskLog, PostgresTaskLogBuilder};
 
 /// The future of a [`TaskLog`] call.
 pub type LogFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, LogError>> + Send + 'a>>;

@@ -64,9 +64,7 @@ pub(crate) fn fail_live<'a, L: TaskLog + ?Sized>(
         );
         match log.append(req).await {
             Ok(appended) => Ok(Some(appended)),
-            Err(e) if matches!(e.kind(), LogErrorKind::Conflict | LogErrorKind::Fenced) => {
-                Ok(None)
-            }
+            Err(e) if matches!(e.kind(), LogErrorKind::Conflict | LogErrorKind::Fenced) => Ok(None),
             Err(e) => Err(e),
         }
     })

@@ -66,7 +66,9 @@ pub(crate) fn decode_projection(json: &str) -> Result<Projection, LogError> {
     p.apply(&Record::Created {
         task_id: id,
         context_id,
-        at: status.timestamp.unwrap_or_else(crate::types::Timestamp::now),
+        at: status
+            .timestamp
+            .unwrap_or_else(crate::types::Timestamp::now),
         metadata,
     });
     for message in history {

@@ -19,10 +19,10 @@ use a2a_tower::types::{Artifact, Message, Part, TaskState, TaskStatus, Timestamp
 use futures_util::StreamExt;
 
 /// The guard against a watch that never delivers (a failure, not a wait).
-pub const GUARD: Duration = Duration::from_secs(10);
+pub(crate) const GUARD: Duration = Duration::from_secs(10);
 
 /// A unique authority for one case.
-pub fn authority() -> String {
+pub(crate) fn authority() -> String {
     format!("auth-{}", uuid::Uuid::new_v4())
 }
 
@@ -49,7 +49,11 @@ fn created_at(task: &str, ctx: &str, ms: i64) -> Record {
 
 async fn create(log: &dyn TaskLog, auth: &str, task: &str, ctx: &str, ms: i64) {
     let out = log
-        .append(AppendRequest::create(auth, task, vec![created_at(task, ctx, ms)]))
+        .append(AppendRequest::create(
+            auth,
+            task,
+            vec![created_at(task, ctx, ms)],
+        ))
         .await
         .unwrap();
     assert_eq!(out.seq, 1);
@@ -60,7 +64,7 @@ fn kind<T: std::fmt::Debug>(r: Result<T, a2a_tower::log::LogError>) -> LogErrorK
 }
 
 /// Sequence numbers, CAS on `expected`, validity of record sequences.
-pub async fn append_rules(log: Arc<dyn TaskLog>) {
+pub(crate) async fn append_rules(log: Arc<dyn TaskLog>) {
     let auth = authority();
     let t = uid("t");
     let out = log
@@ -98,7 +102,11 @@ pub async fn append_rules(log: Arc<dyn TaskLog>) {
     // Stale and future expectations conflict; nothing is written.
     for expected in [1, 3] {
         let req = AppendRequest::new(&auth, &t, expected, 1, vec![status(TaskState::Working, 5)]);
-        assert_eq!(kind(log.append(req).await), LogErrorKind::Conflict, "expected {expected}");
+        assert_eq!(
+            kind(log.append(req).await),
+            LogErrorKind::Conflict,
+            "expected {expected}"
+        );
     }
     assert_eq!(log.snapshot(&auth, &t).await.unwrap().seq, 2);
 
@@ -135,12 +143,18 @@ pub async fn append_rules(log: Arc<dyn TaskLog>) {
     assert!(log.read(&auth, &t, 4).await.unwrap().is_empty());
 
     // Unknown task.
-    let req = AppendRequest::new(&auth, uid("missing"), 1, 1, vec![status(TaskState::Working, 1)]);
+    let req = AppendRequest::new(
+        &auth,
+        uid("missing"),
+        1,
+        1,
+        vec![status(TaskState::Working, 1)],
+    );
     assert_eq!(kind(log.append(req).await), LogErrorKind::NotFound);
 }
 
 /// Of many writers racing on the same `expected`, exactly one wins.
-pub async fn cas_race_has_one_winner(log: Arc<dyn TaskLog>) {
+pub(crate) async fn cas_race_has_one_winner(log: Arc<dyn TaskLog>) {
     let auth = authority();
     let t = uid("t");
     create(&*log, &auth, &t, "c", 1).await;
@@ -149,7 +163,13 @@ pub async fn cas_race_has_one_winner(log: Arc<dyn TaskLog>) {
         let (log, auth, t) = (log.clone(), auth.clone(), t.clone());
         handles.push(tokio::spawn(async move {
             let msg = Message::user(format!("m{i}"), "x");
-            let req = AppendRequest::new(&auth, &t, 1, 1, vec![Record::MessageAdmitted { message: msg }]);
+            let req = AppendRequest::new(
+                &auth,
+                &t,
+                1,
+                1,
+                vec![Record::MessageAdmitted { message: msg }],
+            );
             log.append(req).await.map(|a| a.seq).map_err(|e| e.kind())
         }));
     }
@@ -169,7 +189,7 @@ pub async fn cas_race_has_one_winner(log: Arc<dyn TaskLog>) {
 }
 
 /// Concurrent appends to many tasks all commit, each in its own order.
-pub async fn concurrent_tasks(log: Arc<dyn TaskLog>) {
+pub(crate) async fn concurrent_tasks(log: Arc<dyn TaskLog>) {
     let auth = authority();
     let mut handles = Vec::new();
     for i in 0..24 {
@@ -179,7 +199,13 @@ pub async fn concurrent_tasks(log: Arc<dyn TaskLog>) {
             create(&*log, &auth, &t, "c", 1).await;
             for seq in 1..10 {
                 let msg = Message::user(format!("m{seq}"), "x");
-                let req = AppendRequest::new(&auth, &t, seq, 1, vec![Record::MessageAdmitted { message: msg }]);
+                let req = AppendRequest::new(
+                    &auth,
+                    &t,
+                    seq,
+                    1,
+                    vec![Record::MessageAdmitted { message: msg }],
+                );
                 assert_eq!(log.append(req).await.unwrap().seq, seq + 1);
             }
             t
@@ -189,13 +215,18 @@ pub async fn concurrent_tasks(log: Arc<dyn TaskLog>) {
         let t = h.await.unwrap();
         let snap = log.snapshot(&auth, &t).await.unwrap();
         assert_eq!((snap.seq, snap.task.history.len()), (10, 9));
-        let ids: Vec<String> = snap.task.history.iter().map(|m| m.message_id.clone()).collect();
+        let ids: Vec<String> = snap
+            .task
+            .history
+            .iter()
+            .map(|m| m.message_id.clone())
+            .collect();
         assert_eq!(ids, (1..10).map(|i| format!("m{i}")).collect::<Vec<_>>());
     }
 }
 
 /// A newer epoch fences older writers; equal epochs keep writing.
-pub async fn epochs_fence(log: Arc<dyn TaskLog>) {
+pub(crate) async fn epochs_fence(log: Arc<dyn TaskLog>) {
     let auth = authority();
     let t = uid("t");
     create(&*log, &auth, &t, "c", 1).await;
@@ -203,7 +234,13 @@ pub async fn epochs_fence(log: Arc<dyn TaskLog>) {
     assert_eq!(log.append(req).await.unwrap().snapshot.epoch, 1);
     // Host B takes over with epoch 2.
     let msg = Message::user("m", "continue");
-    let req = AppendRequest::new(&auth, &t, 2, 2, vec![Record::MessageAdmitted { message: msg }]);
+    let req = AppendRequest::new(
+        &auth,
+        &t,
+        2,
+        2,
+        vec![Record::MessageAdmitted { message: msg }],
+    );
     let b = log.append(req).await.unwrap();
     assert_eq!((b.seq, b.snapshot.epoch), (3, 2));
     // Host A (epoch 1) is fenced, even with the right sequence number.
@@ -218,12 +255,15 @@ pub async fn epochs_fence(log: Arc<dyn TaskLog>) {
     let req = AppendRequest::new(&auth, &t, 3, 2, vec![status(TaskState::Completed, 4)]);
     assert_eq!(log.append(req).await.unwrap().seq, 4);
     let snap = log.snapshot(&auth, &t).await.unwrap();
-    assert_eq!((snap.seq, snap.epoch, snap.state()), (4, 2, TaskState::Completed));
+    assert_eq!(
+        (snap.seq, snap.epoch, snap.state()),
+        (4, 2, TaskState::Completed)
+    );
 }
 
 /// The stored snapshot is the projection of the records (history, status
 /// message, artifacts, cancel flag, push configs survive a round trip).
-pub async fn projection(log: Arc<dyn TaskLog>) {
+pub(crate) async fn projection(log: Arc<dyn TaskLog>) {
     let auth = authority();
     let t = uid("t");
     let question = Message::agent("q", "which one?");
@@ -258,12 +298,18 @@ pub async fn projection(log: Arc<dyn TaskLog>) {
         .unwrap();
     assert_eq!(out.seq, 6);
     let snap = log.snapshot(&auth, &t).await.unwrap();
-    assert_eq!(snap.projection, out.snapshot.projection, "stored == committed");
+    assert_eq!(
+        snap.projection, out.snapshot.projection,
+        "stored == committed"
+    );
     let replayed = a2a_tower::log::Projection::replay(records.iter()).unwrap();
     assert_eq!(snap.projection, replayed);
     assert_eq!(snap.task.status.state, TaskState::InputRequired);
     assert_eq!(snap.task.status.message.as_ref(), Some(&question));
-    assert_eq!(snap.task.artifacts[0].parts, vec![Part::text("hello "), Part::text("world")]);
+    assert_eq!(
+        snap.task.artifacts[0].parts,
+        vec![Part::text("hello "), Part::text("world")]
+    );
     assert!(snap.projection.cancel_requested());
     // The next append continues from the stored projection.
     let req = AppendRequest::new(
@@ -276,7 +322,13 @@ pub async fn projection(log: Arc<dyn TaskLog>) {
         }],
     );
     let out = log.append(req).await.unwrap();
-    let ids: Vec<&str> = out.snapshot.task.history.iter().map(|m| m.message_id.as_str()).collect();
+    let ids: Vec<&str> = out
+        .snapshot
+        .task
+        .history
+        .iter()
+        .map(|m| m.message_id.as_str())
+        .collect();
     assert_eq!(ids, ["m1", "q", "m2"]);
     let snap = log.snapshot(&auth, &t).await.unwrap();
     assert_eq!(snap.task, out.snapshot.task);
@@ -284,7 +336,7 @@ pub async fn projection(log: Arc<dyn TaskLog>) {
 
 /// ListTasks filters, order (newest status first, then id) and keyset pages
 /// that stay stable while tasks are added (a2a-spec.md §3.7).
-pub async fn list_filters_and_pages(log: Arc<dyn TaskLog>) {
+pub(crate) async fn list_filters_and_pages(log: Arc<dyn TaskLog>) {
     let auth = authority();
     // t-0..t-9: timestamps 100, 100, 200, 200, ... ; contexts alternate.
     for i in 0..10i64 {
@@ -292,21 +344,37 @@ pub async fn list_filters_and_pages(log: Arc<dyn TaskLog>) {
         create(&*log, &auth, &format!("t-{i}"), ctx, 100 * (i / 2 + 1)).await;
     }
     for i in [1, 4] {
-        let req = AppendRequest::new(&auth, format!("t-{i}"), 1, 1, vec![status(TaskState::Working, 50)]);
+        let req = AppendRequest::new(
+            &auth,
+            format!("t-{i}"),
+            1,
+            1,
+            vec![status(TaskState::Working, 50)],
+        );
         log.append(req).await.unwrap();
     }
     create(&*log, &authority(), "elsewhere", "even", 999).await;
 
-    let ids = |p: &a2a_tower::log::ListPage| -> Vec<String> { p.tasks.iter().map(|t| t.id.clone()).collect() };
+    let ids = |p: &a2a_tower::log::ListPage| -> Vec<String> {
+        p.tasks.iter().map(|t| t.id.clone()).collect()
+    };
     let all = log
-        .list(&auth, &ListQuery { page_size: 100, ..ListQuery::default() })
+        .list(
+            &auth,
+            &ListQuery {
+                page_size: 100,
+                ..ListQuery::default()
+            },
+        )
         .await
         .unwrap();
     assert_eq!(all.total, 10);
     assert_eq!(all.next, None);
     assert_eq!(
         ids(&all),
-        ["t-8", "t-9", "t-6", "t-7", "t-5", "t-2", "t-3", "t-0", "t-1", "t-4"]
+        [
+            "t-8", "t-9", "t-6", "t-7", "t-5", "t-2", "t-3", "t-0", "t-1", "t-4"
+        ]
     );
 
     let q = ListQuery {
@@ -314,20 +382,29 @@ pub async fn list_filters_and_pages(log: Arc<dyn TaskLog>) {
         page_size: 100,
         ..ListQuery::default()
     };
-    assert_eq!(ids(&log.list(&auth, &q).await.unwrap()), ["t-8", "t-6", "t-2", "t-0", "t-4"]);
+    assert_eq!(
+        ids(&log.list(&auth, &q).await.unwrap()),
+        ["t-8", "t-6", "t-2", "t-0", "t-4"]
+    );
     let q = ListQuery {
         state: Some(TaskState::Working),
         page_size: 100,
         ..ListQuery::default()
     };
     let page = log.list(&auth, &q).await.unwrap();
-    assert_eq!((ids(&page), page.total), (vec!["t-1".to_owned(), "t-4".to_owned()], 2));
+    assert_eq!(
+        (ids(&page), page.total),
+        (vec!["t-1".to_owned(), "t-4".to_owned()], 2)
+    );
     let q = ListQuery {
         status_after: Some(Timestamp::from_unix_millis(400)),
         page_size: 100,
         ..ListQuery::default()
     };
-    assert_eq!(ids(&log.list(&auth, &q).await.unwrap()), ["t-8", "t-9", "t-6", "t-7"]);
+    assert_eq!(
+        ids(&log.list(&auth, &q).await.unwrap()),
+        ["t-8", "t-9", "t-6", "t-7"]
+    );
 
     // Pages of 3, through opaque tokens; a task added meanwhile before the
     // cursor does not shift later pages.
@@ -364,20 +441,41 @@ pub async fn list_filters_and_pages(log: Arc<dyn TaskLog>) {
 }
 
 /// Another authority's task is indistinguishable from a missing one.
-pub async fn authority_isolation(log: Arc<dyn TaskLog>) {
+pub(crate) async fn authority_isolation(log: Arc<dyn TaskLog>) {
     let (mine, theirs) = (authority(), authority());
     let t = uid("t");
     create(&*log, &mine, &t, "c", 1).await;
-    assert_eq!(kind(log.snapshot(&theirs, &t).await), LogErrorKind::NotFound);
+    assert_eq!(
+        kind(log.snapshot(&theirs, &t).await),
+        LogErrorKind::NotFound
+    );
     assert_eq!(kind(log.read(&theirs, &t, 0).await), LogErrorKind::NotFound);
-    assert_eq!(kind(log.watch(&theirs, &t, None).await), LogErrorKind::NotFound);
+    assert_eq!(
+        kind(log.watch(&theirs, &t, None).await),
+        LogErrorKind::NotFound
+    );
     let req = AppendRequest::new(&theirs, &t, 1, 5, vec![status(TaskState::Canceled, 2)]);
     assert_eq!(kind(log.append(req).await), LogErrorKind::NotFound);
-    let page = log.list(&theirs, &ListQuery { page_size: 10, ..ListQuery::default() }).await.unwrap();
+    let page = log
+        .list(
+            &theirs,
+            &ListQuery {
+                page_size: 10,
+                ..ListQuery::default()
+            },
+        )
+        .await
+        .unwrap();
     assert_eq!((page.tasks.len(), page.total), (0, 0));
     let snap = log.snapshot(&mine, &t).await.unwrap();
-    assert_eq!((snap.seq, snap.epoch, snap.state()), (1, 1, TaskState::Submitted));
-    assert_eq!(kind(log.snapshot(&mine, &uid("missing")).await), LogErrorKind::NotFound);
+    assert_eq!(
+        (snap.seq, snap.epoch, snap.state()),
+        (1, 1, TaskState::Submitted)
+    );
+    assert_eq!(
+        kind(log.snapshot(&mine, &uid("missing")).await),
+        LogErrorKind::NotFound
+    );
 }
 
 async fn next(s: &mut a2a_tower::log::RecordStream) -> Option<Sequenced> {
@@ -389,7 +487,7 @@ async fn next(s: &mut a2a_tower::log::RecordStream) -> Option<Sequenced> {
 
 /// A watch sees every record committed after it was opened, in order, with
 /// no gap and no duplicate, then ends after the terminal record.
-pub async fn watch_without_gaps(log: Arc<dyn TaskLog>) {
+pub(crate) async fn watch_without_gaps(log: Arc<dyn TaskLog>) {
     let auth = authority();
     let t = uid("t");
     create(&*log, &auth, &t, "c", 1).await;
@@ -404,7 +502,13 @@ pub async fn watch_without_gaps(log: Arc<dyn TaskLog>) {
             let mut seq = 1;
             for i in 0..40 {
                 let msg = Message::user(format!("m{i}"), "x");
-                let req = AppendRequest::new(&auth, &t, seq, 1, vec![Record::MessageAdmitted { message: msg }]);
+                let req = AppendRequest::new(
+                    &auth,
+                    &t,
+                    seq,
+                    1,
+                    vec![Record::MessageAdmitted { message: msg }],
+                );
                 seq = log.append(req).await.unwrap().seq;
             }
             let req = AppendRequest::new(&auth, &t, seq, 1, vec![status(TaskState::Completed, 9)]);
@@ -426,14 +530,20 @@ pub async fn watch_without_gaps(log: Arc<dyn TaskLog>) {
 
     // Watching a terminal task: snapshot, then the stream ends at once.
     let w = log.watch(&auth, &t, None).await.unwrap();
-    assert_eq!((w.snapshot.seq, w.snapshot.state()), (42, TaskState::Completed));
+    assert_eq!(
+        (w.snapshot.seq, w.snapshot.state()),
+        (42, TaskState::Completed)
+    );
     let mut records = w.records;
     assert!(next(&mut records).await.is_none());
-    assert_eq!(kind(log.watch(&auth, &uid("missing"), None).await), LogErrorKind::NotFound);
+    assert_eq!(
+        kind(log.watch(&auth, &uid("missing"), None).await),
+        LogErrorKind::NotFound
+    );
 }
 
 /// Many watchers of many tasks all see their own records.
-pub async fn watch_many(log: Arc<dyn TaskLog>) {
+pub(crate) async fn watch_many(log: Arc<dyn TaskLog>) {
     let auth = authority();
     let mut handles = Vec::new();
     for i in 0..8 {
@@ -462,7 +572,7 @@ pub async fn watch_many(log: Arc<dyn TaskLog>) {
 
 /// Recovery: live tasks are listed (not terminal, not waiting for input),
 /// and closing one with a newer epoch succeeds exactly once under a race.
-pub async fn recovery(log: Arc<dyn TaskLog>) {
+pub(crate) async fn recovery(log: Arc<dyn TaskLog>) {
     let auth = authority();
     for (t, state) in [
         ("r-submitted", None),
@@ -482,7 +592,10 @@ pub async fn recovery(log: Arc<dyn TaskLog>) {
     let ids: Vec<&str> = live.iter().map(|l| l.task_id.as_str()).collect();
     assert_eq!(ids, ["r-submitted", "r-working", "r-working-2"]);
     let w = live.iter().find(|l| l.task_id == "r-working").unwrap();
-    assert_eq!((w.seq, w.epoch, w.state, w.context_id.as_str()), (2, 1, TaskState::Working, "c"));
+    assert_eq!(
+        (w.seq, w.epoch, w.state, w.context_id.as_str()),
+        (2, 1, TaskState::Working, "c")
+    );
 
     // Two hosts race to close every live task: exactly one wins each.
     let mut races = Vec::new();
@@ -491,7 +604,10 @@ pub async fn recovery(log: Arc<dyn TaskLog>) {
             let (log, task) = (log.clone(), task.clone());
             races.push(tokio::spawn(async move {
                 let msg = Message::agent(uuid::Uuid::new_v4().to_string(), "server restarted");
-                log.fail_live(&task, msg).await.unwrap().map(|a| (task.task_id.clone(), a))
+                log.fail_live(&task, msg)
+                    .await
+                    .unwrap()
+                    .map(|a| (task.task_id.clone(), a))
             }));
         }
     }
@@ -512,10 +628,21 @@ pub async fn recovery(log: Arc<dyn TaskLog>) {
         let text = snap.task.status.message.as_ref().unwrap().text();
         assert_eq!(text, "server restarted");
         // The old writer is fenced.
-        let req = AppendRequest::new(&auth, &task.task_id, snap.seq, task.epoch, vec![status(TaskState::Working, 9)]);
+        let req = AppendRequest::new(
+            &auth,
+            &task.task_id,
+            snap.seq,
+            task.epoch,
+            vec![status(TaskState::Working, 9)],
+        );
         assert_eq!(kind(log.append(req).await), LogErrorKind::Fenced);
         // A late recovery call is a no-op.
-        assert!(log.fail_live(task, Message::agent("x", "late")).await.unwrap().is_none());
+        assert!(
+            log.fail_live(task, Message::agent("x", "late"))
+                .await
+                .unwrap()
+                .is_none()
+        );
     }
     assert!(live_of(&*log, &auth, 2).await.is_empty());
     // Interrupted tasks were left alone.
@@ -524,7 +651,7 @@ pub async fn recovery(log: Arc<dyn TaskLog>) {
 }
 
 /// The live tasks of `auth`, paging `page` at a time through every authority.
-pub async fn live_of(log: &dyn TaskLog, auth: &str, page: usize) -> Vec<LiveTask> {
+pub(crate) async fn live_of(log: &dyn TaskLog, auth: &str, page: usize) -> Vec<LiveTask> {
     let mut out = Vec::new();
     let mut after: Option<(String, String)> = None;
     loop {

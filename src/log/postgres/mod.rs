@@ -1,31 +1,4 @@
 //! [`PostgresTaskLog`]: a [`TaskLog`] in PostgreSQL, shared by several hosts.
-//!
-//! - **Conditional appends in the database**: an append is one transaction
-//!   that locks the task row (`SELECT … FOR UPDATE`), checks the writer's
-//!   epoch and expected sequence number against it, inserts the records
-//!   under the primary key `(task_id, seq)` and updates the row. Creation is
-//!   `INSERT … ON CONFLICT DO NOTHING`. Two hosts can never both commit the
-//!   same sequence number, and a host with an older epoch is fenced.
-//! - **Watches across hosts**: each append sends `NOTIFY` with the task id
-//!   (delivered on commit); one dedicated connection per log LISTENs and
-//!   wakes the local watchers, which read the new records back by sequence
-//!   number, so a record is never missed between two notifications.
-//! - **Readers** use pooled connections (`deadpool-postgres`) and never take
-//!   an epoch.
-//! - **Schema**: created and migrated by the crate in its own schema
-//!   (default `a2a`), with a `schema_version` table.
-//!
-//! ```no_run
-//! use a2a_tower::log::{PostgresTaskLog, TaskLog};
-//! # async fn f() -> Result<(), a2a_tower::log::LogError> {
-//! let log = PostgresTaskLog::builder("postgres://postgres@127.0.0.1:5432/test")
-//!     .schema("a2a")
-//!     .pool_size(16)
-//!     .connect()
-//!     .await?;
-//! assert!(log.live_tasks(None, 100).await?.is_empty());
-//! # Ok(()) }
-//! ```
 
 mod listen;
 mod schema;
@@ -119,8 +92,37 @@ impl PostgresTaskLogBuilder {
     }
 }
 
-/// A task log in PostgreSQL (see the [module docs](self)). Cloning shares
-/// the pool and the listener; the listener stops with the last clone.
+/// A [`TaskLog`] in PostgreSQL, shared by several hosts.
+///
+/// - **Conditional appends in the database**: an append is one transaction
+///   that locks the task row (`SELECT … FOR UPDATE`), checks the writer's
+///   epoch and expected sequence number against it, inserts the records
+///   under the primary key `(task_id, seq)` and updates the row. Creation is
+///   `INSERT … ON CONFLICT DO NOTHING`. Two hosts can never both commit the
+///   same sequence number, and a host with an older epoch is fenced.
+/// - **Watches across hosts**: each append sends `NOTIFY` with the task id
+///   (delivered on commit); one dedicated connection per log LISTENs and
+///   wakes the local watchers, which read the new records back by sequence
+///   number, so a record is never missed between two notifications.
+/// - **Readers** use pooled connections (`deadpool-postgres`) and never take
+///   an epoch.
+/// - **Schema**: created and migrated by the crate in its own schema
+///   (default `a2a`), with a `schema_version` table.
+///
+/// ```no_run
+/// use a2a_tower::log::{PostgresTaskLog, TaskLog};
+/// # async fn f() -> Result<(), a2a_tower::log::LogError> {
+/// let log = PostgresTaskLog::builder("postgres://postgres@127.0.0.1:5432/test")
+///    .schema("a2a")
+///    .pool_size(16)
+///    .connect()
+///    .await?;
+/// assert!(log.live_tasks(None, 100).await?.is_empty());
+/// # Ok(()) }
+/// ```
+///
+/// Cloning shares the pool and the listener; the listener stops with the
+/// last clone.
 #[derive(Debug, Clone)]
 pub struct PostgresTaskLog {
     inner: Arc<Inner>,
@@ -163,9 +165,13 @@ const FILTER: &str = "authority = $1 AND ($2::text IS NULL OR context_id = $2) \
 impl Sql {
     fn new(s: &str) -> Self {
         Self {
-            head: format!("SELECT authority, seq, epoch FROM {s}.tasks WHERE task_id = $1 FOR UPDATE"),
+            head: format!(
+                "SELECT authority, seq, epoch FROM {s}.tasks WHERE task_id = $1 FOR UPDATE"
+            ),
             snapshot_only: format!("SELECT snapshot FROM {s}.tasks WHERE task_id = $1"),
-            snapshot: format!("SELECT authority, seq, epoch, snapshot FROM {s}.tasks WHERE task_id = $1"),
+            snapshot: format!(
+                "SELECT authority, seq, epoch, snapshot FROM {s}.tasks WHERE task_id = $1"
+            ),
             insert_task: format!(
                 "INSERT INTO {s}.tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (task_id) DO NOTHING"
@@ -246,7 +252,10 @@ impl Inner {
         let stored = match (&current, cached) {
             (_, Some(p)) => Some(Ok(p)),
             (Some(c), None) if c.authority == req.authority && req.expected == c.seq => {
-                let st = tx.prepare_cached(&self.sql.snapshot_only).await.map_err(db)?;
+                let st = tx
+                    .prepare_cached(&self.sql.snapshot_only)
+                    .await
+                    .map_err(db)?;
                 let row = tx.query_one(&st, &[&req.task_id]).await.map_err(db)?;
                 Some(decode_projection(row.get(0)))
             }
@@ -302,14 +311,21 @@ impl Inner {
         if !plan.records.is_empty() {
             let (seqs, jsons): (Vec<i64>, Vec<&str>) =
                 plan.records.iter().map(|(s, j)| (*s, j.as_str())).unzip();
-            let st = tx.prepare_cached(&self.sql.insert_records).await.map_err(db)?;
+            let st = tx
+                .prepare_cached(&self.sql.insert_records)
+                .await
+                .map_err(db)?;
             tx.execute(&st, &[&req.task_id, &req.authority, &epoch, &seqs, &jsons])
                 .await
                 .map_err(db)?;
         }
         // Delivered to listeners on commit. Payloads are limited to 8000
         // bytes: an empty payload wakes every watcher instead.
-        let payload = if req.task_id.len() < 7000 { req.task_id.as_str() } else { "" };
+        let payload = if req.task_id.len() < 7000 {
+            req.task_id.as_str()
+        } else {
+            ""
+        };
         tx.execute("SELECT pg_notify($1, $2)", &[&self.channel, &payload])
             .await
             .map_err(db)?;
@@ -321,7 +337,10 @@ impl Inner {
 
     async fn snapshot(&self, authority: &str, task_id: &str) -> Result<Snapshot, LogError> {
         let client = self.pool.get().await.map_err(LogError::backend)?;
-        let st = client.prepare_cached(&self.sql.snapshot).await.map_err(db)?;
+        let st = client
+            .prepare_cached(&self.sql.snapshot)
+            .await
+            .map_err(db)?;
         let row = client
             .query_opt(&st, &[&task_id])
             .await
@@ -335,7 +354,12 @@ impl Inner {
         ))
     }
 
-    async fn read(&self, authority: &str, task_id: &str, after: u64) -> Result<Vec<Sequenced>, LogError> {
+    async fn read(
+        &self,
+        authority: &str,
+        task_id: &str,
+        after: u64,
+    ) -> Result<Vec<Sequenced>, LogError> {
         let after = i64::try_from(after).unwrap_or(i64::MAX);
         let client = self.pool.get().await.map_err(LogError::backend)?;
         let st = client.prepare_cached(&self.sql.records).await.map_err(db)?;
@@ -344,7 +368,10 @@ impl Inner {
             return Err(not_found());
         }
         rows.iter()
-            .filter_map(|r| r.get::<_, Option<i64>>(1).map(|seq| decode_record(seq, r.get(2))))
+            .filter_map(|r| {
+                r.get::<_, Option<i64>>(1)
+                    .map(|seq| decode_record(seq, r.get(2)))
+            })
             .collect()
     }
 
@@ -374,7 +401,15 @@ impl Inner {
         let rows = tx
             .query(
                 &page,
-                &[&authority, &q.context_id, &state, &after_ts, &cur_ts, &cur_id, &limit],
+                &[
+                    &authority,
+                    &q.context_id,
+                    &state,
+                    &after_ts,
+                    &cur_ts,
+                    &cur_id,
+                    &limit,
+                ],
             )
             .await
             .map_err(db)?;
@@ -400,7 +435,11 @@ impl Inner {
         })
     }
 
-    async fn live(&self, after: Option<(&str, &str)>, limit: usize) -> Result<Vec<LiveTask>, LogError> {
+    async fn live(
+        &self,
+        after: Option<(&str, &str)>,
+        limit: usize,
+    ) -> Result<Vec<LiveTask>, LogError> {
         let (a, t) = after.unzip();
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let client = self.pool.get().await.map_err(LogError::backend)?;
@@ -412,7 +451,8 @@ impl Inner {
                     authority: r.get(0),
                     task_id: r.get(1),
                     context_id: r.get(2),
-                    state: TaskState::from_number(i64::from(r.get::<_, i32>(3))).unwrap_or_default(),
+                    state: TaskState::from_number(i64::from(r.get::<_, i32>(3)))
+                        .unwrap_or_default(),
                     seq: from_i64(r.get(4))?,
                     epoch: from_i64(r.get(5))?,
                 })

@@ -44,9 +44,12 @@ pub(crate) const VERSION: i64 = MIGRATIONS.len() as i64;
 pub(crate) async fn migrate(client: &mut Client, schema: &str) -> Result<(), LogError> {
     let s = super::quote(schema);
     let tx = client.transaction().await.map_err(LogError::backend)?;
-    tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&format!("a2a-tower:{schema}")])
-        .await
-        .map_err(LogError::backend)?;
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(hashtext($1))",
+        &[&format!("a2a-tower:{schema}")],
+    )
+    .await
+    .map_err(LogError::backend)?;
     tx.batch_execute(&format!(
         "CREATE SCHEMA IF NOT EXISTS {s}; \
          CREATE TABLE IF NOT EXISTS {s}.schema_version (version bigint NOT NULL);"

@@ -1,43 +1,4 @@
 //! [`SqliteTaskLog`]: a durable [`TaskLog`] in one SQLite file.
-//!
-//! - **WAL mode**: readers never block the writer nor each other.
-//! - **One writer thread** owns the only writing connection and drains a
-//!   queue of appends into one transaction per batch (group commit): under
-//!   load many appends share one COMMIT, and so one fsync. Each caller is
-//!   answered only after its batch committed.
-//! - **Readers** use a small pool of read-only connections on
-//!   `tokio::task::spawn_blocking` (so a tokio runtime is required).
-//! - **Durability**: [`Synchronous::Full`] by default: a COMMIT returns after
-//!   the WAL is fsynced, so an acknowledged append survives a power loss, and
-//!   group commit amortizes the fsync over the batch.
-//!   [`Synchronous::Normal`] skips that fsync: still safe against a crash of
-//!   the process (the WAL is in the OS page cache), not against the machine
-//!   going down.
-//! - **Schema**: created and migrated by the crate (`schema_version` table).
-//! - **Watch**: the writer wakes in-process watchers after each commit; they
-//!   read the new records back by sequence number, so none is missed. A
-//!   single process owns the file: appends by another process are seen by
-//!   reads but do not wake watchers.
-//!
-//! ```
-//! use std::sync::Arc;
-//! use a2a_tower::log::{AppendRequest, Record, SqliteTaskLog, TaskLog};
-//!
-//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
-//! let dir = std::env::temp_dir().join(format!("a2a-doc-{}", uuid::Uuid::new_v4()));
-//! std::fs::create_dir_all(&dir).unwrap();
-//! let log: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.join("tasks.db")).unwrap());
-//! let req = AppendRequest::create("public", "t-1", vec![Record::created("t-1", "c-1")]);
-//! assert_eq!(log.append(req).await.unwrap().seq, 1);
-//! drop(log);
-//!
-//! // Reopened: the task is still there.
-//! let log = SqliteTaskLog::open(dir.join("tasks.db")).unwrap();
-//! assert_eq!(log.snapshot("public", "t-1").await.unwrap().seq, 1);
-//! # drop(log);
-//! # std::fs::remove_dir_all(&dir).unwrap();
-//! # });
-//! ```
 
 mod read;
 mod schema;
@@ -124,14 +85,18 @@ impl SqliteTaskLogBuilder {
             .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
             .map_err(LogError::backend)?;
         if !mode.eq_ignore_ascii_case("wal") {
-            return Err(LogError::backend(format!("journal_mode is {mode}, not wal")));
+            return Err(LogError::backend(format!(
+                "journal_mode is {mode}, not wal"
+            )));
         }
         let sync = match self.synchronous {
             Synchronous::Full => "FULL",
             Synchronous::Normal => "NORMAL",
         };
-        conn.execute_batch(&format!("PRAGMA synchronous = {sync}; PRAGMA foreign_keys = OFF;"))
-            .map_err(LogError::backend)?;
+        conn.execute_batch(&format!(
+            "PRAGMA synchronous = {sync}; PRAGMA foreign_keys = OFF;"
+        ))
+        .map_err(LogError::backend)?;
         conn.set_prepared_statement_cache_capacity(32);
         schema::migrate(&mut conn)?;
         let hub = Arc::new(Hub::default());
@@ -155,7 +120,47 @@ impl SqliteTaskLogBuilder {
     }
 }
 
-/// A durable task log in one SQLite file (see the [module docs](self)).
+/// A durable [`TaskLog`] in one SQLite file.
+///
+/// - **WAL mode**: readers never block the writer nor each other.
+/// - **One writer thread** owns the only writing connection and drains a
+///   queue of appends into one transaction per batch (group commit): under
+///   load many appends share one COMMIT, and so one fsync. Each caller is
+///   answered only after its batch committed.
+/// - **Readers** use a small pool of read-only connections on
+///   `tokio::task::spawn_blocking` (so a tokio runtime is required).
+/// - **Durability**: [`Synchronous::Full`] by default: a COMMIT returns after
+///   the WAL is fsynced, so an acknowledged append survives a power loss, and
+///   group commit amortizes the fsync over the batch.
+///   [`Synchronous::Normal`] skips that fsync: still safe against a crash of
+///   the process (the WAL is in the OS page cache), not against the machine
+///   going down.
+/// - **Schema**: created and migrated by the crate (`schema_version` table).
+/// - **Watch**: the writer wakes in-process watchers after each commit; they
+///   read the new records back by sequence number, so none is missed. A
+///   single process owns the file: appends by another process are seen by
+///   reads but do not wake watchers.
+///
+/// ```
+/// use std::sync::Arc;
+/// use a2a_tower::log::{AppendRequest, Record, SqliteTaskLog, TaskLog};
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let dir = std::env::temp_dir().join(format!("a2a-doc-{}", uuid::Uuid::new_v4()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let log: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.join("tasks.db")).unwrap());
+/// let req = AppendRequest::create("public", "t-1", vec![Record::created("t-1", "c-1")]);
+/// assert_eq!(log.append(req).await.unwrap().seq, 1);
+/// drop(log);
+///
+/// // Reopened: the task is still there.
+/// let log = SqliteTaskLog::open(dir.join("tasks.db")).unwrap();
+/// assert_eq!(log.snapshot("public", "t-1").await.unwrap().seq, 1);
+/// # drop(log);
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # });
+/// ```
+///
 /// Cloning shares the log; the writer thread stops when the last clone is
 /// dropped.
 #[derive(Debug, Clone)]
@@ -239,7 +244,11 @@ impl TaskLog for SqliteTaskLog {
         after: u64,
     ) -> LogFuture<'a, Vec<Sequenced>> {
         let (a, t) = (authority.to_owned(), task_id.to_owned());
-        Box::pin(self.inner.readers.run(move |c| read::records(c, &a, &t, after)))
+        Box::pin(
+            self.inner
+                .readers
+                .run(move |c| read::records(c, &a, &t, after)),
+        )
     }
 
     fn watch<'a>(

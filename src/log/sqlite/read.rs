@@ -64,7 +64,11 @@ fn not_found() -> LogError {
     LogError::new(LogErrorKind::NotFound)
 }
 
-pub(crate) fn snapshot(c: &Connection, authority: &str, task_id: &str) -> Result<Snapshot, LogError> {
+pub(crate) fn snapshot(
+    c: &Connection,
+    authority: &str,
+    task_id: &str,
+) -> Result<Snapshot, LogError> {
     let row = c
         .prepare_cached("SELECT authority, seq, epoch, snapshot FROM tasks WHERE task_id = ?1")
         .and_then(|mut st| {
@@ -80,7 +84,11 @@ pub(crate) fn snapshot(c: &Connection, authority: &str, task_id: &str) -> Result
         })
         .map_err(LogError::backend)?;
     let (_, seq, epoch, json) = row.filter(|r| r.0 == authority).ok_or_else(not_found)?;
-    Ok(Snapshot::new(from_i64(seq)?, from_i64(epoch)?, decode_projection(&json)?))
+    Ok(Snapshot::new(
+        from_i64(seq)?,
+        from_i64(epoch)?,
+        decode_projection(&json)?,
+    ))
 }
 
 /// The records after `after`, in one statement (one read snapshot): the
@@ -99,7 +107,9 @@ pub(crate) fn records(
              WHERE t.task_id = ?1 ORDER BY r.seq",
         )
         .map_err(LogError::backend)?;
-    let mut rows = st.query(params![task_id, after]).map_err(LogError::backend)?;
+    let mut rows = st
+        .query(params![task_id, after])
+        .map_err(LogError::backend)?;
     let mut out = Vec::new();
     let mut found = false;
     while let Some(row) = rows.next().map_err(LogError::backend)? {
@@ -128,7 +138,10 @@ pub(crate) fn list(c: &Connection, authority: &str, q: &ListQuery) -> Result<Lis
     let state = q.state.map(TaskState::number);
     let after_ts = q.status_after.map(|t| clamp_nanos(t.unix_nanos()));
     let (cur_ts, cur_id) = match &q.after {
-        Some(c) => (Some(clamp_nanos(c.timestamp_nanos)), Some(c.task_id.as_str())),
+        Some(c) => (
+            Some(clamp_nanos(c.timestamp_nanos)),
+            Some(c.task_id.as_str()),
+        ),
         None => (None, None),
     };
     let limit = i64::try_from(size + 1).unwrap_or(i64::MAX);
@@ -138,7 +151,9 @@ pub(crate) fn list(c: &Connection, authority: &str, q: &ListQuery) -> Result<Lis
         let total: i64 = c
             .prepare_cached(&format!("SELECT count(*) FROM tasks WHERE {FILTER}"))
             .and_then(|mut st| {
-                st.query_row(params![authority, q.context_id, state, after_ts], |r| r.get(0))
+                st.query_row(params![authority, q.context_id, state, after_ts], |r| {
+                    r.get(0)
+                })
             })
             .map_err(LogError::backend)?;
         let mut st = c
@@ -149,7 +164,15 @@ pub(crate) fn list(c: &Connection, authority: &str, q: &ListQuery) -> Result<Lis
             ))
             .map_err(LogError::backend)?;
         let mut rows = st
-            .query(params![authority, q.context_id, state, after_ts, cur_ts, cur_id, limit])
+            .query(params![
+                authority,
+                q.context_id,
+                state,
+                after_ts,
+                cur_ts,
+                cur_id,
+                limit
+            ])
             .map_err(LogError::backend)?;
         let mut page = Vec::new();
         while let Some(row) = rows.next().map_err(LogError::backend)? {

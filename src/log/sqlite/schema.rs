@@ -82,7 +82,8 @@ mod tests {
             .query_row("SELECT version FROM schema_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(v, VERSION);
-        conn.execute("UPDATE schema_version SET version = 99", []).unwrap();
+        conn.execute("UPDATE schema_version SET version = 99", [])
+            .unwrap();
         assert!(migrate(&mut conn).is_err());
     }
 }

@@ -45,13 +45,20 @@ pub(crate) fn run(
                 Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
             }
         }
-        counters.appends.fetch_add(batch.len() as u64, Ordering::Relaxed);
+        counters
+            .appends
+            .fetch_add(batch.len() as u64, Ordering::Relaxed);
         counters.transactions.fetch_add(1, Ordering::Relaxed);
         commit_batch(&mut conn, &mut cache, &hub, &mut batch);
     }
 }
 
-fn commit_batch(conn: &mut Connection, cache: &mut ProjectionCache, hub: &Hub, batch: &mut Vec<Job>) {
+fn commit_batch(
+    conn: &mut Connection,
+    cache: &mut ProjectionCache,
+    hub: &Hub,
+    batch: &mut Vec<Job>,
+) {
     if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
         let e = Arc::new(e);
         for job in batch.drain(..) {
@@ -82,8 +89,13 @@ fn commit_batch(conn: &mut Connection, cache: &mut ProjectionCache, hub: &Hub, b
 
 /// One append inside the batch's transaction, under a savepoint so that a
 /// failure midway leaves the batch's other appends intact.
-fn one(conn: &Connection, cache: &mut ProjectionCache, req: &AppendRequest) -> Result<Appended, LogError> {
-    conn.execute_batch("SAVEPOINT a").map_err(LogError::backend)?;
+fn one(
+    conn: &Connection,
+    cache: &mut ProjectionCache,
+    req: &AppendRequest,
+) -> Result<Appended, LogError> {
+    conn.execute_batch("SAVEPOINT a")
+        .map_err(LogError::backend)?;
     match write(conn, cache, req) {
         Ok(out) => {
             conn.execute_batch("RELEASE a").map_err(LogError::backend)?;
@@ -97,12 +109,20 @@ fn one(conn: &Connection, cache: &mut ProjectionCache, req: &AppendRequest) -> R
     }
 }
 
-fn write(conn: &Connection, cache: &mut ProjectionCache, req: &AppendRequest) -> Result<Appended, LogError> {
+fn write(
+    conn: &Connection,
+    cache: &mut ProjectionCache,
+    req: &AppendRequest,
+) -> Result<Appended, LogError> {
     let current = conn
         .prepare_cached("SELECT authority, seq, epoch FROM tasks WHERE task_id = ?1")
         .and_then(|mut st| {
             st.query_row([&req.task_id], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                ))
             })
             .optional()
         })
