@@ -261,6 +261,7 @@ impl ProjectionCache {
         self.map.insert(task_id.to_owned(), (seq, p));
     }
 
+    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
     pub(crate) fn clear(&mut self) {
         self.map.clear();
     }

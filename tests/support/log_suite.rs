@@ -15,7 +15,9 @@ use std::time::Duration;
 use a2a_tower::log::{
     AppendRequest, ListQuery, LiveTask, LogErrorKind, PageCursor, Record, Sequenced, TaskLog,
 };
-use a2a_tower::types::{Artifact, Message, Part, TaskState, TaskStatus, Timestamp};
+use a2a_tower::types::{
+    Artifact, Message, Part, TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp,
+};
 use futures_util::StreamExt;
 
 /// The guard against a watch that never delivers (a failure, not a wait).
@@ -291,12 +293,29 @@ pub(crate) async fn projection(log: Arc<dyn TaskLog>) {
         Record::CancelRequested {
             at: Timestamp::from_unix_millis(21),
         },
+        Record::PushConfigSet {
+            config: TaskPushNotificationConfig {
+                id: "p1".into(),
+                task_id: t.clone(),
+                url: "https://example.com/hook".into(),
+                ..TaskPushNotificationConfig::default()
+            },
+        },
+        Record::PushConfigSet {
+            config: TaskPushNotificationConfig {
+                id: "p2".into(),
+                task_id: t.clone(),
+                url: "https://example.com/other".into(),
+                ..TaskPushNotificationConfig::default()
+            },
+        },
+        Record::PushConfigDeleted { id: "p1".into() },
     ];
     let out = log
         .append(AppendRequest::create(&auth, &t, records.clone()))
         .await
         .unwrap();
-    assert_eq!(out.seq, 6);
+    assert_eq!(out.seq, 9);
     let snap = log.snapshot(&auth, &t).await.unwrap();
     assert_eq!(
         snap.projection, out.snapshot.projection,
@@ -311,11 +330,18 @@ pub(crate) async fn projection(log: Arc<dyn TaskLog>) {
         vec![Part::text("hello "), Part::text("world")]
     );
     assert!(snap.projection.cancel_requested());
+    let hooks: Vec<&str> = snap
+        .projection
+        .push_configs()
+        .iter()
+        .map(|c| c.id.as_str())
+        .collect();
+    assert_eq!(hooks, ["p2"]);
     // The next append continues from the stored projection.
     let req = AppendRequest::new(
         &auth,
         &t,
-        6,
+        9,
         1,
         vec![Record::MessageAdmitted {
             message: Message::user("m2", "this one"),
