@@ -34,28 +34,27 @@ async fn connect(schema: &str) -> PostgresTaskLog {
         .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e:?}", url()))
 }
 
-async fn drop_schema(schema: &str) {
-    let (client, conn) = tokio_postgres::connect(&url(), tokio_postgres::NoTls)
-        .await
-        .expect("PostgreSQL reachable for cleanup");
+async fn drop_schema(schema: &str) -> Result<(), tokio_postgres::Error> {
+    let (client, conn) = tokio_postgres::connect(&url(), tokio_postgres::NoTls).await?;
     let driver = tokio::spawn(conn);
     client
         .batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"))
-        .await
-        .expect("drop the test schema");
+        .await?;
     drop(client);
     let _ = driver.await;
+    Ok(())
 }
 
 /// Runs `body` with a fresh schema name, then drops the schema whatever
-/// happened, then re-raises a failure.
+/// happened, then re-raises a failure (the body's first).
 async fn with_schema<Fut: Future<Output = ()>>(body: impl FnOnce(String) -> Fut) {
     let schema = format!("a2a_test_{}", uuid::Uuid::new_v4().simple());
     let out = AssertUnwindSafe(body(schema.clone())).catch_unwind().await;
-    drop_schema(&schema).await;
+    let cleaned = drop_schema(&schema).await;
     if let Err(panic) = out {
         std::panic::resume_unwind(panic);
     }
+    cleaned.expect("drop the test schema");
 }
 
 async fn run<F, Fut>(case: F)
