@@ -12,8 +12,7 @@ use super::page::sort_nanos;
 use super::projection::{artifact_bytes, map_bytes, message_bytes};
 use super::{
     AppendRequest, Appended, ListPage, ListQuery, LiveTask, LogError, LogErrorKind, LogFuture,
-    PageCursor, Projection, Record, RecordStream, Sequenced, Snapshot, TaskLog, Watch,
-    approx_task_bytes,
+    PageCursor, Projection, Record, RecordStream, Sequenced, Snapshot, TaskLog, Watch, approx_task_bytes,
 };
 use crate::ConfigError;
 use crate::types::Task;
@@ -212,7 +211,9 @@ impl Inner {
     fn lock(&self, idx: usize) -> MutexGuard<'_, Shard> {
         // A poisoned shard only means a panic elsewhere mid-update of plain
         // data that stays consistent per entry; keep serving.
-        self.shards[idx].lock().unwrap_or_else(|p| p.into_inner())
+        self.shards[idx]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 
     fn over(&self, tasks: usize, bytes: usize) -> bool {
@@ -345,8 +346,9 @@ impl Inner {
                 if *e.authority != *authority
                     || q.context_id.as_deref().is_some_and(|c| c != t.context_id)
                     || q.state.is_some_and(|s| s != t.status.state)
-                    || q.status_after
-                        .is_some_and(|after| t.status.timestamp.is_none_or(|ts| ts < after))
+                    || q.status_after.is_some_and(|after| {
+                        t.status.timestamp.is_none_or(|ts| ts < after)
+                    })
                 {
                     continue;
                 }
@@ -607,9 +609,7 @@ impl TaskLog for MemoryTaskLog {
         task_id: &'a str,
         after: u64,
     ) -> LogFuture<'a, Vec<Sequenced>> {
-        let out = self
-            .inner
-            .with_entry(authority, task_id, |e| e.after(after));
+        let out = self.inner.with_entry(authority, task_id, |e| e.after(after));
         Box::pin(std::future::ready(out))
     }
 
@@ -695,21 +695,14 @@ mod tests {
         create(&log, "t2");
         let full = log
             .inner
-            .append(AppendRequest::create(
-                "a",
-                "t3",
-                vec![Record::created("t3", "c")],
-            ))
+            .append(AppendRequest::create("a", "t3", vec![Record::created("t3", "c")]))
             .unwrap_err();
         assert_eq!(full.kind(), LogErrorKind::Full, "no terminal task to evict");
         finish(&log, "t2");
         finish(&log, "t1");
         create(&log, "t3");
         assert_eq!(log.len(), 2);
-        assert!(
-            log.inner.with_entry("a", "t2", |_| Ok(())).is_err(),
-            "t2 ended first"
-        );
+        assert!(log.inner.with_entry("a", "t2", |_| Ok(())).is_err(), "t2 ended first");
         assert!(log.inner.with_entry("a", "t1", |_| Ok(())).is_ok());
     }
 
@@ -724,11 +717,7 @@ mod tests {
         finish(&log, "t1");
         let err = log
             .inner
-            .append(AppendRequest::create(
-                "a",
-                "t2",
-                vec![Record::created("t2", "c")],
-            ))
+            .append(AppendRequest::create("a", "t2", vec![Record::created("t2", "c")]))
             .unwrap_err();
         assert_eq!(err.kind(), LogErrorKind::Full);
     }
@@ -739,20 +728,12 @@ mod tests {
         create(&log, "t1");
         let before = log.bytes();
         finish(&log, "t1");
-        let after = log
-            .inner
-            .with_entry("a", "t1", |e| Ok(e.snapshot()))
-            .unwrap();
+        let after = log.inner.with_entry("a", "t1", |e| Ok(e.snapshot())).unwrap();
         assert_eq!(after.task.status.state, TaskState::Completed);
         assert_eq!(after.seq, 2);
         assert!(log.bytes() <= before + 256);
         let err = log.inner.with_entry("a", "t1", |e| e.after(0)).unwrap_err();
         assert_eq!(err.kind(), LogErrorKind::Compacted);
-        assert!(
-            log.inner
-                .with_entry("a", "t1", |e| e.after(2))
-                .unwrap()
-                .is_empty()
-        );
+        assert!(log.inner.with_entry("a", "t1", |e| e.after(2)).unwrap().is_empty());
     }
 }

@@ -76,9 +76,7 @@ impl std::error::Error for ProjectionError {}
 
 impl Projection {
     /// Projects a whole record sequence.
-    pub fn replay<'a>(
-        records: impl IntoIterator<Item = &'a Record>,
-    ) -> Result<Self, ProjectionError> {
+    pub fn replay<'a>(records: impl IntoIterator<Item = &'a Record>) -> Result<Self, ProjectionError> {
         let mut p = Self::default();
         for r in records {
             p.check(std::slice::from_ref(r))?;
@@ -338,12 +336,7 @@ mod tests {
             },
         ])
         .unwrap();
-        let ids: Vec<_> = p
-            .task()
-            .history
-            .iter()
-            .map(|m| m.message_id.as_str())
-            .collect();
+        let ids: Vec<_> = p.task().history.iter().map(|m| m.message_id.as_str()).collect();
         assert_eq!(ids, ["m1", "q", "m2"]);
         assert_eq!(p.task().status.message, None);
     }
@@ -352,9 +345,7 @@ mod tests {
     fn invalid_sequences_are_rejected() {
         let p = Projection::default();
         assert_eq!(
-            p.check(&[Record::CancelRequested {
-                at: Timestamp::now()
-            }]),
+            p.check(&[Record::CancelRequested { at: Timestamp::now() }]),
             Err(ProjectionError::NotCreated)
         );
         let done = Projection::replay([
@@ -385,11 +376,7 @@ mod tests {
         assert_eq!(before, Arc::as_ptr(p.task()), "unshared: updated in place");
         let reader = p.task().clone();
         p.apply(&Record::status(TaskStatus::new(TaskState::Completed)));
-        assert_eq!(
-            reader.status.state,
-            TaskState::Working,
-            "reader keeps its snapshot"
-        );
+        assert_eq!(reader.status.state, TaskState::Working, "reader keeps its snapshot");
         assert_eq!(p.task().status.state, TaskState::Completed);
     }
 }
