@@ -58,10 +58,19 @@
 //! ```
 
 mod error;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod hub;
 mod memory;
 mod page;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod projection;
 mod record;
+mod recovery;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod stored;
 
 use std::fmt;
 use std::future::Future;
@@ -70,13 +79,20 @@ use std::sync::Arc;
 
 use futures_core::Stream;
 
-use crate::types::{Task, TaskState, Timestamp};
+use crate::types::{Message, Task, TaskState, Timestamp};
 
 pub use error::{LogError, LogErrorKind};
 pub use memory::{Eviction, MemoryTaskLog, MemoryTaskLogBuilder};
 pub use page::PageCursor;
+#[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
+pub use postgres::{PostgresTaskLog, PostgresTaskLogBuilder};
 pub use projection::{Projection, ProjectionError, approx_task_bytes};
 pub use record::{Record, Sequenced};
+pub use recovery::LiveTask;
+#[cfg(feature = "sqlite")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
+pub use sqlite::{SqliteStats, SqliteTaskLog, SqliteTaskLogBuilder, Synchronous};
 
 /// The future of a [`TaskLog`] call.
 pub type LogFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, LogError>> + Send + 'a>>;
@@ -249,6 +265,29 @@ pub trait TaskLog: Send + Sync + 'static {
 
     /// One page of the authority's tasks matching `query`.
     fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage>;
+
+    /// At most `limit` [live](LiveTask) tasks of every authority, in
+    /// `(authority, task_id)` order, strictly after `after` (a previous
+    /// page's last [`LiveTask::key`]). Start-up recovery pages through them
+    /// and closes each with [`fail_live`](Self::fail_live).
+    fn live_tasks<'a>(
+        &'a self,
+        after: Option<(&'a str, &'a str)>,
+        limit: usize,
+    ) -> LogFuture<'a, Vec<LiveTask>>;
+
+    /// Takes a live task over with a newer epoch (`task.epoch + 1`, fencing
+    /// its old writer) and appends a FAILED status with `message`, in one
+    /// conditional append on `task.seq`: of any number of hosts racing to
+    /// close the task exactly one gets `Ok(Some(_))`; the others, and any call
+    /// after the task moved on, get `Ok(None)`.
+    fn fail_live<'a>(
+        &'a self,
+        task: &'a LiveTask,
+        message: Message,
+    ) -> LogFuture<'a, Option<Appended>> {
+        recovery::fail_live(self, task, message)
+    }
 }
 
 impl<L: TaskLog + ?Sized> TaskLog for Arc<L> {
@@ -280,6 +319,22 @@ impl<L: TaskLog + ?Sized> TaskLog for Arc<L> {
 
     fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
         (**self).list(authority, query)
+    }
+
+    fn live_tasks<'a>(
+        &'a self,
+        after: Option<(&'a str, &'a str)>,
+        limit: usize,
+    ) -> LogFuture<'a, Vec<LiveTask>> {
+        (**self).live_tasks(after, limit)
+    }
+
+    fn fail_live<'a>(
+        &'a self,
+        task: &'a LiveTask,
+        message: Message,
+    ) -> LogFuture<'a, Option<Appended>> {
+        (**self).fail_live(task, message)
     }
 }
 

@@ -1,22 +1,38 @@
-//! A conformance suite for any `TaskLog` backend. Each check takes a fresh,
-//! empty log; backends run every check in `ALL` (see `tests/log_memory.rs`).
-#![allow(dead_code, unreachable_pub)]
+//! The `TaskLog` conformance suite: every backend (memory, SQLite,
+//! PostgreSQL) runs the same cases. Each case takes a fresh
+//! `Arc<dyn TaskLog>` and uses its own authority, so cases stay independent
+//! even on a shared database.
+//!
+//! A test file includes this module and instantiates the cases with
+//! `log_suite!(run)`, where `async fn run<F, Fut>(case: F)` builds a log,
+//! runs `case(log).await`, and cleans up.
+
+#![allow(dead_code)]
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use a2a_tower::log::{
-    AppendRequest, ListQuery, LogErrorKind, PageCursor, Record, Sequenced, TaskLog,
+    AppendRequest, ListQuery, LiveTask, LogErrorKind, PageCursor, Record, Sequenced, TaskLog,
 };
-use a2a_tower::types::{Artifact, Message, Part, TaskState, TaskStatus, Timestamp};
-use futures_util::StreamExt as _;
+use a2a_tower::types::{
+    Artifact, Message, Part, TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp,
+};
+use futures_util::StreamExt;
 
-pub type Log = Arc<dyn TaskLog>;
+/// The guard against a watch that never delivers (a failure, not a wait).
+pub(crate) const GUARD: Duration = Duration::from_secs(10);
 
-pub fn status(state: TaskState) -> Record {
-    Record::status(TaskStatus::new(state))
+/// A unique authority for one case.
+pub(crate) fn authority() -> String {
+    format!("auth-{}", uuid::Uuid::new_v4())
 }
 
-pub fn status_at(state: TaskState, ms: i64) -> Record {
+fn uid(prefix: &str) -> String {
+    format!("{prefix}-{}", uuid::Uuid::new_v4())
+}
+
+fn status(state: TaskState, ms: i64) -> Record {
     Record::status(TaskStatus {
         state,
         message: None,
@@ -24,7 +40,720 @@ pub fn status_at(state: TaskState, ms: i64) -> Record {
     })
 }
 
-pub fn chunk(id: &str, text: &str, append: bool) -> Record {
+fn created_at(task: &str, ctx: &str, ms: i64) -> Record {
+    Record::Created {
+        task_id: task.into(),
+        context_id: ctx.into(),
+        at: Timestamp::from_unix_millis(ms),
+        metadata: None,
+    }
+}
+
+async fn create(log: &dyn TaskLog, auth: &str, task: &str, ctx: &str, ms: i64) {
+    let out = log
+        .append(AppendRequest::create(
+            auth,
+            task,
+            vec![created_at(task, ctx, ms)],
+        ))
+        .await
+        .unwrap();
+    assert_eq!(out.seq, 1);
+}
+
+fn kind<T: std::fmt::Debug>(r: Result<T, a2a_tower::log::LogError>) -> LogErrorKind {
+    r.unwrap_err().kind()
+}
+
+/// Sequence numbers, CAS on `expected`, validity of record sequences.
+pub(crate) async fn append_rules(log: Arc<dyn TaskLog>) {
+    let auth = authority();
+    let t = uid("t");
+    let out = log
+        .append(AppendRequest::create(
+            &auth,
+            &t,
+            vec![
+                Record::created(&t, "c"),
+                Record::MessageAdmitted {
+                    message: Message::user("m1", "hi"),
+                },
+            ],
+        ))
+        .await
+        .unwrap();
+    assert_eq!(out.seq, 2);
+    assert_eq!(out.snapshot.seq, 2);
+    assert_eq!(out.snapshot.epoch, 1);
+    assert_eq!(out.snapshot.state(), TaskState::Submitted);
+
+    // Creating again: conflict, whatever the authority.
+    let again = AppendRequest::create(&auth, &t, vec![Record::created(&t, "c")]);
+    assert_eq!(kind(log.append(again).await), LogErrorKind::Conflict);
+    let other = AppendRequest::create(authority(), &t, vec![Record::created(&t, "c")]);
+    assert_eq!(kind(log.append(other).await), LogErrorKind::Conflict);
+
+    // Create must start with Created naming the task.
+    let t2 = uid("t");
+    let bad = AppendRequest::create(&auth, &t2, vec![status(TaskState::Working, 1)]);
+    assert_eq!(kind(log.append(bad).await), LogErrorKind::Invalid);
+    let wrong_id = AppendRequest::create(&auth, &t2, vec![Record::created("someone-else", "c")]);
+    assert_eq!(kind(log.append(wrong_id).await), LogErrorKind::Invalid);
+    assert_eq!(kind(log.snapshot(&auth, &t2).await), LogErrorKind::NotFound);
+
+    // Stale and future expectations conflict; nothing is written.
+    for expected in [1, 3] {
+        let req = AppendRequest::new(&auth, &t, expected, 1, vec![status(TaskState::Working, 5)]);
+        assert_eq!(
+            kind(log.append(req).await),
+            LogErrorKind::Conflict,
+            "expected {expected}"
+        );
+    }
+    assert_eq!(log.snapshot(&auth, &t).await.unwrap().seq, 2);
+
+    // A second Created is invalid; the whole batch is rejected.
+    let req = AppendRequest::new(
+        &auth,
+        &t,
+        2,
+        1,
+        vec![status(TaskState::Working, 5), Record::created(&t, "c")],
+    );
+    assert_eq!(kind(log.append(req).await), LogErrorKind::Invalid);
+    assert_eq!(log.read(&auth, &t, 0).await.unwrap().len(), 2);
+
+    // A good append, then terminal, then nothing more.
+    let req = AppendRequest::new(&auth, &t, 2, 1, vec![status(TaskState::Working, 5)]);
+    assert_eq!(log.append(req).await.unwrap().seq, 3);
+    let req = AppendRequest::new(&auth, &t, 3, 1, vec![status(TaskState::Completed, 6)]);
+    let done = log.append(req).await.unwrap();
+    assert_eq!((done.seq, done.snapshot.state()), (4, TaskState::Completed));
+    let req = AppendRequest::new(&auth, &t, 4, 1, vec![status(TaskState::Working, 7)]);
+    assert_eq!(kind(log.append(req).await), LogErrorKind::Invalid);
+
+    // Records read back exactly, in order (a log may compact the records
+    // of a terminal task into its snapshot: then it says so).
+    match log.read(&auth, &t, 2).await {
+        Ok(recs) => {
+            let seqs: Vec<u64> = recs.iter().map(|r| r.seq).collect();
+            assert_eq!(seqs, [3, 4]);
+            assert_eq!(*recs[1].record, status(TaskState::Completed, 6));
+        }
+        Err(e) => assert_eq!(e.kind(), LogErrorKind::Compacted),
+    }
+    assert!(log.read(&auth, &t, 4).await.unwrap().is_empty());
+
+    // Unknown task.
+    let req = AppendRequest::new(
+        &auth,
+        uid("missing"),
+        1,
+        1,
+        vec![status(TaskState::Working, 1)],
+    );
+    assert_eq!(kind(log.append(req).await), LogErrorKind::NotFound);
+}
+
+/// Of many writers racing on the same `expected`, exactly one wins.
+pub(crate) async fn cas_race_has_one_winner(log: Arc<dyn TaskLog>) {
+    let auth = authority();
+    let t = uid("t");
+    create(&*log, &auth, &t, "c", 1).await;
+    let mut handles = Vec::new();
+    for i in 0..16 {
+        let (log, auth, t) = (log.clone(), auth.clone(), t.clone());
+        handles.push(tokio::spawn(async move {
+            let msg = Message::user(format!("m{i}"), "x");
+            let req = AppendRequest::new(
+                &auth,
+                &t,
+                1,
+                1,
+                vec![Record::MessageAdmitted { message: msg }],
+            );
+            log.append(req).await.map(|a| a.seq).map_err(|e| e.kind())
+        }));
+    }
+    let mut wins = 0;
+    for h in handles {
+        match h.await.unwrap() {
+            Ok(seq) => {
+                assert_eq!(seq, 2);
+                wins += 1;
+            }
+            Err(k) => assert_eq!(k, LogErrorKind::Conflict),
+        }
+    }
+    assert_eq!(wins, 1);
+    let snap = log.snapshot(&auth, &t).await.unwrap();
+    assert_eq!((snap.seq, snap.task.history.len()), (2, 1));
+}
+
+/// Concurrent appends to many tasks all commit, each in its own order.
+pub(crate) async fn concurrent_tasks(log: Arc<dyn TaskLog>) {
+    let auth = authority();
+    let mut handles = Vec::new();
+    for i in 0..24 {
+        let (log, auth) = (log.clone(), auth.clone());
+        handles.push(tokio::spawn(async move {
+            let t = format!("t-{i}");
+            create(&*log, &auth, &t, "c", 1).await;
+            for seq in 1..10 {
+                let msg = Message::user(format!("m{seq}"), "x");
+                let req = AppendRequest::new(
+                    &auth,
+                    &t,
+                    seq,
+                    1,
+                    vec![Record::MessageAdmitted { message: msg }],
+                );
+                assert_eq!(log.append(req).await.unwrap().seq, seq + 1);
+            }
+            t
+        }));
+    }
+    for h in handles {
+        let t = h.await.unwrap();
+        let snap = log.snapshot(&auth, &t).await.unwrap();
+        assert_eq!((snap.seq, snap.task.history.len()), (10, 9));
+        let ids: Vec<String> = snap
+            .task
+            .history
+            .iter()
+            .map(|m| m.message_id.clone())
+            .collect();
+        assert_eq!(ids, (1..10).map(|i| format!("m{i}")).collect::<Vec<_>>());
+    }
+}
+
+/// A newer epoch fences older writers; equal epochs keep writing.
+pub(crate) async fn epochs_fence(log: Arc<dyn TaskLog>) {
+    let auth = authority();
+    let t = uid("t");
+    create(&*log, &auth, &t, "c", 1).await;
+    let req = AppendRequest::new(&auth, &t, 1, 1, vec![status(TaskState::Working, 2)]);
+    assert_eq!(log.append(req).await.unwrap().snapshot.epoch, 1);
+    // Host B takes over with epoch 2.
+    let msg = Message::user("m", "continue");
+    let req = AppendRequest::new(
+        &auth,
+        &t,
+        2,
+        2,
+        vec![Record::MessageAdmitted { message: msg }],
+    );
+    let b = log.append(req).await.unwrap();
+    assert_eq!((b.seq, b.snapshot.epoch), (3, 2));
+    // Host A (epoch 1) is fenced, even with the right sequence number.
+    let req = AppendRequest::new(&auth, &t, 3, 1, vec![status(TaskState::Completed, 3)]);
+    assert_eq!(kind(log.append(req).await), LogErrorKind::Fenced);
+    // Fenced is reported before a sequence conflict.
+    let req = AppendRequest::new(&auth, &t, 1, 1, vec![status(TaskState::Completed, 3)]);
+    assert_eq!(kind(log.append(req).await), LogErrorKind::Fenced);
+    // B keeps writing; a newer epoch still needs the right sequence.
+    let req = AppendRequest::new(&auth, &t, 2, 3, vec![status(TaskState::Completed, 3)]);
+    assert_eq!(kind(log.append(req).await), LogErrorKind::Conflict);
+    let req = AppendRequest::new(&auth, &t, 3, 2, vec![status(TaskState::Completed, 4)]);
+    assert_eq!(log.append(req).await.unwrap().seq, 4);
+    let snap = log.snapshot(&auth, &t).await.unwrap();
+    assert_eq!(
+        (snap.seq, snap.epoch, snap.state()),
+        (4, 2, TaskState::Completed)
+    );
+}
+
+/// The stored snapshot is the projection of the records (history, status
+/// message, artifacts, cancel flag, push configs survive a round trip).
+pub(crate) async fn projection(log: Arc<dyn TaskLog>) {
+    let auth = authority();
+    let t = uid("t");
+    let question = Message::agent("q", "which one?");
+    let chunk = |text: &str, append: bool| Record::ArtifactChunk {
+        artifact: Artifact {
+            artifact_id: "a1".into(),
+            parts: vec![Part::text(text)],
+            ..Artifact::default()
+        },
+        append,
+        last_chunk: false,
+    };
+    let records = vec![
+        created_at(&t, "ctx", 10),
+        Record::MessageAdmitted {
+            message: Message::user("m1", "go"),
+        },
+        chunk("hello ", false),
+        chunk("world", true),
+        Record::status(TaskStatus {
+            state: TaskState::InputRequired,
+            message: Some(question.clone()),
+            timestamp: Some(Timestamp::from_unix_millis(20)),
+        }),
+        Record::CancelRequested {
+            at: Timestamp::from_unix_millis(21),
+        },
+        Record::PushConfigSet {
+            config: TaskPushNotificationConfig {
+                id: "p1".into(),
+                task_id: t.clone(),
+                url: "https://example.com/hook".into(),
+                ..TaskPushNotificationConfig::default()
+            },
+        },
+        Record::PushConfigSet {
+            config: TaskPushNotificationConfig {
+                id: "p2".into(),
+                task_id: t.clone(),
+                url: "https://example.com/other".into(),
+                ..TaskPushNotificationConfig::default()
+            },
+        },
+        Record::PushConfigDeleted { id: "p1".into() },
+    ];
+    let out = log
+        .append(AppendRequest::create(&auth, &t, records.clone()))
+        .await
+        .unwrap();
+    assert_eq!(out.seq, 9);
+    let snap = log.snapshot(&auth, &t).await.unwrap();
+    assert_eq!(
+        snap.projection, out.snapshot.projection,
+        "stored == committed"
+    );
+    let replayed = a2a_tower::log::Projection::replay(records.iter()).unwrap();
+    assert_eq!(snap.projection, replayed);
+    assert_eq!(snap.task.status.state, TaskState::InputRequired);
+    assert_eq!(snap.task.status.message.as_ref(), Some(&question));
+    assert_eq!(
+        snap.task.artifacts[0].parts,
+        vec![Part::text("hello "), Part::text("world")]
+    );
+    assert!(snap.projection.cancel_requested());
+    let hooks: Vec<&str> = snap
+        .projection
+        .push_configs()
+        .iter()
+        .map(|c| c.id.as_str())
+        .collect();
+    assert_eq!(hooks, ["p2"]);
+    // The next append continues from the stored projection.
+    let req = AppendRequest::new(
+        &auth,
+        &t,
+        9,
+        1,
+        vec![Record::MessageAdmitted {
+            message: Message::user("m2", "this one"),
+        }],
+    );
+    let out = log.append(req).await.unwrap();
+    let ids: Vec<&str> = out
+        .snapshot
+        .task
+        .history
+        .iter()
+        .map(|m| m.message_id.as_str())
+        .collect();
+    assert_eq!(ids, ["m1", "q", "m2"]);
+    let snap = log.snapshot(&auth, &t).await.unwrap();
+    assert_eq!(snap.task, out.snapshot.task);
+}
+
+/// ListTasks filters, order (newest status first, then id) and keyset pages
+/// that stay stable while tasks are added (a2a-spec.md §3.7).
+pub(crate) async fn list_filters_and_pages(log: Arc<dyn TaskLog>) {
+    let auth = authority();
+    // t-0..t-9: timestamps 100, 100, 200, 200, ... ; contexts alternate.
+    for i in 0..10i64 {
+        let ctx = if i % 2 == 0 { "even" } else { "odd" };
+        create(&*log, &auth, &format!("t-{i}"), ctx, 100 * (i / 2 + 1)).await;
+    }
+    for i in [1, 4] {
+        let req = AppendRequest::new(
+            &auth,
+            format!("t-{i}"),
+            1,
+            1,
+            vec![status(TaskState::Working, 50)],
+        );
+        log.append(req).await.unwrap();
+    }
+    create(&*log, &authority(), "elsewhere", "even", 999).await;
+
+    let ids = |p: &a2a_tower::log::ListPage| -> Vec<String> {
+        p.tasks.iter().map(|t| t.id.clone()).collect()
+    };
+    let all = log
+        .list(
+            &auth,
+            &ListQuery {
+                page_size: 100,
+                ..ListQuery::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(all.total, 10);
+    assert_eq!(all.next, None);
+    assert_eq!(
+        ids(&all),
+        [
+            "t-8", "t-9", "t-6", "t-7", "t-5", "t-2", "t-3", "t-0", "t-1", "t-4"
+        ]
+    );
+
+    let q = ListQuery {
+        context_id: Some("even".into()),
+        page_size: 100,
+        ..ListQuery::default()
+    };
+    assert_eq!(
+        ids(&log.list(&auth, &q).await.unwrap()),
+        ["t-8", "t-6", "t-2", "t-0", "t-4"]
+    );
+    let q = ListQuery {
+        state: Some(TaskState::Working),
+        page_size: 100,
+        ..ListQuery::default()
+    };
+    let page = log.list(&auth, &q).await.unwrap();
+    assert_eq!(
+        (ids(&page), page.total),
+        (vec!["t-1".to_owned(), "t-4".to_owned()], 2)
+    );
+    let q = ListQuery {
+        status_after: Some(Timestamp::from_unix_millis(400)),
+        page_size: 100,
+        ..ListQuery::default()
+    };
+    assert_eq!(
+        ids(&log.list(&auth, &q).await.unwrap()),
+        ["t-8", "t-9", "t-6", "t-7"]
+    );
+
+    // Pages of 3, through opaque tokens; a task added meanwhile before the
+    // cursor does not shift later pages.
+    let mut seen = Vec::new();
+    let mut after = None;
+    let mut pages = 0;
+    loop {
+        let q = ListQuery {
+            page_size: 3,
+            after: after.clone(),
+            ..ListQuery::default()
+        };
+        let page = log.list(&auth, &q).await.unwrap();
+        assert_eq!(page.total, 10 + usize::from(pages > 0));
+        seen.extend(ids(&page));
+        pages += 1;
+        if pages == 1 {
+            create(&*log, &auth, "t-new", "even", 10_000).await;
+        }
+        match page.next {
+            Some(c) => {
+                let token = c.to_token();
+                after = Some(PageCursor::from_token(&token).unwrap());
+            }
+            None => break,
+        }
+    }
+    assert_eq!(pages, 4);
+    assert_eq!(seen, ids(&all));
+    // page_size 0 is treated as 1.
+    let one = log.list(&auth, &ListQuery::default()).await.unwrap();
+    assert_eq!(ids(&one), ["t-new"]);
+    assert!(one.next.is_some());
+}
+
+/// Another authority's task is indistinguishable from a missing one.
+pub(crate) async fn authority_isolation(log: Arc<dyn TaskLog>) {
+    let (mine, theirs) = (authority(), authority());
+    let t = uid("t");
+    create(&*log, &mine, &t, "c", 1).await;
+    assert_eq!(
+        kind(log.snapshot(&theirs, &t).await),
+        LogErrorKind::NotFound
+    );
+    assert_eq!(kind(log.read(&theirs, &t, 0).await), LogErrorKind::NotFound);
+    assert_eq!(
+        kind(log.watch(&theirs, &t, None).await),
+        LogErrorKind::NotFound
+    );
+    let req = AppendRequest::new(&theirs, &t, 1, 5, vec![status(TaskState::Canceled, 2)]);
+    assert_eq!(kind(log.append(req).await), LogErrorKind::NotFound);
+    let page = log
+        .list(
+            &theirs,
+            &ListQuery {
+                page_size: 10,
+                ..ListQuery::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!((page.tasks.len(), page.total), (0, 0));
+    let snap = log.snapshot(&mine, &t).await.unwrap();
+    assert_eq!(
+        (snap.seq, snap.epoch, snap.state()),
+        (1, 1, TaskState::Submitted)
+    );
+    assert_eq!(
+        kind(log.snapshot(&mine, &uid("missing")).await),
+        LogErrorKind::NotFound
+    );
+}
+
+async fn next(s: &mut a2a_tower::log::RecordStream) -> Option<Sequenced> {
+    tokio::time::timeout(GUARD, s.next())
+        .await
+        .expect("watch delivered nothing within the guard")
+        .map(|r| r.unwrap())
+}
+
+/// A watch sees every record committed after it was opened, in order, with
+/// no gap and no duplicate, then ends after the terminal record.
+pub(crate) async fn watch_without_gaps(log: Arc<dyn TaskLog>) {
+    let auth = authority();
+    let t = uid("t");
+    create(&*log, &auth, &t, "c", 1).await;
+    let w = log.watch(&auth, &t, None).await.unwrap();
+    assert_eq!(w.snapshot.seq, 1);
+    let mut records = w.records;
+    // A second watch from the start replays, then goes live.
+    let mut from_start = log.watch(&auth, &t, Some(0)).await.unwrap().records;
+    let writer = {
+        let (log, auth, t) = (log.clone(), auth.clone(), t.clone());
+        tokio::spawn(async move {
+            let mut seq = 1;
+            for i in 0..40 {
+                let msg = Message::user(format!("m{i}"), "x");
+                let req = AppendRequest::new(
+                    &auth,
+                    &t,
+                    seq,
+                    1,
+                    vec![Record::MessageAdmitted { message: msg }],
+                );
+                seq = log.append(req).await.unwrap().seq;
+            }
+            let req = AppendRequest::new(&auth, &t, seq, 1, vec![status(TaskState::Completed, 9)]);
+            log.append(req).await.unwrap().seq
+        })
+    };
+    let mut got = Vec::new();
+    while let Some(r) = next(&mut records).await {
+        got.push(r.seq);
+    }
+    assert_eq!(got, (2..=42).collect::<Vec<u64>>());
+    let last = writer.await.unwrap();
+    assert_eq!(last, 42);
+    let mut all = Vec::new();
+    while let Some(r) = next(&mut from_start).await {
+        all.push(r.seq);
+    }
+    assert_eq!(all, (1..=42).collect::<Vec<u64>>());
+
+    // Watching a terminal task: snapshot, then the stream ends at once.
+    let w = log.watch(&auth, &t, None).await.unwrap();
+    assert_eq!(
+        (w.snapshot.seq, w.snapshot.state()),
+        (42, TaskState::Completed)
+    );
+    let mut records = w.records;
+    assert!(next(&mut records).await.is_none());
+    assert_eq!(
+        kind(log.watch(&auth, &uid("missing"), None).await),
+        LogErrorKind::NotFound
+    );
+}
+
+/// Many watchers of many tasks all see their own records.
+pub(crate) async fn watch_many(log: Arc<dyn TaskLog>) {
+    let auth = authority();
+    let mut handles = Vec::new();
+    for i in 0..8 {
+        let t = format!("w-{i}");
+        create(&*log, &auth, &t, "c", 1).await;
+        let mut records = log.watch(&auth, &t, None).await.unwrap().records;
+        handles.push(tokio::spawn(async move {
+            let mut got = Vec::new();
+            while let Some(r) = next(&mut records).await {
+                got.push(r.seq);
+            }
+            got
+        }));
+    }
+    for i in 0..8 {
+        let t = format!("w-{i}");
+        let req = AppendRequest::new(&auth, &t, 1, 1, vec![status(TaskState::Working, 2)]);
+        log.append(req).await.unwrap();
+        let req = AppendRequest::new(&auth, &t, 2, 1, vec![status(TaskState::Failed, 3)]);
+        log.append(req).await.unwrap();
+    }
+    for h in handles {
+        assert_eq!(h.await.unwrap(), [2, 3]);
+    }
+}
+
+/// Recovery: live tasks are listed (not terminal, not waiting for input),
+/// and closing one with a newer epoch succeeds exactly once under a race.
+pub(crate) async fn recovery(log: Arc<dyn TaskLog>) {
+    let auth = authority();
+    for (t, state) in [
+        ("r-submitted", None),
+        ("r-working", Some(TaskState::Working)),
+        ("r-input", Some(TaskState::InputRequired)),
+        ("r-auth", Some(TaskState::AuthRequired)),
+        ("r-done", Some(TaskState::Completed)),
+        ("r-working-2", Some(TaskState::Working)),
+    ] {
+        create(&*log, &auth, t, "c", 1).await;
+        if let Some(s) = state {
+            let req = AppendRequest::new(&auth, t, 1, 1, vec![status(s, 2)]);
+            log.append(req).await.unwrap();
+        }
+    }
+    let live = live_of(&*log, &auth, 2).await;
+    let ids: Vec<&str> = live.iter().map(|l| l.task_id.as_str()).collect();
+    assert_eq!(ids, ["r-submitted", "r-working", "r-working-2"]);
+    let w = live.iter().find(|l| l.task_id == "r-working").unwrap();
+    assert_eq!(
+        (w.seq, w.epoch, w.state, w.context_id.as_str()),
+        (2, 1, TaskState::Working, "c")
+    );
+
+    // Two hosts race to close every live task: exactly one wins each.
+    let mut races = Vec::new();
+    for task in live.clone() {
+        for _ in 0..2 {
+            let (log, task) = (log.clone(), task.clone());
+            races.push(tokio::spawn(async move {
+                let msg = Message::agent(uuid::Uuid::new_v4().to_string(), "server restarted");
+                log.fail_live(&task, msg)
+                    .await
+                    .unwrap()
+                    .map(|a| (task.task_id.clone(), a))
+            }));
+        }
+    }
+    let mut closed: Vec<String> = Vec::new();
+    for r in races {
+        if let Some((t, appended)) = r.await.unwrap() {
+            assert_eq!(appended.snapshot.state(), TaskState::Failed);
+            closed.push(t);
+        }
+    }
+    closed.sort();
+    assert_eq!(closed, ["r-submitted", "r-working", "r-working-2"]);
+    for task in &live {
+        let snap = log.snapshot(&auth, &task.task_id).await.unwrap();
+        assert_eq!(snap.state(), TaskState::Failed);
+        assert_eq!(snap.epoch, task.epoch + 1);
+        assert_eq!(snap.seq, task.seq + 1);
+        let text = snap.task.status.message.as_ref().unwrap().text();
+        assert_eq!(text, "server restarted");
+        // The old writer is fenced.
+        let req = AppendRequest::new(
+            &auth,
+            &task.task_id,
+            snap.seq,
+            task.epoch,
+            vec![status(TaskState::Working, 9)],
+        );
+        assert_eq!(kind(log.append(req).await), LogErrorKind::Fenced);
+        // A late recovery call is a no-op.
+        assert!(
+            log.fail_live(task, Message::agent("x", "late"))
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
+    assert!(live_of(&*log, &auth, 2).await.is_empty());
+    // Interrupted tasks were left alone.
+    let snap = log.snapshot(&auth, "r-input").await.unwrap();
+    assert_eq!((snap.seq, snap.state()), (2, TaskState::InputRequired));
+}
+
+/// The live tasks of `auth`, paging `page` at a time through every authority.
+pub(crate) async fn live_of(log: &dyn TaskLog, auth: &str, page: usize) -> Vec<LiveTask> {
+    let mut out = Vec::new();
+    let mut after: Option<(String, String)> = None;
+    loop {
+        let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
+        let batch = log.live_tasks(key, page).await.unwrap();
+        assert!(batch.len() <= page);
+        let Some(last) = batch.last() else { break };
+        after = Some((last.authority.clone(), last.task_id.clone()));
+        out.extend(batch.into_iter().filter(|l| l.authority == auth));
+    }
+    out
+}
+
+/// Batches are atomic; nothing follows a terminal status; `Created` comes first.
+pub(crate) async fn invalid_batches_write_nothing(log: Arc<dyn TaskLog>) {
+    let auth = authority();
+    let t0 = uid("t");
+    let no_created = AppendRequest::create(&auth, &t0, vec![status(TaskState::Working, 1)]);
+    assert_eq!(kind(log.append(no_created).await), LogErrorKind::Invalid);
+    assert_eq!(kind(log.snapshot(&auth, &t0).await), LogErrorKind::NotFound);
+    let t1 = uid("t");
+    create(&*log, &auth, &t1, "c", 1).await;
+    let bad = AppendRequest::new(
+        &auth,
+        &t1,
+        1,
+        1,
+        vec![
+            status(TaskState::Completed, 2),
+            status(TaskState::Working, 3),
+        ],
+    );
+    assert_eq!(kind(log.append(bad).await), LogErrorKind::Invalid);
+    assert_eq!(log.snapshot(&auth, &t1).await.unwrap().seq, 1, "atomic");
+    let end = AppendRequest::new(&auth, &t1, 1, 1, vec![status(TaskState::Failed, 4)]);
+    log.append(end).await.unwrap();
+    let after = AppendRequest::new(&auth, &t1, 2, 1, vec![text_chunk("x", "1", false)]);
+    assert_eq!(kind(log.append(after).await), LogErrorKind::Invalid);
+}
+
+/// The snapshot is the projection of the records: reading them back and
+/// replaying them gives the same task, and `read` starts after its argument.
+pub(crate) async fn snapshot_is_the_projection(log: Arc<dyn TaskLog>) {
+    let auth = authority();
+    let t = uid("t");
+    create(&*log, &auth, &t, "c", 1).await;
+    let more = vec![
+        Record::MessageAdmitted {
+            message: Message::user("m-1", "hi"),
+        },
+        status(TaskState::Working, 2),
+        text_chunk("x", "1", false),
+        text_chunk("x", "2", true),
+        Record::status(TaskStatus {
+            state: TaskState::InputRequired,
+            message: Some(Message::agent("q", "?")),
+            timestamp: Some(Timestamp::from_unix_millis(3)),
+        }),
+    ];
+    log.append(AppendRequest::new(&auth, &t, 1, 1, more))
+        .await
+        .unwrap();
+    let snap = log.snapshot(&auth, &t).await.unwrap();
+    let records: Vec<Sequenced> = log.read(&auth, &t, 0).await.unwrap();
+    assert_eq!(
+        records.iter().map(|r| r.seq).collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5, 6]
+    );
+    let replayed = a2a_tower::log::Projection::replay(records.iter().map(|r| &*r.record)).unwrap();
+    assert_eq!(replayed.task(), &snap.task);
+    assert_eq!(snap.task.artifacts[0].parts.len(), 2);
+    assert_eq!(log.read(&auth, &t, 4).await.unwrap().len(), 2);
+    assert!(log.read(&auth, &t, 6).await.unwrap().is_empty());
+}
+
+fn text_chunk(id: &str, text: &str, append: bool) -> Record {
     Record::ArtifactChunk {
         artifact: Artifact {
             artifact_id: id.into(),
@@ -36,335 +765,21 @@ pub fn chunk(id: &str, text: &str, append: bool) -> Record {
     }
 }
 
-pub async fn create(log: &Log, authority: &str, id: &str, context: &str) -> u64 {
-    let records = vec![
-        Record::created(id, context),
-        Record::MessageAdmitted {
-            message: Message::user(format!("m-{id}"), "hi"),
-        },
-    ];
-    log.append(AppendRequest::create(authority, id, records))
-        .await
-        .expect("create")
-        .seq
-}
-
-/// Sequence numbers start at 1, grow by one per record, and appends are
-/// conditional on the expected sequence (a2a-tower DESIGN: never a silent
-/// overwrite).
-pub async fn append_is_conditional(log: Log) {
-    assert_eq!(create(&log, "a", "t1", "c").await, 2);
-    let dup = AppendRequest::create("a", "t1", vec![Record::created("t1", "c")]);
-    assert_eq!(
-        log.append(dup).await.unwrap_err().kind(),
-        LogErrorKind::Conflict
-    );
-    let ok = AppendRequest::new(
-        "a",
-        "t1",
-        2,
-        1,
-        vec![status(TaskState::Working), chunk("x", "1", false)],
-    );
-    let out = log.append(ok).await.unwrap();
-    assert_eq!(out.seq, 4);
-    assert_eq!(out.snapshot.seq, 4);
-    assert_eq!(out.snapshot.task.status.state, TaskState::Working);
-    let stale = AppendRequest::new("a", "t1", 2, 1, vec![status(TaskState::Completed)]);
-    assert_eq!(
-        log.append(stale).await.unwrap_err().kind(),
-        LogErrorKind::Conflict
-    );
-    let ahead = AppendRequest::new("a", "t1", 9, 1, vec![status(TaskState::Completed)]);
-    assert_eq!(
-        log.append(ahead).await.unwrap_err().kind(),
-        LogErrorKind::Conflict
-    );
-    assert_eq!(
-        log.snapshot("a", "t1").await.unwrap().seq,
-        4,
-        "nothing written"
-    );
-}
-
-/// A higher epoch takes over and fences every older writer.
-pub async fn epochs_fence_stale_writers(log: Log) {
-    create(&log, "a", "t1", "c").await;
-    let newer = AppendRequest::new("a", "t1", 2, 2, vec![status(TaskState::Working)]);
-    assert_eq!(log.append(newer).await.unwrap().snapshot.epoch, 2);
-    let stale = AppendRequest::new("a", "t1", 3, 1, vec![status(TaskState::Completed)]);
-    assert_eq!(
-        log.append(stale).await.unwrap_err().kind(),
-        LogErrorKind::Fenced
-    );
-    let same = AppendRequest::new("a", "t1", 3, 2, vec![status(TaskState::Completed)]);
-    assert!(log.append(same).await.is_ok());
-}
-
-/// Batches are atomic; nothing follows a terminal status; Created is first.
-pub async fn invalid_batches_write_nothing(log: Log) {
-    let no_created = AppendRequest::create("a", "t0", vec![status(TaskState::Working)]);
-    assert_eq!(
-        log.append(no_created).await.unwrap_err().kind(),
-        LogErrorKind::Invalid
-    );
-    assert_eq!(
-        log.snapshot("a", "t0").await.unwrap_err().kind(),
-        LogErrorKind::NotFound
-    );
-    create(&log, "a", "t1", "c").await;
-    let bad = AppendRequest::new(
-        "a",
-        "t1",
-        2,
-        1,
-        vec![status(TaskState::Completed), status(TaskState::Working)],
-    );
-    assert_eq!(
-        log.append(bad).await.unwrap_err().kind(),
-        LogErrorKind::Invalid
-    );
-    assert_eq!(log.snapshot("a", "t1").await.unwrap().seq, 2, "atomic");
-    let end = AppendRequest::new("a", "t1", 2, 1, vec![status(TaskState::Failed)]);
-    log.append(end).await.unwrap();
-    let after = AppendRequest::new("a", "t1", 3, 1, vec![chunk("x", "1", false)]);
-    assert_eq!(
-        log.append(after).await.unwrap_err().kind(),
-        LogErrorKind::Invalid
-    );
-}
-
-/// The snapshot is the projection of the records, and reading the records
-/// back and replaying them gives the same task.
-pub async fn snapshot_is_the_projection(log: Log) {
-    create(&log, "a", "t1", "c").await;
-    let more = vec![
-        status(TaskState::Working),
-        chunk("x", "1", false),
-        chunk("x", "2", true),
-        Record::status(TaskStatus {
-            state: TaskState::InputRequired,
-            message: Some(Message::agent("q", "?")),
-            timestamp: Some(Timestamp::now()),
-        }),
-    ];
-    log.append(AppendRequest::new("a", "t1", 2, 1, more))
-        .await
-        .unwrap();
-    let snap = log.snapshot("a", "t1").await.unwrap();
-    let records: Vec<Sequenced> = log.read("a", "t1", 0).await.unwrap();
-    assert_eq!(
-        records.iter().map(|r| r.seq).collect::<Vec<_>>(),
-        [1, 2, 3, 4, 5, 6]
-    );
-    let replayed = a2a_tower::log::Projection::replay(records.iter().map(|r| &*r.record)).unwrap();
-    assert_eq!(replayed.task(), &snap.task);
-    assert_eq!(snap.task.artifacts[0].parts.len(), 2);
-    assert_eq!(log.read("a", "t1", 4).await.unwrap().len(), 2);
-    assert!(log.read("a", "t1", 6).await.unwrap().is_empty());
-}
-
-/// Another authority sees nothing, and cannot write.
-pub async fn authority_isolation(log: Log) {
-    create(&log, "alice", "t1", "c").await;
-    for f in [
-        log.snapshot("bob", "t1").await.map(drop),
-        log.read("bob", "t1", 0).await.map(drop),
-        log.watch("bob", "t1", None).await.map(drop),
-    ] {
-        assert_eq!(f.unwrap_err().kind(), LogErrorKind::NotFound);
-    }
-    let w = AppendRequest::new("bob", "t1", 2, 1, vec![status(TaskState::Canceled)]);
-    assert_eq!(
-        log.append(w).await.unwrap_err().kind(),
-        LogErrorKind::NotFound
-    );
-    let page = log
-        .list(
-            "bob",
-            &ListQuery {
-                page_size: 10,
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-    assert_eq!(page.total, 0);
-    let page = log
-        .list(
-            "alice",
-            &ListQuery {
-                page_size: 10,
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-    assert_eq!(page.total, 1);
-}
-
-/// Filters, newest-first order and stable cursors.
-pub async fn list_filters_and_pages(log: Log) {
-    for i in 0..10i64 {
-        let id = format!("t{i}");
-        create(&log, "a", &id, if i < 4 { "c1" } else { "c2" }).await;
-        let state = if i % 3 == 0 {
-            TaskState::Completed
-        } else {
-            TaskState::Working
-        };
-        let r = AppendRequest::new("a", &id, 2, 1, vec![status_at(state, 1_000 + i % 5)]);
-        log.append(r).await.unwrap();
-    }
-    let q = |f: &dyn Fn(&mut ListQuery)| {
-        let mut q = ListQuery {
-            page_size: 100,
-            ..Default::default()
-        };
-        f(&mut q);
-        q
+/// Instantiates every case as a `#[tokio::test]` driven by `$run`.
+#[macro_export]
+macro_rules! log_suite {
+    ($run:path) => {
+        $crate::log_suite!(@cases $run;
+            append_rules, cas_race_has_one_winner, concurrent_tasks, epochs_fence, projection,
+            list_filters_and_pages, authority_isolation, watch_without_gaps, watch_many, recovery,
+            invalid_batches_write_nothing, snapshot_is_the_projection);
     };
-    let all = log.list("a", &q(&|_| {})).await.unwrap();
-    assert_eq!(all.total, 10);
-    assert!(all.next.is_none());
-    let keys: Vec<_> = all
-        .tasks
-        .iter()
-        .map(|t| (t.status.timestamp.unwrap().unix_millis(), t.id.clone()))
-        .collect();
-    let mut sorted = keys.clone();
-    sorted.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    assert_eq!(keys, sorted, "newest first, then id");
-    let c1 = log
-        .list("a", &q(&|q| q.context_id = Some("c1".into())))
-        .await
-        .unwrap();
-    assert_eq!(c1.total, 4);
-    let done = log
-        .list("a", &q(&|q| q.state = Some(TaskState::Completed)))
-        .await
-        .unwrap();
-    assert_eq!(done.total, 4);
-    let after = log
-        .list(
-            "a",
-            &q(&|q| q.status_after = Some(Timestamp::from_unix_millis(1_003))),
-        )
-        .await
-        .unwrap();
-    assert_eq!(after.total, 4, "timestamps 1003 and 1004, inclusive");
-    // Pages of 3 walk the same order, and a task added meanwhile does not
-    // shift the remaining pages.
-    let mut cursor: Option<PageCursor> = None;
-    let mut seen = Vec::new();
-    loop {
-        let page = log
-            .list(
-                "a",
-                &q(&|q| {
-                    q.page_size = 3;
-                    q.after = cursor.clone();
-                }),
-            )
-            .await
-            .unwrap();
-        assert_eq!(page.total, 10 + usize::from(!seen.is_empty()));
-        seen.extend(page.tasks.iter().map(|t| t.id.clone()));
-        if seen.len() == 3 {
-            create(&log, "a", "late", "c1").await; // newest: sorts before the cursor
-        }
-        match page.next {
-            Some(c) => cursor = Some(PageCursor::from_token(&c.to_token()).unwrap()),
-            None => break,
-        }
-    }
-    let expected: Vec<_> = keys.iter().map(|k| k.1.clone()).collect();
-    assert_eq!(seen, expected);
-}
-
-/// A watch delivers every record after its start, live, in order, without
-/// gaps, and ends after the terminal record.
-pub async fn watch_without_gaps(log: Log) {
-    create(&log, "a", "t1", "c").await;
-    let mut w = log.watch("a", "t1", None).await.unwrap();
-    assert_eq!(w.snapshot.seq, 2);
-    let mut from_one = log.watch("a", "t1", Some(1)).await.unwrap();
-    let writer = {
-        let log = log.clone();
-        tokio::spawn(async move {
-            let mut seq = 2;
-            for i in 0..20 {
-                let r =
-                    AppendRequest::new("a", "t1", seq, 1, vec![chunk("x", &i.to_string(), i > 0)]);
-                seq = log.append(r).await.unwrap().seq;
-                if i % 7 == 0 {
-                    tokio::task::yield_now().await;
-                }
+    (@cases $run:path; $($case:ident),*) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $case() {
+                $run(log_suite::$case).await;
             }
-            let end = AppendRequest::new("a", "t1", seq, 1, vec![status(TaskState::Completed)]);
-            log.append(end).await.unwrap();
-        })
+        )*
     };
-    let mut seqs = Vec::new();
-    while let Some(r) = w.records.next().await {
-        let r = r.unwrap();
-        assert!(r.head >= r.seq, "head is the task's last seq when read");
-        seqs.push(r.seq);
-    }
-    writer.await.unwrap();
-    assert_eq!(
-        seqs,
-        (3..=23).collect::<Vec<_>>(),
-        "ends after the terminal record"
-    );
-    let first = from_one.records.next().await.unwrap().unwrap();
-    assert_eq!(first.seq, 2);
-    assert!(matches!(&*first.record, Record::MessageAdmitted { .. }));
-    assert_eq!(from_one.records.count().await, 21);
-    // A watch of a terminal task yields nothing more.
-    let done = log.watch("a", "t1", None).await.unwrap();
-    assert_eq!(done.snapshot.task.status.state, TaskState::Completed);
-    assert_eq!(done.records.count().await, 0);
-}
-
-/// Concurrent writers with the same expectation: exactly one wins.
-pub async fn concurrent_writers_one_wins(log: Log) {
-    create(&log, "a", "t1", "c").await;
-    let tries = (0..8).map(|i| {
-        let log = log.clone();
-        async move {
-            let r = AppendRequest::new("a", "t1", 2, 1, vec![chunk(&format!("w{i}"), "x", false)]);
-            log.append(r).await.is_ok()
-        }
-    });
-    let wins = futures_util::future::join_all(tries).await;
-    assert_eq!(wins.iter().filter(|w| **w).count(), 1);
-    assert_eq!(log.snapshot("a", "t1").await.unwrap().seq, 3);
-}
-
-/// Every check, by name.
-pub const ALL: &[&str] = &[
-    "append_is_conditional",
-    "epochs_fence_stale_writers",
-    "invalid_batches_write_nothing",
-    "snapshot_is_the_projection",
-    "authority_isolation",
-    "list_filters_and_pages",
-    "watch_without_gaps",
-    "concurrent_writers_one_wins",
-];
-
-/// Runs one check of the suite against a fresh log.
-pub async fn run(name: &str, log: Log) {
-    match name {
-        "append_is_conditional" => append_is_conditional(log).await,
-        "epochs_fence_stale_writers" => epochs_fence_stale_writers(log).await,
-        "invalid_batches_write_nothing" => invalid_batches_write_nothing(log).await,
-        "snapshot_is_the_projection" => snapshot_is_the_projection(log).await,
-        "authority_isolation" => authority_isolation(log).await,
-        "list_filters_and_pages" => list_filters_and_pages(log).await,
-        "watch_without_gaps" => watch_without_gaps(log).await,
-        "concurrent_writers_one_wins" => concurrent_writers_one_wins(log).await,
-        other => panic!("unknown check {other}"),
-    }
 }

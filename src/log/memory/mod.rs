@@ -17,8 +17,9 @@ use self::stream::{WatchGuard, WatchState};
 use super::page::sort_nanos;
 use super::projection::{artifact_bytes, map_bytes, message_bytes};
 use super::{
-    AppendRequest, Appended, ListPage, ListQuery, LogError, LogErrorKind, LogFuture, PageCursor,
-    Projection, Record, RecordStream, Sequenced, Snapshot, TaskLog, Watch, approx_task_bytes,
+    AppendRequest, Appended, ListPage, ListQuery, LiveTask, LogError, LogErrorKind, LogFuture,
+    PageCursor, Projection, Record, RecordStream, Sequenced, Snapshot, TaskLog, Watch,
+    approx_task_bytes,
 };
 use crate::types::Task;
 
@@ -290,6 +291,33 @@ impl Inner {
     }
 }
 
+impl Inner {
+    fn live_tasks(&self, after: Option<(&str, &str)>, limit: usize) -> Vec<LiveTask> {
+        let mut out = Vec::new();
+        for idx in 0..self.shards.len() {
+            let shard = self.lock(idx);
+            for (id, e) in &shard.map {
+                let t = e.projection.task();
+                if LiveTask::is_live(t.status.state)
+                    && after.is_none_or(|a| a < (&*e.authority, &**id))
+                {
+                    out.push(LiveTask {
+                        authority: e.authority.to_string(),
+                        task_id: id.to_string(),
+                        context_id: t.context_id.clone(),
+                        state: t.status.state,
+                        seq: e.seq,
+                        epoch: e.epoch,
+                    });
+                }
+            }
+        }
+        out.sort_unstable_by(|a, b| a.key().cmp(&b.key()));
+        out.truncate(limit);
+        out
+    }
+}
+
 impl Shard {
     /// Records that the task ended; compacts it if nobody watches.
     fn ended(&mut self, inner: &Inner, key: Arc<str>) {
@@ -477,6 +505,14 @@ impl TaskLog for MemoryTaskLog {
 
     fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
         Box::pin(std::future::ready(Ok(self.inner.list(authority, query))))
+    }
+
+    fn live_tasks<'a>(
+        &'a self,
+        after: Option<(&'a str, &'a str)>,
+        limit: usize,
+    ) -> LogFuture<'a, Vec<LiveTask>> {
+        Box::pin(std::future::ready(Ok(self.inner.live_tasks(after, limit))))
     }
 }
 

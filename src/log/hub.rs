@@ -1,0 +1,143 @@
+//! The watch side of the durable backends: a hub of per-task wake-ups (fed
+//! after each commit, in-process or by NOTIFY) and a record stream that
+//! catches up from the database on every wake-up, so no record is missed
+//! between two wake-ups.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::watch;
+
+use super::{LogError, LogFuture, RecordStream, Sequenced};
+
+/// Per-task wake-up counters, one entry per watched task.
+#[derive(Debug, Default)]
+pub(crate) struct Hub {
+    map: Mutex<HashMap<String, watch::Sender<u64>>>,
+}
+
+impl Hub {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, watch::Sender<u64>>> {
+        self.map.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Registers interest in `task_id`; every commit notified afterwards
+    /// wakes the subscription.
+    pub(crate) fn subscribe(self: &Arc<Self>, task_id: &str) -> Subscription {
+        let rx = self
+            .lock()
+            .entry(task_id.to_owned())
+            .or_insert_with(|| watch::Sender::new(0))
+            .subscribe();
+        Subscription {
+            rx,
+            _guard: Guard {
+                hub: self.clone(),
+                task_id: task_id.to_owned(),
+            },
+        }
+    }
+
+    /// Wakes the watchers of `task_id`.
+    pub(crate) fn notify(&self, task_id: &str) {
+        if let Some(tx) = self.lock().get(task_id) {
+            tx.send_modify(|n| *n = n.wrapping_add(1));
+        }
+    }
+
+    /// Wakes every watcher (after a lost connection: they catch up).
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    pub(crate) fn notify_all(&self) {
+        for tx in self.lock().values() {
+            tx.send_modify(|n| *n = n.wrapping_add(1));
+        }
+    }
+}
+
+/// A registered interest in one task. Fields drop in order: the receiver
+/// first, then the guard removes the entry once nobody else holds one.
+pub(crate) struct Subscription {
+    rx: watch::Receiver<u64>,
+    _guard: Guard,
+}
+
+struct Guard {
+    hub: Arc<Hub>,
+    task_id: String,
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let mut map = self.hub.lock();
+        if map
+            .get(&self.task_id)
+            .is_some_and(|tx| tx.receiver_count() == 0)
+        {
+            map.remove(&self.task_id);
+        }
+    }
+}
+
+/// Reads the records of the watched task after a sequence number.
+pub(crate) type Fetch = Arc<dyn Fn(u64) -> LogFuture<'static, Vec<Sequenced>> + Send + Sync>;
+
+struct State {
+    sub: Subscription,
+    fetch: Fetch,
+    cursor: u64,
+    buf: VecDeque<Sequenced>,
+    done: bool,
+}
+
+/// The live record stream of a watch: `buf` first (records after `cursor`
+/// read when the watch started, after `sub` was registered), then every
+/// record committed later, read back from the database on each wake-up.
+/// Ends after a terminal record (or at once if `done`).
+pub(crate) fn stream(
+    sub: Subscription,
+    fetch: Fetch,
+    cursor: u64,
+    buf: Vec<Sequenced>,
+    done: bool,
+) -> RecordStream {
+    let done = done || buf.iter().any(|r| r.record.is_terminal());
+    let state = State {
+        sub,
+        fetch,
+        cursor: buf.last().map_or(cursor, |r| r.seq),
+        buf: buf.into(),
+        done,
+    };
+    Box::pin(futures_util::stream::unfold(state, next))
+}
+
+async fn next(mut s: State) -> Option<(Result<Sequenced, LogError>, State)> {
+    loop {
+        if let Some(r) = s.buf.pop_front() {
+            return Some((Ok(r), s));
+        }
+        if s.done {
+            return None;
+        }
+        // Mark the current wake-up seen *before* reading, so a commit that
+        // lands after the read always wakes us again.
+        s.sub.rx.borrow_and_update();
+        match (s.fetch)(s.cursor).await {
+            Err(e) => {
+                s.done = true;
+                return Some((Err(e), s));
+            }
+            Ok(recs) if !recs.is_empty() => {
+                s.cursor = recs.last().map_or(s.cursor, |r| r.seq);
+                s.done = recs.iter().any(|r| r.record.is_terminal());
+                s.buf.extend(recs);
+            }
+            Ok(_) => {
+                if s.sub.rx.changed().await.is_err() {
+                    s.done = true;
+                    return Some((Err(LogError::backend("task log closed")), s));
+                }
+            }
+        }
+    }
+}

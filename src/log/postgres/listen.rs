@@ -1,0 +1,79 @@
+//! The listener: one dedicated connection that LISTENs on the log's channel
+//! and wakes the hub for each NOTIFY (payload: the task id). After a lost
+//! connection it reconnects and wakes every watcher, which then catch up by
+//! sequence number, so nothing committed meanwhile is missed.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use tokio::sync::{mpsc, oneshot};
+use tokio_postgres::{AsyncMessage, Client, Config, NoTls};
+
+use crate::log::LogError;
+use crate::log::hub::Hub;
+
+/// Connects and LISTENs; the returned receiver yields each payload and ends
+/// when the connection is lost. The client must be kept alive meanwhile.
+async fn connect(
+    config: &Config,
+    channel: &str,
+) -> Result<(Client, mpsc::UnboundedReceiver<String>), LogError> {
+    let (client, mut conn) = config.connect(NoTls).await.map_err(LogError::backend)?;
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut messages = futures_util::stream::poll_fn(move |cx| conn.poll_message(cx));
+        while let Some(Ok(msg)) = messages.next().await {
+            if let AsyncMessage::Notification(n) = msg {
+                if tx.send(n.payload().to_owned()).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    client
+        .batch_execute(&format!("LISTEN {}", super::quote(channel)))
+        .await
+        .map_err(LogError::backend)?;
+    Ok((client, rx))
+}
+
+/// Runs the listener until aborted; `ready` gets the first connection's
+/// outcome (the log is not usable for watches before it LISTENs).
+pub(crate) async fn run(
+    config: Config,
+    channel: String,
+    hub: Arc<Hub>,
+    ready: oneshot::Sender<Result<(), LogError>>,
+) {
+    let mut ready = Some(ready);
+    loop {
+        match connect(&config, &channel).await {
+            Ok((_client, mut rx)) => {
+                if let Some(r) = ready.take() {
+                    let _ = r.send(Ok(()));
+                } else {
+                    // Reconnected: commits may have been missed meanwhile.
+                    hub.notify_all();
+                }
+                while let Some(task_id) = rx.recv().await {
+                    if task_id.is_empty() {
+                        hub.notify_all();
+                    } else {
+                        hub.notify(&task_id);
+                    }
+                }
+                tracing::warn!(target: "a2a_tower::log", "postgres listener connection lost");
+            }
+            Err(e) => {
+                if let Some(r) = ready.take() {
+                    let _ = r.send(Err(e));
+                    return;
+                }
+                tracing::warn!(target: "a2a_tower::log", "postgres listener reconnect failed");
+            }
+        }
+        // Back off before reconnecting (not a wait for an outcome).
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}

@@ -1,0 +1,89 @@
+//! The PostgreSQL schema and its migrations, serialized across hosts by a
+//! transaction-scoped advisory lock.
+
+use tokio_postgres::Client;
+
+use crate::log::LogError;
+
+/// Migration `i` moves the schema from version `i` to `i + 1`. `{s}` is the
+/// quoted schema name. Text columns compare byte-wise (`COLLATE "C"`), the
+/// order page cursors and live-task keys use.
+const MIGRATIONS: &[&str] = &[r#"
+    CREATE TABLE {s}.tasks (
+        task_id    text COLLATE "C" NOT NULL PRIMARY KEY,
+        authority  text COLLATE "C" NOT NULL,
+        context_id text COLLATE "C" NOT NULL,
+        state      integer NOT NULL,
+        status_ts  bigint  NOT NULL,
+        live       boolean NOT NULL,
+        seq        bigint  NOT NULL,
+        epoch      bigint  NOT NULL,
+        snapshot   text    NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX tasks_list ON {s}.tasks (authority, status_ts DESC, task_id);
+    CREATE INDEX tasks_context ON {s}.tasks (authority, context_id, status_ts DESC, task_id);
+    CREATE INDEX tasks_live ON {s}.tasks (authority, task_id) WHERE live;
+    CREATE TABLE {s}.records (
+        task_id    text COLLATE "C" NOT NULL,
+        seq        bigint NOT NULL,
+        authority  text COLLATE "C" NOT NULL,
+        epoch      bigint NOT NULL,
+        record     text   NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (task_id, seq)
+    );
+"#];
+
+/// The schema version this crate writes.
+pub(crate) const VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Creates the schema if needed and applies the missing migrations, in one
+/// transaction holding an advisory lock so concurrent hosts migrate once.
+pub(crate) async fn migrate(client: &mut Client, schema: &str) -> Result<(), LogError> {
+    let s = super::quote(schema);
+    let tx = client.transaction().await.map_err(LogError::backend)?;
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(hashtext($1))",
+        &[&format!("a2a-tower:{schema}")],
+    )
+    .await
+    .map_err(LogError::backend)?;
+    tx.batch_execute(&format!(
+        "CREATE SCHEMA IF NOT EXISTS {s}; \
+         CREATE TABLE IF NOT EXISTS {s}.schema_version (version bigint NOT NULL);"
+    ))
+    .await
+    .map_err(LogError::backend)?;
+    let row = tx
+        .query_opt(&format!("SELECT version FROM {s}.schema_version"), &[])
+        .await
+        .map_err(LogError::backend)?;
+    let current: i64 = match row {
+        Some(r) => r.get(0),
+        None => {
+            tx.execute(&format!("INSERT INTO {s}.schema_version VALUES (0)"), &[])
+                .await
+                .map_err(LogError::backend)?;
+            0
+        }
+    };
+    if current > VERSION {
+        return Err(LogError::backend(format!(
+            "task log schema version {current} is newer than this crate's ({VERSION})"
+        )));
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        tx.batch_execute(&sql.replace("{s}", &s))
+            .await
+            .map_err(LogError::backend)?;
+        tx.execute(
+            &format!("UPDATE {s}.schema_version SET version = $1"),
+            &[&(i as i64 + 1)],
+        )
+        .await
+        .map_err(LogError::backend)?;
+    }
+    tx.commit().await.map_err(LogError::backend)
+}

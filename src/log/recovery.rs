@@ -1,0 +1,71 @@
+//! [`LiveTask`]: what start-up recovery needs to find and close the tasks a
+//! dead process was running.
+
+use crate::types::{Message, TaskState, TaskStatus, Timestamp};
+
+use super::{AppendRequest, Appended, LogErrorKind, LogFuture, Record, TaskLog};
+
+/// A task whose last state is neither terminal nor waiting for the client
+/// (INPUT_REQUIRED, AUTH_REQUIRED): some host was running it.
+///
+/// Listed by [`TaskLog::live_tasks`] across all authorities, in
+/// `(authority, task_id)` order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveTask {
+    /// The task's authority.
+    pub authority: String,
+    /// The task id.
+    pub task_id: String,
+    /// The task's context id.
+    pub context_id: String,
+    /// The task's state (SUBMITTED or WORKING).
+    pub state: TaskState,
+    /// The task's sequence number when it was listed.
+    pub seq: u64,
+    /// The highest writer epoch committed for the task when it was listed.
+    pub epoch: u64,
+}
+
+impl LiveTask {
+    /// The state is one a running host leaves a task in.
+    pub fn is_live(state: TaskState) -> bool {
+        !state.is_terminal() && !state.is_interrupted() && state != TaskState::Unspecified
+    }
+
+    /// The position after this task, for the next [`TaskLog::live_tasks`] call.
+    pub fn key(&self) -> (&str, &str) {
+        (&self.authority, &self.task_id)
+    }
+}
+
+/// Takes `task` over with epoch `task.epoch + 1` and appends a FAILED status
+/// with `message`, exactly once: the append is conditional on `task.seq`, so
+/// of two hosts racing to close the same task one wins and the other gets
+/// `Ok(None)`, as does a call after the task moved on in any way (another
+/// writer appended, took over or ended it). The newer epoch fences the old
+/// writer if it is in fact still alive.
+pub(crate) fn fail_live<'a, L: TaskLog + ?Sized>(
+    log: &'a L,
+    task: &'a LiveTask,
+    message: Message,
+) -> LogFuture<'a, Option<Appended>> {
+    Box::pin(async move {
+        let status = TaskStatus {
+            state: TaskState::Failed,
+            message: Some(message),
+            timestamp: Some(Timestamp::now()),
+        };
+        let req = AppendRequest::new(
+            task.authority.clone(),
+            task.task_id.clone(),
+            task.seq,
+            task.epoch.saturating_add(1),
+            vec![Record::status(status)],
+        );
+        match log.append(req).await {
+            Ok(appended) => Ok(Some(appended)),
+            Err(e) if matches!(e.kind(), LogErrorKind::Conflict | LogErrorKind::Fenced) => Ok(None),
+            Err(e) => Err(e),
+        }
+    })
+}

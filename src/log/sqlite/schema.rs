@@ -1,0 +1,89 @@
+//! The SQLite schema and its migrations, applied by the writer connection.
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
+
+use crate::log::LogError;
+
+/// Migration `i` moves the schema from version `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &[
+    // 1: tasks (one row per task, the projected snapshot) and records.
+    r#"
+    CREATE TABLE tasks (
+        task_id    TEXT    NOT NULL PRIMARY KEY,
+        authority  TEXT    NOT NULL,
+        context_id TEXT    NOT NULL,
+        state      INTEGER NOT NULL,
+        status_ts  INTEGER NOT NULL,
+        live       INTEGER NOT NULL,
+        seq        INTEGER NOT NULL,
+        epoch      INTEGER NOT NULL,
+        snapshot   TEXT    NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX tasks_list ON tasks (authority, status_ts DESC, task_id);
+    CREATE INDEX tasks_context ON tasks (authority, context_id, status_ts DESC, task_id);
+    CREATE INDEX tasks_live ON tasks (authority, task_id) WHERE live = 1;
+    CREATE TABLE records (
+        task_id    TEXT    NOT NULL,
+        seq        INTEGER NOT NULL,
+        authority  TEXT    NOT NULL,
+        epoch      INTEGER NOT NULL,
+        record     TEXT    NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (task_id, seq)
+    ) WITHOUT ROWID;
+    "#,
+];
+
+/// The schema version this crate writes.
+pub(crate) const VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Creates or migrates the schema in one immediate transaction. A database
+/// written by a newer crate (a higher version) is refused.
+pub(crate) fn migrate(conn: &mut Connection) -> Result<(), LogError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(LogError::backend)?;
+    tx.execute_batch("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        .map_err(LogError::backend)?;
+    let current: Option<i64> = tx
+        .query_row("SELECT version FROM schema_version", [], |r| r.get(0))
+        .optional()
+        .map_err(LogError::backend)?;
+    if current.is_none() {
+        tx.execute("INSERT INTO schema_version (version) VALUES (0)", [])
+            .map_err(LogError::backend)?;
+    }
+    let current = current.unwrap_or(0);
+    if current > VERSION {
+        return Err(LogError::backend(format!(
+            "task log schema version {current} is newer than this crate's ({VERSION})"
+        )));
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        tx.execute_batch(sql).map_err(LogError::backend)?;
+        tx.execute("UPDATE schema_version SET version = ?1", [i as i64 + 1])
+            .map_err(LogError::backend)?;
+    }
+    tx.commit().map_err(LogError::backend)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrates_once_and_refuses_newer() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        migrate(&mut conn).unwrap();
+        let v: i64 = conn
+            .query_row("SELECT version FROM schema_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, VERSION);
+        conn.execute("UPDATE schema_version SET version = 99", [])
+            .unwrap();
+        assert!(migrate(&mut conn).is_err());
+    }
+}

@@ -1,0 +1,206 @@
+//! The writer thread: owns the only writing connection and commits queued
+//! appends in groups, one transaction per batch, answering each caller only
+//! after the batch's COMMIT returned.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, TryRecvError};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use tokio::sync::oneshot;
+
+use crate::log::hub::Hub;
+use crate::log::stored::{Current, Plan, ProjectionCache, decode_projection, from_i64};
+use crate::log::{AppendRequest, Appended, LogError};
+
+/// What the writer did so far.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) appends: AtomicU64,
+    pub(crate) transactions: AtomicU64,
+}
+
+/// One queued append and where to send its outcome.
+pub(crate) struct Job {
+    pub(crate) request: AppendRequest,
+    pub(crate) reply: oneshot::Sender<Result<Appended, LogError>>,
+}
+
+/// Runs until every sender is gone: takes one job, drains up to `max_batch`
+/// queued jobs behind it, commits them in one transaction.
+pub(crate) fn run(
+    mut conn: Connection,
+    jobs: Receiver<Job>,
+    hub: Arc<Hub>,
+    max_batch: usize,
+    counters: Arc<Counters>,
+) {
+    let mut cache = ProjectionCache::default();
+    let mut batch = Vec::with_capacity(max_batch);
+    while let Ok(first) = jobs.recv() {
+        batch.push(first);
+        while batch.len() < max_batch {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
+            }
+        }
+        counters
+            .appends
+            .fetch_add(batch.len() as u64, Ordering::Relaxed);
+        counters.transactions.fetch_add(1, Ordering::Relaxed);
+        commit_batch(&mut conn, &mut cache, &hub, &mut batch);
+    }
+}
+
+fn commit_batch(
+    conn: &mut Connection,
+    cache: &mut ProjectionCache,
+    hub: &Hub,
+    batch: &mut Vec<Job>,
+) {
+    if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+        let e = Arc::new(e);
+        for job in batch.drain(..) {
+            let _ = job.reply.send(Err(LogError::backend(e.to_string())));
+        }
+        return;
+    }
+    let mut outcomes = Vec::with_capacity(batch.len());
+    for job in batch.iter() {
+        outcomes.push(one(conn, cache, &job.request));
+    }
+    if let Err(e) = conn.execute_batch("COMMIT") {
+        let _ = conn.execute_batch("ROLLBACK");
+        // Projections cached during the batch were never committed.
+        cache.clear();
+        for job in batch.drain(..) {
+            let _ = job.reply.send(Err(LogError::backend(e.to_string())));
+        }
+        return;
+    }
+    for (job, outcome) in batch.drain(..).zip(outcomes) {
+        if outcome.is_ok() {
+            hub.notify(&job.request.task_id);
+        }
+        let _ = job.reply.send(outcome);
+    }
+}
+
+/// One append inside the batch's transaction, under a savepoint so that a
+/// failure midway leaves the batch's other appends intact.
+fn one(
+    conn: &Connection,
+    cache: &mut ProjectionCache,
+    req: &AppendRequest,
+) -> Result<Appended, LogError> {
+    conn.execute_batch("SAVEPOINT a")
+        .map_err(LogError::backend)?;
+    match write(conn, cache, req) {
+        Ok(out) => {
+            conn.execute_batch("RELEASE a").map_err(LogError::backend)?;
+            Ok(out)
+        }
+        Err(e) => {
+            cache.take(&req.task_id, u64::MAX);
+            let _ = conn.execute_batch("ROLLBACK TO a; RELEASE a");
+            Err(e)
+        }
+    }
+}
+
+fn write(
+    conn: &Connection,
+    cache: &mut ProjectionCache,
+    req: &AppendRequest,
+) -> Result<Appended, LogError> {
+    let current = conn
+        .prepare_cached("SELECT authority, seq, epoch FROM tasks WHERE task_id = ?1")
+        .and_then(|mut st| {
+            st.query_row([&req.task_id], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                ))
+            })
+            .optional()
+        })
+        .map_err(LogError::backend)?;
+    let current = match current {
+        Some((authority, seq, epoch)) => Some(Current {
+            authority,
+            seq: from_i64(seq)?,
+            epoch: from_i64(epoch)?,
+        }),
+        None => None,
+    };
+    let plan = Plan::new(req, current, |seq| match cache.take(&req.task_id, seq) {
+        Some(p) => Ok(p),
+        None => {
+            let json: String = conn
+                .prepare_cached("SELECT snapshot FROM tasks WHERE task_id = ?1")
+                .and_then(|mut st| st.query_row([&req.task_id], |r| r.get(0)))
+                .map_err(LogError::backend)?;
+            decode_projection(&json)
+        }
+    })?;
+    let now = crate::types::Timestamp::now().unix_millis();
+    let epoch = plan.epoch as i64;
+    let seq = plan.seq as i64;
+    let row = &plan.row;
+    if plan.create {
+        conn.prepare_cached(
+            "INSERT INTO tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot, created_at, updated_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+        )
+        .and_then(|mut st| {
+            st.execute(params![
+                req.task_id,
+                req.authority,
+                row.context_id,
+                row.state,
+                row.status_ts,
+                row.live,
+                seq,
+                epoch,
+                row.snapshot,
+                now
+            ])
+        })
+        .map_err(LogError::backend)?;
+    } else {
+        conn.prepare_cached(
+            "UPDATE tasks SET context_id = ?2, state = ?3, status_ts = ?4, live = ?5, seq = ?6, epoch = ?7, snapshot = ?8, updated_at = ?9 \
+             WHERE task_id = ?1",
+        )
+        .and_then(|mut st| {
+            st.execute(params![
+                req.task_id,
+                row.context_id,
+                row.state,
+                row.status_ts,
+                row.live,
+                seq,
+                epoch,
+                row.snapshot,
+                now
+            ])
+        })
+        .map_err(LogError::backend)?;
+    }
+    if !plan.records.is_empty() {
+        let mut st = conn
+            .prepare_cached(
+                "INSERT INTO records (task_id, seq, authority, epoch, record, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .map_err(LogError::backend)?;
+        for (s, json) in &plan.records {
+            st.execute(params![req.task_id, s, req.authority, epoch, json, now])
+                .map_err(LogError::backend)?;
+        }
+    }
+    let out = plan.appended();
+    cache.put(&req.task_id, plan.seq, plan.projection);
+    Ok(out)
+}

@@ -1,0 +1,283 @@
+//! What the durable backends share: the JSON forms of records and snapshots,
+//! the check-and-apply of an append against the stored task row, and a small
+//! cache of writers' projections.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    AppendRequest, Appended, LogError, LogErrorKind, Projection, Record, Sequenced, Snapshot,
+};
+use crate::types::{Task, TaskPushNotificationConfig};
+
+use super::page::sort_nanos;
+use super::recovery::LiveTask;
+
+/// The stored snapshot: the task plus the projection's non-wire state.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SnapshotRef<'a> {
+    task: &'a Task,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    cancel_requested: bool,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    push_configs: &'a [TaskPushNotificationConfig],
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SnapshotOwned {
+    task: Task,
+    #[serde(default)]
+    cancel_requested: bool,
+    #[serde(default)]
+    push_configs: Vec<TaskPushNotificationConfig>,
+}
+
+#[derive(Deserialize)]
+struct TaskOnly {
+    task: Task,
+}
+
+pub(crate) fn encode_projection(p: &Projection) -> Result<String, LogError> {
+    serde_json::to_string(&SnapshotRef {
+        task: p.task(),
+        cancel_requested: p.cancel_requested(),
+        push_configs: p.push_configs(),
+    })
+    .map_err(LogError::backend)
+}
+
+/// Rebuilds a projection from its stored snapshot by applying records that
+/// recreate it exactly (the projection's own rules, no private access).
+pub(crate) fn decode_projection(json: &str) -> Result<Projection, LogError> {
+    let s: SnapshotOwned = serde_json::from_str(json).map_err(LogError::backend)?;
+    let Task {
+        id,
+        context_id,
+        status,
+        artifacts,
+        history,
+        metadata,
+    } = s.task;
+    let mut p = Projection::default();
+    p.apply(&Record::Created {
+        task_id: id,
+        context_id,
+        at: status
+            .timestamp
+            .unwrap_or_else(crate::types::Timestamp::now),
+        metadata,
+    });
+    for message in history {
+        p.apply(&Record::MessageAdmitted { message });
+    }
+    for artifact in artifacts {
+        p.apply(&Record::ArtifactChunk {
+            artifact,
+            append: false,
+            last_chunk: false,
+        });
+    }
+    p.apply(&Record::StatusChanged { status });
+    if s.cancel_requested {
+        p.apply(&Record::CancelRequested {
+            at: crate::types::Timestamp::now(),
+        });
+    }
+    for config in s.push_configs {
+        p.apply(&Record::PushConfigSet { config });
+    }
+    Ok(p)
+}
+
+/// The task of a stored snapshot (for lists).
+pub(crate) fn decode_task(json: &str) -> Result<Arc<Task>, LogError> {
+    let t: TaskOnly = serde_json::from_str(json).map_err(LogError::backend)?;
+    Ok(Arc::new(t.task))
+}
+
+/// One stored record; its `head` is its own sequence until [`with_heads`]
+/// sets the batch's.
+pub(crate) fn decode_record(seq: i64, json: &str) -> Result<Sequenced, LogError> {
+    let record: Record = serde_json::from_str(json).map_err(LogError::backend)?;
+    let seq = from_i64(seq)?;
+    Ok(Sequenced {
+        seq,
+        head: seq,
+        record: Arc::new(record),
+    })
+}
+
+/// Records read in one query up to the task's head: each record's `head` is
+/// the last sequence read.
+pub(crate) fn with_heads(mut records: Vec<Sequenced>) -> Vec<Sequenced> {
+    if let Some(head) = records.last().map(|r| r.seq) {
+        for r in &mut records {
+            r.head = head;
+        }
+    }
+    records
+}
+
+/// A sequence number or epoch as a database integer.
+pub(crate) fn to_i64(n: u64) -> Result<i64, LogError> {
+    i64::try_from(n).map_err(|_| LogError::new(LogErrorKind::Invalid))
+}
+
+pub(crate) fn from_i64(n: i64) -> Result<u64, LogError> {
+    u64::try_from(n).map_err(|_| LogError::backend("negative sequence number or epoch"))
+}
+
+/// A list sort key as a database integer: nanoseconds, saturated to `i64`
+/// (years 1677..2262 exactly); an unset timestamp is `i64::MIN`.
+pub(crate) fn clamp_nanos(n: i128) -> i64 {
+    i64::try_from(n).unwrap_or(if n < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// The indexed columns of a task row.
+pub(crate) struct TaskRow {
+    pub(crate) context_id: String,
+    pub(crate) state: i32,
+    pub(crate) status_ts: i64,
+    pub(crate) live: bool,
+    pub(crate) snapshot: String,
+}
+
+impl TaskRow {
+    pub(crate) fn of(p: &Projection) -> Result<Self, LogError> {
+        let t = p.task();
+        Ok(Self {
+            context_id: t.context_id.clone(),
+            state: t.status.state.number(),
+            status_ts: clamp_nanos(sort_nanos(t)),
+            live: LiveTask::is_live(t.status.state),
+            snapshot: encode_projection(p)?,
+        })
+    }
+}
+
+/// The stored head of a task, read by the writer under its lock.
+pub(crate) struct Current {
+    pub(crate) authority: String,
+    pub(crate) seq: u64,
+    pub(crate) epoch: u64,
+}
+
+/// An append that passed every check, ready to be written.
+pub(crate) struct Plan {
+    /// The task row does not exist yet.
+    pub(crate) create: bool,
+    /// `(seq, record JSON)` of each new record.
+    pub(crate) records: Vec<(i64, String)>,
+    pub(crate) row: TaskRow,
+    pub(crate) seq: u64,
+    pub(crate) epoch: u64,
+    pub(crate) projection: Projection,
+}
+
+impl Plan {
+    /// Checks `req` against the stored head (the same rules and order as the
+    /// memory log) and applies it to the projection `load` returns.
+    pub(crate) fn new(
+        req: &AppendRequest,
+        current: Option<Current>,
+        load: impl FnOnce(u64) -> Result<Projection, LogError>,
+    ) -> Result<Self, LogError> {
+        to_i64(req.epoch)?;
+        let create = req.expected == 0;
+        let mut projection = if create {
+            Projection::default()
+                .check(&req.records)
+                .map_err(|_| LogError::new(LogErrorKind::Invalid))?;
+            if !matches!(req.records.first(), Some(Record::Created { task_id, .. }) if *task_id == req.task_id)
+            {
+                return Err(LogError::new(LogErrorKind::Invalid));
+            }
+            if current.is_some() {
+                return Err(LogError::new(LogErrorKind::Conflict));
+            }
+            Projection::default()
+        } else {
+            let cur = current
+                .filter(|c| c.authority == req.authority)
+                .ok_or_else(|| LogError::new(LogErrorKind::NotFound))?;
+            if req.epoch < cur.epoch {
+                return Err(LogError::new(LogErrorKind::Fenced));
+            }
+            if req.expected != cur.seq {
+                return Err(LogError::new(LogErrorKind::Conflict));
+            }
+            let p = load(cur.seq)?;
+            p.check(&req.records)
+                .map_err(|_| LogError::new(LogErrorKind::Invalid))?;
+            p
+        };
+        let mut seq = req.expected;
+        let mut records = Vec::with_capacity(req.records.len());
+        for r in &req.records {
+            seq += 1;
+            projection.apply(r);
+            records.push((
+                to_i64(seq)?,
+                serde_json::to_string(r).map_err(LogError::backend)?,
+            ));
+        }
+        Ok(Self {
+            create,
+            records,
+            row: TaskRow::of(&projection)?,
+            seq,
+            epoch: req.epoch,
+            projection,
+        })
+    }
+
+    /// The caller's answer once the plan is committed.
+    pub(crate) fn appended(&self) -> Appended {
+        Appended {
+            seq: self.seq,
+            snapshot: Snapshot::new(self.seq, self.epoch, self.projection.clone()),
+        }
+    }
+}
+
+/// A bounded cache of the projections writers last committed, keyed by task
+/// and valid only at the sequence number it was stored with.
+#[derive(Debug, Default)]
+pub(crate) struct ProjectionCache {
+    map: HashMap<String, (u64, Projection)>,
+}
+
+const CACHE_TASKS: usize = 4096;
+
+impl ProjectionCache {
+    /// Takes the projection of `task_id` at `seq` out of the cache.
+    pub(crate) fn take(&mut self, task_id: &str, seq: u64) -> Option<Projection> {
+        match self.map.remove(task_id) {
+            Some((s, p)) if s == seq => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Keeps a committed projection (terminal tasks are not kept).
+    pub(crate) fn put(&mut self, task_id: &str, seq: u64, p: Projection) {
+        if p.is_terminal() {
+            self.map.remove(task_id);
+            return;
+        }
+        if self.map.len() >= CACHE_TASKS && !self.map.contains_key(task_id) {
+            if let Some(k) = self.map.keys().next().cloned() {
+                self.map.remove(&k);
+            }
+        }
+        self.map.insert(task_id.to_owned(), (seq, p));
+    }
+
+    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
+    pub(crate) fn clear(&mut self) {
+        self.map.clear();
+    }
+}

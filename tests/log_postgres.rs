@@ -1,0 +1,217 @@
+//! The TaskLog conformance suite on `PostgresTaskLog`, plus what only a
+//! shared database does: two hosts (two logs on one schema) fence each other
+//! and see each other's records in watches.
+//!
+//! Needs PostgreSQL at `A2A_TEST_POSTGRES_URL` (default
+//! `postgres://postgres@127.0.0.1:5432/test`); a test FAILS when it is
+//! unreachable. Each test works in its own `a2a_test_<uuid>` schema and drops
+//! it afterwards, even when the test fails.
+
+#![cfg(feature = "postgres")]
+
+#[path = "support/log_suite.rs"]
+mod log_suite;
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use a2a_tower::log::{AppendRequest, LogErrorKind, PostgresTaskLog, Record, TaskLog};
+use a2a_tower::types::{Message, TaskState, TaskStatus};
+use futures_util::{FutureExt, StreamExt};
+
+fn url() -> String {
+    std::env::var("A2A_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
+}
+
+async fn connect(schema: &str) -> PostgresTaskLog {
+    PostgresTaskLog::builder(url())
+        .schema(schema)
+        .pool_size(8)
+        .connect()
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e:?}", url()))
+}
+
+async fn drop_schema(schema: &str) -> Result<(), tokio_postgres::Error> {
+    let (client, conn) = tokio_postgres::connect(&url(), tokio_postgres::NoTls).await?;
+    let driver = tokio::spawn(conn);
+    client
+        .batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"))
+        .await?;
+    drop(client);
+    let _ = driver.await;
+    Ok(())
+}
+
+/// Runs `body` with a fresh schema name, then drops the schema whatever
+/// happened, then re-raises a failure (the body's first).
+async fn with_schema<Fut: Future<Output = ()>>(body: impl FnOnce(String) -> Fut) {
+    let schema = format!("a2a_test_{}", uuid::Uuid::new_v4().simple());
+    let out = AssertUnwindSafe(body(schema.clone())).catch_unwind().await;
+    let cleaned = drop_schema(&schema).await;
+    if let Err(panic) = out {
+        std::panic::resume_unwind(panic);
+    }
+    cleaned.expect("drop the test schema");
+}
+
+async fn run<F, Fut>(case: F)
+where
+    F: FnOnce(Arc<dyn TaskLog>) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    with_schema(|schema| async move {
+        let log = connect(&schema).await;
+        case(Arc::new(log)).await;
+    })
+    .await;
+}
+
+log_suite!(run);
+
+fn msg(i: u64) -> Record {
+    Record::MessageAdmitted {
+        message: Message::user(format!("m{i}"), "x"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hosts_fence_and_watch_each_other() {
+    with_schema(|schema| async move {
+        let a = connect(&schema).await;
+        let b = connect(&schema).await;
+        a.append(AppendRequest::create(
+            "x",
+            "t",
+            vec![Record::created("t", "c")],
+        ))
+        .await
+        .unwrap();
+        // A watcher on host B sees records host A commits.
+        let mut on_b = b.watch("x", "t", None).await.unwrap().records;
+        a.append(AppendRequest::new("x", "t", 1, 1, vec![msg(1)]))
+            .await
+            .unwrap();
+        let got = tokio::time::timeout(log_suite::GUARD, on_b.next())
+            .await
+            .expect("B's watch saw A's commit")
+            .unwrap()
+            .unwrap();
+        assert_eq!(got.seq, 2);
+        // B takes over with epoch 2; A is fenced even though A's projection
+        // cache still holds the task at seq 2.
+        assert_eq!(
+            b.append(AppendRequest::new("x", "t", 2, 2, vec![msg(2)]))
+                .await
+                .unwrap()
+                .seq,
+            3
+        );
+        let err = a
+            .append(AppendRequest::new("x", "t", 3, 1, vec![msg(3)]))
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), LogErrorKind::Fenced);
+        let err = a
+            .append(AppendRequest::new("x", "t", 2, 2, vec![msg(3)]))
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), LogErrorKind::Conflict);
+        let out = a
+            .append(AppendRequest::new("x", "t", 3, 2, vec![msg(3)]))
+            .await
+            .unwrap();
+        let ids: Vec<&str> = out
+            .snapshot
+            .task
+            .history
+            .iter()
+            .map(|m| m.message_id.as_str())
+            .collect();
+        assert_eq!(ids, ["m1", "m2", "m3"], "A saw B's record");
+        let done = Record::status(TaskStatus::new(TaskState::Completed));
+        b.append(AppendRequest::new("x", "t", 4, 2, vec![done]))
+            .await
+            .unwrap();
+        let mut seqs = Vec::new();
+        while let Some(r) = tokio::time::timeout(log_suite::GUARD, on_b.next())
+            .await
+            .expect("B's watch ends after the terminal record")
+        {
+            seqs.push(r.unwrap().seq);
+        }
+        assert_eq!(seqs, [3, 4, 5]);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hosts_recover_each_task_once() {
+    with_schema(|schema| async move {
+        let a = Arc::new(connect(&schema).await);
+        let b = Arc::new(connect(&schema).await);
+        for i in 0..20 {
+            let t = format!("t{i}");
+            a.append(AppendRequest::create(
+                "x",
+                &t,
+                vec![Record::created(&t, "c")],
+            ))
+            .await
+            .unwrap();
+        }
+        let mut hosts = Vec::new();
+        for host in [a.clone(), b.clone()] {
+            hosts.push(tokio::spawn(async move {
+                let mut closed = 0;
+                for task in host.live_tasks(None, 100).await.unwrap() {
+                    let m = Message::agent(uuid::Uuid::new_v4().to_string(), "server restarted");
+                    if host.fail_live(&task, m).await.unwrap().is_some() {
+                        closed += 1;
+                    }
+                }
+                closed
+            }));
+        }
+        let mut total = 0;
+        for h in hosts {
+            total += h.await.unwrap();
+        }
+        assert_eq!(total, 20);
+        assert!(a.live_tasks(None, 100).await.unwrap().is_empty());
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn migrations_are_idempotent_and_versioned() {
+    with_schema(|schema| async move {
+        let _first = connect(&schema).await;
+        let _second = connect(&schema).await;
+        let (client, conn) = tokio_postgres::connect(&url(), tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(conn);
+        let rows = client
+            .query(
+                &format!("SELECT version FROM \"{schema}\".schema_version"),
+                &[],
+            )
+            .await
+            .unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].get::<_, i64>(0), PostgresTaskLog::SCHEMA_VERSION);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn unreachable_database_is_an_error() {
+    let err = PostgresTaskLog::builder("postgres://postgres@127.0.0.1:1/none")
+        .connect()
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), LogErrorKind::Backend);
+}
