@@ -75,6 +75,7 @@ async fn text_agent_streams_chunks_into_one_artifact() {
         .collect();
     assert_eq!(chunks.len(), 3);
     assert!(!chunks[0].append);
+    assert!(!chunks[0].last_chunk && !chunks[1].last_chunk && chunks[2].last_chunk);
     assert!(chunks[1].append && chunks[2].append);
     assert!(
         chunks
@@ -96,6 +97,66 @@ async fn text_agent_streams_chunks_into_one_artifact() {
         .filter_map(Part::as_text)
         .collect();
     assert_eq!(text, "x y ");
+}
+
+// a2a-spec.md §4.1.4 (TaskArtifactUpdateEvent): the final chunk of the
+// artifact carries `lastChunk: true`, so a streaming client knows the
+// artifact is complete before the terminal status arrives.
+#[tokio::test]
+async fn text_agent_marks_the_last_chunk() {
+    let svc = agent_engine();
+    let A2aResponse::Stream(s) =
+        agent_call(&svc, Operation::SendStreamingMessage(send_req(user("a b"))))
+            .await
+            .unwrap()
+    else {
+        panic!()
+    };
+    let events: Vec<_> = collect(s).await.into_iter().map(Result::unwrap).collect();
+    let flags: Vec<(bool, bool, String)> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamResponse::ArtifactUpdate(a) => Some((
+                a.append,
+                a.last_chunk,
+                a.artifact.parts.iter().filter_map(Part::as_text).collect(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        flags,
+        [
+            (false, false, "a ".to_owned()),
+            (true, true, "b ".to_owned())
+        ]
+    );
+    let Some(StreamResponse::StatusUpdate(last)) = events.last() else {
+        panic!("the stream ends with a status update")
+    };
+    assert_eq!(last.status.state, TaskState::Completed);
+}
+
+// An agent that yields one chunk sends it as the first and the last chunk.
+#[tokio::test]
+async fn text_agent_single_chunk_is_first_and_last() {
+    let svc = agent_engine();
+    let A2aResponse::Stream(s) =
+        agent_call(&svc, Operation::SendStreamingMessage(send_req(user("one"))))
+            .await
+            .unwrap()
+    else {
+        panic!()
+    };
+    let events: Vec<_> = collect(s).await.into_iter().map(Result::unwrap).collect();
+    let flags: Vec<(bool, bool)> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamResponse::ArtifactUpdate(a) => Some((a.append, a.last_chunk)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(flags, [(false, true)]);
 }
 
 // An agent error ends the task FAILED with the fixed message; the error text

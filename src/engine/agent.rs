@@ -33,7 +33,8 @@ pub struct AgentInput {
 /// A text agent: text in, a stream of text chunks out (the seed's `Agent`).
 ///
 /// A single-shot agent yields once; a streaming agent yields deltas. All
-/// chunks go into one artifact (empty chunks are skipped). An `Err` ends the
+/// chunks go into one artifact (empty chunks are skipped); each chunk is sent
+/// when the next one arrives, so the final chunk carries `lastChunk`. An `Err` ends the
 /// task FAILED with [`AGENT_FAILED_MESSAGE`]; the error itself reaches only
 /// tracing, as a classification. Dropping the stream is how a canceled task
 /// stops the agent. Non-text input is answered with ContentTypeNotSupported
@@ -84,6 +85,22 @@ impl<A> fmt::Debug for AgentExecutor<A> {
     }
 }
 
+/// Emits one text chunk of the agent's artifact.
+async fn emit_chunk(
+    emit: &super::Emitter,
+    artifact_id: &str,
+    text: String,
+    append: bool,
+    last_chunk: bool,
+) -> Result<(), super::EmitError> {
+    let artifact = Artifact {
+        artifact_id: artifact_id.to_owned(),
+        parts: vec![Part::text(text)],
+        ..Artifact::default()
+    };
+    emit.artifact(artifact, append, last_chunk).await
+}
+
 /// A classification of an error for tracing (never its message).
 pub(crate) fn classify(err: &(dyn std::error::Error + 'static)) -> &'static str {
     if let Some(e) = err.downcast_ref::<A2aError>() {
@@ -123,6 +140,9 @@ impl<A: Agent> Executor for AgentExecutor<A> {
             let stream = agent.run(input);
             futures_util::pin_mut!(stream);
             let artifact_id = uuid::Uuid::new_v4().to_string();
+            // One chunk is held back so that the last one goes out with
+            // `last_chunk` set: chunk k is emitted when chunk k + 1 arrives.
+            let mut held: Option<String> = None;
             let mut started = false;
             loop {
                 let next = tokio::select! {
@@ -133,20 +153,25 @@ impl<A: Agent> Executor for AgentExecutor<A> {
                     None => break,
                     Some(Ok(chunk)) if chunk.is_empty() => {}
                     Some(Ok(chunk)) => {
-                        let artifact = Artifact {
-                            artifact_id: artifact_id.clone(),
-                            parts: vec![Part::text(chunk)],
-                            ..Artifact::default()
-                        };
-                        emit.artifact(artifact, started, false).await?;
-                        started = true;
+                        if let Some(prev) = held.replace(chunk) {
+                            emit_chunk(&emit, &artifact_id, prev, started, false).await?;
+                            started = true;
+                        }
                     }
                     Some(Err(e)) => {
                         tracing::warn!(error.kind = classify(&*e), "text agent failed");
+                        // What the agent produced is kept, but it is not
+                        // marked complete.
+                        if let Some(prev) = held.take() {
+                            emit_chunk(&emit, &artifact_id, prev, started, false).await?;
+                        }
                         emit.fail(AGENT_FAILED_MESSAGE).await?;
                         return Ok(());
                     }
                 }
+            }
+            if let Some(prev) = held.take() {
+                emit_chunk(&emit, &artifact_id, prev, started, true).await?;
             }
             emit.complete().await?;
             Ok(())
