@@ -156,7 +156,7 @@ async fn text_agent_single_chunk_is_first_and_last() {
             _ => None,
         })
         .collect();
-    assert_eq!(flags, [(false, true)]);
+    assert_eq!(flags, [(false, true)], "{events:#?}");
 }
 
 // An agent error ends the task FAILED with the fixed message; the error text

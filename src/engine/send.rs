@@ -284,9 +284,11 @@ where
             _ => {}
         }
     }
+    // Read the final task while still watching: a terminal task is packed
+    // once its last watcher is gone, and this read then needs no decode.
+    let latest = log.snapshot(&authority, &snapshot.task.id).await;
     drop(records);
-    let latest = log.snapshot(&authority, &snapshot.task.id).await?;
-    Ok(respond(&latest.task))
+    Ok(respond(&latest?.task))
 }
 
 /// SendStreamingMessage: the Task (or a lone Message), then updates until a

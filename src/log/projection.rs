@@ -206,6 +206,21 @@ impl Projection {
         }
     }
 
+    /// The projection of a created task from its parts (the memory log's
+    /// packed terminal tasks).
+    pub(crate) fn restore(
+        task: Arc<Task>,
+        cancel_requested: bool,
+        push_configs: Vec<TaskPushNotificationConfig>,
+    ) -> Self {
+        Self {
+            task,
+            created: true,
+            cancel_requested,
+            push_configs,
+        }
+    }
+
     /// Releases spare capacity (for tasks that will not change any more).
     pub fn shrink(&mut self) {
         if let Some(task) = Arc::get_mut(&mut self.task) {

@@ -22,7 +22,7 @@ impl Drop for WatchGuard {
         let mut shard = self.inner.lock(self.inner.shard_of(&self.key));
         if let Some(e) = shard.map.get_mut(&self.key) {
             e.watchers = e.watchers.saturating_sub(1);
-            if e.watchers == 0 && e.projection.is_terminal() && self.inner.cfg.compact_terminal {
+            if e.watchers == 0 && e.is_terminal() && self.inner.cfg.compact_terminal {
                 e.compact(&self.inner);
             }
         }
@@ -52,7 +52,7 @@ impl WatchState {
         self.rx.borrow_and_update();
         let records = e.after_at_most(self.cursor, WATCH_BATCH)?;
         let caught_up = records.last().is_none_or(|r| r.seq == e.seq);
-        Ok((records, caught_up && e.projection.is_terminal()))
+        Ok((records, caught_up && e.is_terminal()))
     }
 
     pub(super) async fn next(mut self) -> Option<(Result<Sequenced, LogError>, Self)> {
