@@ -83,7 +83,10 @@ pub(crate) async fn call<S: A2aService>(
 pub(crate) enum Expected {
     SendMessage,
     Task,
-    Tasks,
+    /// ListTasks; `artifacts`: the request set `includeArtifacts`.
+    Tasks {
+        artifacts: bool,
+    },
     PushConfig,
     PushConfigs,
     Empty,
@@ -97,7 +100,9 @@ impl Expected {
         match op {
             Operation::SendMessage(_) => Self::SendMessage,
             Operation::GetTask(_) | Operation::CancelTask(_) => Self::Task,
-            Operation::ListTasks(_) => Self::Tasks,
+            Operation::ListTasks(r) => Self::Tasks {
+                artifacts: r.include_artifacts == Some(true),
+            },
             Operation::CreateTaskPushNotificationConfig(_)
             | Operation::GetTaskPushNotificationConfig(_) => Self::PushConfig,
             Operation::ListTaskPushNotificationConfigs(_) => Self::PushConfigs,
@@ -145,7 +150,10 @@ pub(crate) fn encode_reply<E: EncodeResult>(
     let json = match (expected, response) {
         (X::SendMessage, R::SendMessage(r)) => enc.encode(&r),
         (X::Task, R::Task(t)) => enc.encode(&t),
-        (X::Tasks, R::Tasks(t)) => enc.encode(&t),
+        (X::Tasks { artifacts: false }, R::Tasks(t)) => enc.encode(&t),
+        (X::Tasks { artifacts: true }, R::Tasks(t)) => {
+            enc.encode(&crate::types::ListTasksWithArtifacts(&t))
+        }
         (X::PushConfig, R::PushConfig(c)) => enc.encode(&c),
         (X::PushConfigs, R::PushConfigs(c)) => enc.encode(&c),
         (X::Empty, R::Empty) => enc.encode(&EmptyObject),

@@ -294,3 +294,97 @@ fn the_card_must_advertise_a_binding() {
         AgentCard::new("None", "No interface", "1.0.0").with_skill(AgentSkill::new("x", "x", "x"));
     assert!(A2aServer::builder(card).agent(WhoAmI).is_err());
 }
+
+/// Answers with its input, except "quiet", which produces no output.
+struct Quiet;
+
+impl Agent for Quiet {
+    fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
+        let out: Vec<Result<String, BoxError>> = if input.text == "quiet" {
+            Vec::new()
+        } else {
+            vec![Ok(input.text)]
+        };
+        futures_util::stream::iter(out)
+    }
+}
+
+fn get(path: &str) -> Request<Full<Bytes>> {
+    Request::get(path)
+        .header("a2a-version", "1.0")
+        .body(Full::new(Bytes::new()))
+        .unwrap()
+}
+
+/// The `artifacts` of each listed task, by task id order of the page.
+fn artifacts_of(tasks: &Value) -> Vec<Option<usize>> {
+    let mut tasks = tasks.as_array().unwrap().clone();
+    tasks.sort_by_key(|t| t["history"][0]["parts"][0]["text"].to_string());
+    tasks
+        .iter()
+        .map(|t| t.get("artifacts").map(|a| a.as_array().unwrap().len()))
+        .collect()
+}
+
+// a2a-spec.md §3.8: with `includeArtifacts: true` every listed task has an
+// `artifacts` field, `[]` for a task without any; without it no task has
+// one. Over both bindings.
+#[tokio::test]
+async fn list_tasks_include_artifacts_writes_empty_lists_over_both_bindings() {
+    let app = A2aServer::builder(card()).agent(Quiet).unwrap();
+    for text in ["quiet", "said"] {
+        let res = app
+            .clone()
+            .oneshot(post(
+                "/a2a",
+                None,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message(text)}}),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200);
+        let v = json_of(res).await;
+        assert_eq!(
+            v["result"]["task"]["status"]["state"],
+            "TASK_STATE_COMPLETED"
+        );
+    }
+
+    let rpc = |params: Value| {
+        post(
+            "/a2a",
+            None,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "ListTasks", "params": params}),
+        )
+    };
+    let v = json_of(
+        app.clone()
+            .oneshot(rpc(json!({"includeArtifacts": true})))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(artifacts_of(&v["result"]["tasks"]), [Some(0), Some(1)]);
+    assert_eq!(v["result"]["totalSize"], 2);
+    let v = json_of(app.clone().oneshot(rpc(json!({}))).await.unwrap()).await;
+    assert_eq!(artifacts_of(&v["result"]["tasks"]), [None, None]);
+    let v = json_of(
+        app.clone()
+            .oneshot(rpc(json!({"includeArtifacts": false})))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(artifacts_of(&v["result"]["tasks"]), [None, None]);
+
+    let res = app
+        .clone()
+        .oneshot(get("/a2a/rest/tasks?includeArtifacts=true"))
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let v = json_of(res).await;
+    assert_eq!(artifacts_of(&v["tasks"]), [Some(0), Some(1)]);
+    let v = json_of(app.clone().oneshot(get("/a2a/rest/tasks")).await.unwrap()).await;
+    assert_eq!(artifacts_of(&v["tasks"]), [None, None]);
+}
