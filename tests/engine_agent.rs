@@ -159,6 +159,58 @@ async fn text_agent_single_chunk_is_first_and_last() {
     assert_eq!(flags, [(false, true)], "{events:#?}");
 }
 
+/// Yields its input, then waits until canceled.
+struct Pauses;
+
+impl Agent for Pauses {
+    fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
+        futures_util::StreamExt::chain(
+            futures_util::stream::iter([Ok(input.text)]),
+            futures_util::stream::pending(),
+        )
+    }
+}
+
+// A held chunk is not held forever: when the agent pauses, it is sent (not
+// marked last, as more may follow) while the task is still WORKING.
+#[tokio::test]
+async fn a_pausing_agent_still_streams_its_chunk() {
+    use futures_util::StreamExt as _;
+    let svc = TaskLayer::new(card(), MemoryTaskLog::new())
+        .unwrap()
+        .layer(AgentExecutor::service(Pauses));
+    let A2aResponse::Stream(mut s) = svc
+        .clone()
+        .oneshot(A2aRequest::new(Operation::SendStreamingMessage(send_req(
+            user("partial"),
+        ))))
+        .await
+        .unwrap()
+    else {
+        panic!()
+    };
+    let Some(Ok(StreamResponse::Task(task))) = s.next().await else {
+        panic!("the task first")
+    };
+    // Bounded, so that a chunk held forever fails the test instead of hanging it.
+    let next = tokio::time::timeout(std::time::Duration::from_secs(5), s.next()).await;
+    let Ok(Some(Ok(StreamResponse::ArtifactUpdate(a)))) = next else {
+        panic!("then the chunk, while the agent waits")
+    };
+    assert_eq!((a.append, a.last_chunk), (false, false));
+    assert_eq!(a.artifact.parts, vec![Part::text("partial")]);
+    let cancel = Operation::CancelTask(a2a_tower::types::CancelTaskRequest {
+        id: task.id.clone(),
+        ..Default::default()
+    });
+    svc.clone().oneshot(A2aRequest::new(cancel)).await.unwrap();
+    let Some(Ok(StreamResponse::StatusUpdate(end))) = s.next().await else {
+        panic!("the stream ends with CANCELED")
+    };
+    assert_eq!(end.status.state, TaskState::Canceled);
+    assert!(s.next().await.is_none());
+}
+
 // An agent error ends the task FAILED with the fixed message; the error text
 // never reaches the task.
 #[tokio::test]

@@ -15,6 +15,10 @@ use crate::{A2aError, BoxError, CallContext};
 /// The fixed, client-visible explanation of a task whose text agent failed.
 pub const AGENT_FAILED_MESSAGE: &str = "The agent failed to produce a reply.";
 
+/// How long the text agent adapter holds a chunk back while waiting for the
+/// next one (to learn whether it is the last) before sending it anyway.
+const CHUNK_LINGER: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// What a text [`Agent`] receives.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -33,8 +37,11 @@ pub struct AgentInput {
 /// A text agent: text in, a stream of text chunks out (the seed's `Agent`).
 ///
 /// A single-shot agent yields once; a streaming agent yields deltas. All
-/// chunks go into one artifact (empty chunks are skipped); each chunk is sent
-/// when the next one arrives, so the final chunk carries `lastChunk`. An `Err` ends the
+/// chunks go into one artifact (empty chunks are skipped). Each chunk is sent
+/// when the next one arrives, so the final chunk carries `lastChunk`; if the
+/// agent pauses for more than 50 ms the waiting chunk is sent at once, and
+/// should the stream then end, the artifact's end shows only in the
+/// COMPLETED status. An `Err` ends the
 /// task FAILED with [`AGENT_FAILED_MESSAGE`]; the error itself reaches only
 /// tracing, as a classification. Dropping the stream is how a canceled task
 /// stops the agent. Non-text input is answered with ContentTypeNotSupported
@@ -85,20 +92,23 @@ impl<A> fmt::Debug for AgentExecutor<A> {
     }
 }
 
-/// Emits one text chunk of the agent's artifact.
+/// Emits one text chunk of the agent's artifact, not the last.
 async fn emit_chunk(
     emit: &super::Emitter,
     artifact_id: &str,
     text: String,
     append: bool,
-    last_chunk: bool,
 ) -> Result<(), super::EmitError> {
-    let artifact = Artifact {
+    emit.artifact(text_chunk(artifact_id, text), append, false)
+        .await
+}
+
+fn text_chunk(artifact_id: &str, text: String) -> Artifact {
+    Artifact {
         artifact_id: artifact_id.to_owned(),
         parts: vec![Part::text(text)],
         ..Artifact::default()
-    };
-    emit.artifact(artifact, append, last_chunk).await
+    }
 }
 
 /// A classification of an error for tracing (never its message).
@@ -122,8 +132,11 @@ impl<A: Agent> Executor for AgentExecutor<A> {
                 message,
                 context,
                 emit,
+                task,
                 ..
             } = ex;
+            // Not needed: holding it would make the first commit copy the task.
+            drop(task);
             if message.parts.iter().any(|p| p.as_text().is_none()) {
                 // The engine rejects this before admission when the card
                 // declares text input only; never hand non-text to the agent.
@@ -141,20 +154,30 @@ impl<A: Agent> Executor for AgentExecutor<A> {
             futures_util::pin_mut!(stream);
             let artifact_id = uuid::Uuid::new_v4().to_string();
             // One chunk is held back so that the last one goes out with
-            // `last_chunk` set: chunk k is emitted when chunk k + 1 arrives.
+            // `last_chunk` set: chunk k is emitted when chunk k + 1 arrives,
+            // or after CHUNK_LINGER if the agent pauses.
             let mut held: Option<String> = None;
             let mut started = false;
             loop {
                 let next = tokio::select! {
                     next = stream.next() => next,
                     () = emit.cancelled() => return Ok(()),
+                    // The agent paused: send the held chunk now rather than
+                    // late (it then cannot be marked last).
+                    () = tokio::time::sleep(CHUNK_LINGER), if held.is_some() => {
+                        if let Some(prev) = held.take() {
+                            emit_chunk(&emit, &artifact_id, prev, started).await?;
+                            started = true;
+                        }
+                        continue;
+                    }
                 };
                 match next {
                     None => break,
                     Some(Ok(chunk)) if chunk.is_empty() => {}
                     Some(Ok(chunk)) => {
                         if let Some(prev) = held.replace(chunk) {
-                            emit_chunk(&emit, &artifact_id, prev, started, false).await?;
+                            emit_chunk(&emit, &artifact_id, prev, started).await?;
                             started = true;
                         }
                     }
@@ -163,17 +186,21 @@ impl<A: Agent> Executor for AgentExecutor<A> {
                         // What the agent produced is kept, but it is not
                         // marked complete.
                         if let Some(prev) = held.take() {
-                            emit_chunk(&emit, &artifact_id, prev, started, false).await?;
+                            emit_chunk(&emit, &artifact_id, prev, started).await?;
                         }
                         emit.fail(AGENT_FAILED_MESSAGE).await?;
                         return Ok(());
                     }
                 }
             }
-            if let Some(prev) = held.take() {
-                emit_chunk(&emit, &artifact_id, prev, started, true).await?;
+            match held.take() {
+                // The last chunk and COMPLETED go in one commit.
+                Some(prev) => {
+                    emit.complete_with_chunk(text_chunk(&artifact_id, prev), started)
+                        .await?;
+                }
+                None => emit.complete().await?,
             }
-            emit.complete().await?;
             Ok(())
         }
     }

@@ -21,7 +21,8 @@ use crate::{BoxError, CallContext};
 pub struct Execution {
     /// The admitted message (its task and context ids are set).
     pub message: Message,
-    /// The task after the message was admitted.
+    /// The task after the message was admitted. Drop it as soon as it is not
+    /// needed: while an executor holds it, the next commit copies the task.
     pub task: Arc<Task>,
     /// The call that admitted the message: tenant, headers, and the request
     /// extensions (where a host auth layer put the principal).
@@ -133,6 +134,32 @@ impl Emitter {
     /// Records COMPLETED.
     pub async fn complete(&self) -> Result<(), EmitError> {
         self.status(TaskState::Completed, None).await
+    }
+
+    /// Records an artifact's last chunk and COMPLETED in one commit (the
+    /// same records as [`artifact`](Self::artifact) then
+    /// [`complete`](Self::complete), one append and one wake-up fewer).
+    pub(crate) async fn complete_with_chunk(
+        &self,
+        artifact: Artifact,
+        append: bool,
+    ) -> Result<(), EmitError> {
+        if artifact.artifact_id.is_empty() || artifact.parts.is_empty() {
+            return Err(EmitError::Invalid);
+        }
+        let records = vec![
+            Record::ArtifactChunk {
+                artifact,
+                append,
+                last_chunk: true,
+            },
+            Record::status(TaskStatus {
+                state: TaskState::Completed,
+                message: None,
+                timestamp: Some(Timestamp::now()),
+            }),
+        ];
+        self.writer.commit(records).await.map(drop)
     }
 
     /// Records INPUT_REQUIRED with the question as the status message.

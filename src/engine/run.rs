@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use futures_util::FutureExt as _;
 use tower_service::Service;
 use tracing::Instrument as _;
 
@@ -65,8 +66,12 @@ where
             .await;
         return "failed";
     }
-    let fut = inner.call(execution);
-    let mut handle = tokio::spawn(async move { fut.await.map_err(Into::<BoxError>::into) });
+    // The executor runs inside this task (no second spawn); a panic is
+    // caught here like a failure.
+    let fut = inner
+        .call(execution)
+        .map(|r| r.map_err(Into::<BoxError>::into));
+    let mut handle = std::pin::pin!(std::panic::AssertUnwindSafe(fut).catch_unwind());
     loop {
         let idle = shared
             .inactivity_timeout
@@ -83,20 +88,17 @@ where
                         writer.finish(TaskState::Failed, Some(EXECUTOR_FAILED)).await;
                         "failed"
                     }
-                    Err(join) if join.is_panic() => {
+                    Err(_panic) => {
                         tracing::warn!(error.kind = "PANIC", "executor panicked");
                         writer.finish(TaskState::Failed, Some(EXECUTOR_FAILED)).await;
                         "panicked"
                     }
-                    Err(_) => "aborted",
                 };
             }
             () = writer.closed.wait() => {
                 // Terminal, interrupted or canceled: let the executor return
-                // (it sees the cancellation), then stop it.
-                if tokio::time::timeout(shared.shutdown_grace, &mut handle).await.is_err() {
-                    handle.abort();
-                }
+                // (it sees the cancellation), then stop it (drop it).
+                let _ = tokio::time::timeout(shared.shutdown_grace, &mut handle).await;
                 return "closed";
             }
             () = sleep_until(idle) => {

@@ -13,7 +13,7 @@ use super::service::record_ids;
 use super::subscribe::{Start, event_stream};
 use super::writer::Writer;
 use super::{EmitError, run};
-use crate::log::{LogErrorKind, Record, Snapshot, Watch};
+use crate::log::{LogErrorKind, Record, RecordStream, Snapshot, Watch};
 use crate::types::{Part, PartContent, Role, SendMessageRequest, SendMessageResponse, Task};
 use crate::{A2aError, A2aResponse, BoxError, CallContext, ErrorKind};
 
@@ -110,12 +110,27 @@ fn emit_error(e: EmitError) -> A2aError {
     }
 }
 
+/// Which snapshot of the task [`admit`] keeps for its caller.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// None (SendMessage waits for the outcome).
+    Nothing,
+    /// The snapshot of the admission commit (SendMessage returnImmediately).
+    Admission,
+    /// The snapshot the watch starts from (SendStreamingMessage).
+    Watch,
+}
+
 /// An admitted message: the task after admission and a watch registered
 /// before the execution was spawned.
 struct Admitted {
     authority: String,
-    snapshot: Snapshot,
-    watch: Watch,
+    task_id: String,
+    /// The task after admission, if the caller asked to keep it. Otherwise
+    /// it is dropped before the execution starts, so that the execution's
+    /// first commit updates the task in place instead of copying it.
+    snapshot: Option<Snapshot>,
+    records: RecordStream,
 }
 
 async fn admit<S>(
@@ -123,6 +138,7 @@ async fn admit<S>(
     inner: S,
     req: SendMessageRequest,
     context: CallContext,
+    keep: Keep,
 ) -> Result<Admitted, A2aError>
 where
     S: Service<Execution, Response = ()> + Send + 'static,
@@ -222,17 +238,38 @@ where
         }
     };
     let authority = writer.authority.clone();
+    let task_id = writer.task_id.clone();
+    // Only the execution's `task` and what the caller keeps may still hold
+    // the task when the execution starts.
+    let Watch {
+        snapshot: watched,
+        records,
+    } = watch;
+    let into_task = |s: Snapshot| s.task;
+    let admission = appended.snapshot;
+    let (task, snapshot) = match keep {
+        Keep::Nothing => {
+            drop(watched);
+            (into_task(admission), None)
+        }
+        Keep::Admission => {
+            drop(watched);
+            (admission.task.clone(), Some(admission))
+        }
+        Keep::Watch => (into_task(admission), Some(watched)),
+    };
     let execution = Execution {
         message,
-        task: appended.snapshot.task.clone(),
+        task,
         context,
         emit: Emitter::new(writer.clone()),
     };
     run::spawn(shared, inner, execution, writer);
     Ok(Admitted {
         authority,
-        snapshot: appended.snapshot,
-        watch,
+        task_id,
+        snapshot,
+        records,
     })
 }
 
@@ -253,9 +290,21 @@ where
     let log = shared.log.clone();
     let Admitted {
         authority,
+        task_id,
         snapshot,
-        watch,
-    } = admit(shared, inner, req, context).await?;
+        mut records,
+    } = admit(
+        shared,
+        inner,
+        req,
+        context,
+        if cfg.return_immediately {
+            Keep::Admission
+        } else {
+            Keep::Nothing
+        },
+    )
+    .await?;
     let respond = |task: &Task| {
         A2aResponse::SendMessage(SendMessageResponse::Task(view(
             task,
@@ -263,10 +312,9 @@ where
             true,
         )))
     };
-    if cfg.return_immediately {
+    if let Some(snapshot) = snapshot {
         return Ok(respond(&snapshot.task));
     }
-    let Watch { mut records, .. } = watch;
     while let Some(item) = records.next().await {
         let seq = item?;
         match &*seq.record {
@@ -286,7 +334,7 @@ where
     }
     // Read the final task while still watching: a terminal task is packed
     // once its last watcher is gone, and this read then needs no decode.
-    let latest = log.snapshot(&authority, &snapshot.task.id).await;
+    let latest = log.snapshot(&authority, &task_id).await;
     drop(records);
     Ok(respond(&latest?.task))
 }
@@ -305,9 +353,12 @@ where
     S::Future: Send + 'static,
 {
     let buffer = shared.subscriber_buffer;
-    let Admitted { watch, .. } = admit(shared, inner, req, context).await?;
+    let Admitted {
+        snapshot, records, ..
+    } = admit(shared, inner, req, context, Keep::Watch).await?;
+    let snapshot = snapshot.ok_or_else(|| A2aError::new(ErrorKind::Internal))?;
     Ok(A2aResponse::Stream(event_stream(
-        watch,
+        Watch { snapshot, records },
         Start::FirstEmission,
         buffer,
     )))
