@@ -73,7 +73,9 @@ impl MemoryTaskLogBuilder {
     }
 
     /// Fold the records of a terminal task into its snapshot once nobody
-    /// watches it (default on). Reading records of a compacted task before its
+    /// watches it, and keep that task as its ProtoJSON in one allocation,
+    /// decoded again on each read (default on: about a third of the memory
+    /// of the wire structs). Reading records of a compacted task before its
     /// last sequence number fails with [`LogErrorKind::Compacted`](crate::log::LogErrorKind::Compacted).
     pub fn compact_terminal(mut self, on: bool) -> Self {
         self.compact_terminal = on;
