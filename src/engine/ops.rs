@@ -40,6 +40,29 @@ pub(crate) fn view(task: &Task, history: Option<i32>, artifacts: bool) -> Task {
     }
 }
 
+/// [`view`] of a shared task, moving it instead of copying when this is the
+/// last reference (SendMessage's answer, once the log has packed the task).
+pub(crate) fn view_owned(
+    task: std::sync::Arc<Task>,
+    history: Option<i32>,
+    artifacts: bool,
+) -> Task {
+    match std::sync::Arc::try_unwrap(task) {
+        Ok(mut t) => {
+            let keep = match history {
+                None => t.history.len(),
+                Some(n) => usize::try_from(n).unwrap_or(0).min(t.history.len()),
+            };
+            t.history.drain(..t.history.len() - keep);
+            if !artifacts {
+                t.artifacts = Vec::new();
+            }
+            t
+        }
+        Err(shared) => view(&shared, history, artifacts),
+    }
+}
+
 fn not_found(id: &str) -> impl FnOnce(LogError) -> A2aError + '_ {
     move |e| match e.kind() {
         LogErrorKind::NotFound => A2aError::task_not_found(id),
@@ -217,5 +240,30 @@ mod tests {
         assert_eq!(two.history[0].message_id, "3", "most recent");
         assert_eq!(view(&task, Some(50), true).history.len(), 5);
         assert!(history_length(Some(-1), "h").is_err());
+    }
+
+    // Moving the last reference gives exactly what copying gives.
+    #[test]
+    fn view_owned_equals_view() {
+        let task = Task {
+            history: (0..5).map(|i| Message::user(i.to_string(), "x")).collect(),
+            artifacts: vec![crate::types::Artifact {
+                artifact_id: "a".into(),
+                parts: vec![crate::types::Part::text("y")],
+                ..Default::default()
+            }],
+            ..Task::default()
+        };
+        for history in [None, Some(0), Some(2), Some(50)] {
+            for artifacts in [true, false] {
+                let expected = view(&task, history, artifacts);
+                let unique = std::sync::Arc::new(task.clone());
+                assert_eq!(view_owned(unique, history, artifacts), expected);
+                let shared = std::sync::Arc::new(task.clone());
+                let other = shared.clone();
+                assert_eq!(view_owned(shared, history, artifacts), expected);
+                assert_eq!(*other, task);
+            }
+        }
     }
 }

@@ -8,7 +8,7 @@ use tower_service::Service;
 
 use super::executor::{Emitter, Execution};
 use super::layer::Shared;
-use super::ops::{history_length, view};
+use super::ops::{history_length, view, view_owned};
 use super::service::record_ids;
 use super::subscribe::{Start, event_stream};
 use super::writer::Writer;
@@ -336,7 +336,14 @@ where
     // once its last watcher is gone, and this read then needs no decode.
     let latest = log.snapshot(&authority, &task_id).await;
     drop(records);
-    Ok(respond(&latest?.task))
+    // Packed, the log no longer holds the task: move it into the answer.
+    let Snapshot {
+        task, projection, ..
+    } = latest?;
+    drop(projection);
+    Ok(A2aResponse::SendMessage(SendMessageResponse::Task(
+        view_owned(task, cfg.history_length, true),
+    )))
 }
 
 /// SendStreamingMessage: the Task (or a lone Message), then updates until a
