@@ -36,12 +36,26 @@ use crate::types::{
 /// assert_eq!(p.task().status.state, TaskState::Completed);
 /// assert_eq!(p.task().history.len(), 1);
 /// ```
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Projection {
     task: Arc<Task>,
     created: bool,
     cancel_requested: bool,
     push_configs: Vec<TaskPushNotificationConfig>,
+}
+
+impl Default for Projection {
+    /// The projection before `Created`: shares one empty task, so creating
+    /// (or checking a batch against) an empty projection allocates nothing.
+    fn default() -> Self {
+        static EMPTY: std::sync::OnceLock<Arc<Task>> = std::sync::OnceLock::new();
+        Self {
+            task: EMPTY.get_or_init(Arc::default).clone(),
+            created: false,
+            cancel_requested: false,
+            push_configs: Vec::new(),
+        }
+    }
 }
 
 /// A record that cannot follow the records before it.

@@ -572,15 +572,21 @@ impl TaskLog for MemoryTaskLog {
                 .subscribe();
             e.watchers += 1;
             let caught_up = buf.back().is_none_or(|r| r.seq == e.seq);
-            Ok((snapshot, buf, rx, caught_up && e.is_terminal()))
+            Ok((
+                snapshot,
+                buf,
+                rx,
+                caught_up && e.is_terminal(),
+                e.authority.clone(),
+            ))
         });
-        let out = out.map(|(snapshot, buf, rx, terminal)| {
+        let out = out.map(|(snapshot, buf, rx, terminal, authority)| {
             let state = WatchState {
                 guard: WatchGuard {
                     inner: self.inner.clone(),
                     key: Arc::from(task_id),
                 },
-                authority: Arc::from(authority),
+                authority,
                 cursor: buf.back().map_or(after.unwrap_or(snapshot.seq), |r| r.seq),
                 rx,
                 buf,
