@@ -40,9 +40,16 @@ struct Scripted {
 
 impl Executor for Scripted {
     async fn execute(&self, ex: Execution) -> Result<(), BoxError> {
-        let first = ex.task.history.first().map(Message::text).unwrap_or_default();
+        let first = ex
+            .task
+            .history
+            .first()
+            .map(Message::text)
+            .unwrap_or_default();
         match first.as_str() {
-            "ask" if ex.task.history.len() == 1 => ex.emit.input_required("Which currency?").await?,
+            "ask" if ex.task.history.len() == 1 => {
+                ex.emit.input_required("Which currency?").await?
+            }
             "ask" => ex.emit.complete().await?,
             "reply" => ex.emit.reply(Message::agent("", "pong")).await?,
             "paced" => {
@@ -197,7 +204,7 @@ async fn rpc(h: &Harness, user: &str, method: &str, params: Value) -> Value {
     v
 }
 
-/// A JSON-RPC call that must succeed; returns `result` and its raw text.
+/// A JSON-RPC call that must succeed; returns its `result`.
 async fn rpc_ok(h: &Harness, user: &str, method: &str, params: Value) -> Value {
     let v = rpc(h, user, method, params).await;
     assert!(v.get("error").is_none(), "{v}");
@@ -270,7 +277,10 @@ impl Sse {
     async fn open(h: &Harness, req: Request<Full<Bytes>>) -> Self {
         let res = call(h, req).await;
         assert_eq!(res.status(), StatusCode::OK);
-        assert_eq!(res.headers()[http::header::CONTENT_TYPE], "text/event-stream");
+        assert_eq!(
+            res.headers()[http::header::CONTENT_TYPE],
+            "text/event-stream"
+        );
         Self {
             body: Box::pin(res.into_body()),
             buf: String::new(),
@@ -395,7 +405,14 @@ async fn missing_version_header_is_0_3_and_refused_on_both_bindings() {
         assert_eq!(v["error"]["code"], -32009, "{v}");
         assert_eq!(v["error"]["data"][0]["reason"], "VERSION_NOT_SUPPORTED");
         assert_eq!(v["error"]["data"][0]["domain"], "a2a-protocol.org");
-        rest_err(&h, rest, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED").await;
+        rest_err(
+            &h,
+            rest,
+            400,
+            "FAILED_PRECONDITION",
+            "VERSION_NOT_SUPPORTED",
+        )
+        .await;
     }
 }
 
@@ -415,7 +432,12 @@ async fn required_extension_not_requested_is_refused_without_version_fallback() 
     });
     let h = server_with(card);
     for requested in [None, Some(V1)] {
-        let mut req = rpc_req(ALICE, "x", "SendMessage", json!({"message": message("echo")}));
+        let mut req = rpc_req(
+            ALICE,
+            "x",
+            "SendMessage",
+            json!({"message": message("echo")}),
+        );
         let mut rest = request(
             "POST",
             "/rest/message:send",
@@ -432,8 +454,18 @@ async fn required_extension_not_requested_is_refused_without_version_fallback() 
         assert_eq!(status, StatusCode::OK);
         let v: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["error"]["code"], -32008, "{v}");
-        assert_eq!(v["error"]["data"][0]["reason"], "EXTENSION_SUPPORT_REQUIRED");
-        rest_err(&h, rest, 400, "FAILED_PRECONDITION", "EXTENSION_SUPPORT_REQUIRED").await;
+        assert_eq!(
+            v["error"]["data"][0]["reason"],
+            "EXTENSION_SUPPORT_REQUIRED"
+        );
+        rest_err(
+            &h,
+            rest,
+            400,
+            "FAILED_PRECONDITION",
+            "EXTENSION_SUPPORT_REQUIRED",
+        )
+        .await;
     }
     // Requested: served, and echoed as activated.
     let mut req = request(
@@ -442,7 +474,8 @@ async fn required_extension_not_requested_is_refused_without_version_fallback() 
         ALICE,
         Some(json!({"message": message("echo")})),
     );
-    req.headers_mut().insert("a2a-extensions", V2.parse().unwrap());
+    req.headers_mut()
+        .insert("a2a-extensions", V2.parse().unwrap());
     let res = call(&h, req).await;
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(res.headers()["a2a-extensions"], V2);
@@ -489,7 +522,13 @@ async fn server_messages_carry_context_id() {
     };
 
     // A direct reply, unary, both bindings.
-    let r = rpc_ok(&h, ALICE, "SendMessage", json!({"message": message("reply")})).await;
+    let r = rpc_ok(
+        &h,
+        ALICE,
+        "SendMessage",
+        json!({"message": message("reply")}),
+    )
+    .await;
     let ctx = check(&r["message"], "JSON-RPC SendMessage");
     // taskId only if a task exists: the reply's task is a real, readable task
     // of the same context.
@@ -500,7 +539,12 @@ async fn server_messages_carry_context_id() {
     }
     let (_, v) = rest_ok(
         &h,
-        request("POST", "/rest/message:send", ALICE, Some(json!({"message": message("reply")}))),
+        request(
+            "POST",
+            "/rest/message:send",
+            ALICE,
+            Some(json!({"message": message("reply")})),
+        ),
     )
     .await;
     check(&v["message"], "REST message:send");
@@ -514,15 +558,28 @@ async fn server_messages_carry_context_id() {
     // A direct reply, streamed, both bindings: one message event.
     let mut s = Sse::open(
         &h,
-        rpc_req(ALICE, "s", "SendStreamingMessage", json!({"message": message("reply")})),
+        rpc_req(
+            ALICE,
+            "s",
+            "SendStreamingMessage",
+            json!({"message": message("reply")}),
+        ),
     )
     .await;
     let events = s.rest().await;
     assert_eq!(events.len(), 1, "{events:?}");
-    check(&unwrap_rpc(events[0].clone(), "s")["message"], "JSON-RPC stream");
+    check(
+        &unwrap_rpc(events[0].clone(), "s")["message"],
+        "JSON-RPC stream",
+    );
     let mut s = Sse::open(
         &h,
-        request("POST", "/rest/message:stream", ALICE, Some(json!({"message": message("reply")}))),
+        request(
+            "POST",
+            "/rest/message:stream",
+            ALICE,
+            Some(json!({"message": message("reply")})),
+        ),
     )
     .await;
     let events = s.rest().await;
@@ -533,7 +590,10 @@ async fn server_messages_carry_context_id() {
     let task = rest_send(&h, ALICE, message("ask"), false).await;
     assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
     let status_msg = &task["status"]["message"];
-    assert_eq!(check(status_msg, "status message"), task["contextId"].as_str().unwrap());
+    assert_eq!(
+        check(status_msg, "status message"),
+        task["contextId"].as_str().unwrap()
+    );
     assert_eq!(status_msg["taskId"], task["id"]);
     assert_eq!(status_msg["parts"][0]["text"], "Which currency?");
 }
@@ -557,7 +617,12 @@ async fn history_length_zero_omits_n_keeps_most_recent_negative_is_invalid() {
     assert!(v["result"].get("history").is_none(), "{v}");
     let (text, v) = rest_ok(
         &h,
-        request("GET", &format!("/rest/tasks/{id}?historyLength=0"), ALICE, None),
+        request(
+            "GET",
+            &format!("/rest/tasks/{id}?historyLength=0"),
+            ALICE,
+            None,
+        ),
     )
     .await;
     assert_eq!(v["id"], id.as_str());
@@ -575,7 +640,12 @@ async fn history_length_zero_omits_n_keeps_most_recent_negative_is_invalid() {
         assert_eq!(texts, want, "JSON-RPC historyLength={n}");
         let (_, v) = rest_ok(
             &h,
-            request("GET", &format!("/rest/tasks/{id}?historyLength={n}"), ALICE, None),
+            request(
+                "GET",
+                &format!("/rest/tasks/{id}?historyLength={n}"),
+                ALICE,
+                None,
+            ),
         )
         .await;
         assert_eq!(v["history"], r["history"], "REST historyLength={n}");
@@ -593,7 +663,12 @@ async fn history_length_zero_omits_n_keeps_most_recent_negative_is_invalid() {
     .await;
     rest_err(
         &h,
-        request("GET", &format!("/rest/tasks/{id}?historyLength=-1"), ALICE, None),
+        request(
+            "GET",
+            &format!("/rest/tasks/{id}?historyLength=-1"),
+            ALICE,
+            None,
+        ),
         400,
         "INVALID_ARGUMENT",
         "INVALID_PARAMS",
@@ -635,13 +710,21 @@ async fn list_tasks_omits_artifacts_unless_included() {
         assert!(!v.to_string().contains("\"artifacts\""), "{params}: {v}");
     }
     for query in ["", "?includeArtifacts=false"] {
-        let (text, v) = rest_ok(&h, request("GET", &format!("/rest/tasks{query}"), ALICE, None)).await;
+        let (text, v) = rest_ok(
+            &h,
+            request("GET", &format!("/rest/tasks{query}"), ALICE, None),
+        )
+        .await;
         assert_eq!(v["tasks"].as_array().unwrap().len(), 1);
         assert!(!text.contains("\"artifacts\""), "{query}: {text}");
     }
     let r = rpc_ok(&h, ALICE, "ListTasks", json!({"includeArtifacts": true})).await;
     assert_eq!(r["tasks"][0]["artifacts"], t["artifacts"]);
-    let (_, v) = rest_ok(&h, request("GET", "/rest/tasks?includeArtifacts=true", ALICE, None)).await;
+    let (_, v) = rest_ok(
+        &h,
+        request("GET", "/rest/tasks?includeArtifacts=true", ALICE, None),
+    )
+    .await;
     assert_eq!(v["tasks"][0]["artifacts"], t["artifacts"]);
 }
 
@@ -667,7 +750,13 @@ async fn task_ids_are_server_generated_and_client_context_is_kept() {
     assert_eq!(t["history"][0]["contextId"], "ctx-mine");
 
     // No context: one is generated and returned (Task and history).
-    let r = rpc_ok(&h, ALICE, "SendMessage", json!({"message": message("echo")})).await;
+    let r = rpc_ok(
+        &h,
+        ALICE,
+        "SendMessage",
+        json!({"message": message("echo")}),
+    )
+    .await;
     let ctx = r["task"]["contextId"].as_str().unwrap();
     assert!(!ctx.is_empty());
     assert_eq!(r["task"]["history"][0]["contextId"], ctx);
@@ -720,7 +809,11 @@ async fn concurrent_streams_get_the_same_events_and_closing_one_affects_none() {
     let d0 = unwrap_rpc(rpc_d.next().await.unwrap(), "d");
     let mut b = vec![rest_b.next().await.unwrap()];
     let c0 = rest_c.next().await.unwrap();
-    assert_eq!(a[0]["task"]["status"]["state"], "TASK_STATE_WORKING", "{}", a[0]);
+    assert_eq!(
+        a[0]["task"]["status"]["state"], "TASK_STATE_WORKING",
+        "{}",
+        a[0]
+    );
     for other in [&d0, &b[0], &c0] {
         assert_eq!(other, &a[0]);
     }
@@ -776,7 +869,13 @@ async fn list_tasks_is_scoped_newest_first_and_always_has_next_page_token() {
     let a3 = rest_send(&h, ALICE, message("echo"), false).await;
     tick().await;
     // Continuing a1 makes its status the newest.
-    let a1 = rest_send(&h, ALICE, continuation(a1["id"].as_str().unwrap(), "EUR"), false).await;
+    let a1 = rest_send(
+        &h,
+        ALICE,
+        continuation(a1["id"].as_str().unwrap(), "EUR"),
+        false,
+    )
+    .await;
     assert_eq!(a1["status"]["state"], "TASK_STATE_COMPLETED");
     let want: Vec<Value> = vec![a1["id"].clone(), a3["id"].clone(), a2["id"].clone()];
 
@@ -797,14 +896,20 @@ async fn list_tasks_is_scoped_newest_first_and_always_has_next_page_token() {
     assert_eq!(ids(&r["tasks"]), want);
     assert_eq!(r["totalSize"], 3);
     assert_eq!(r["pageSize"], 50);
-    assert!(!text.contains(b1["id"].as_str().unwrap()), "bob's task leaked");
+    assert!(
+        !text.contains(b1["id"].as_str().unwrap()),
+        "bob's task leaked"
+    );
 
     // REST, no filter at all.
     let (text, v) = rest_ok(&h, request("GET", "/rest/tasks", ALICE, None)).await;
     assert!(text.contains(r#""nextPageToken":"""#), "{text}");
     assert_eq!(ids(&v["tasks"]), want);
     assert_eq!(v["totalSize"], 3);
-    assert!(!text.contains(b1["id"].as_str().unwrap()), "bob's task leaked");
+    assert!(
+        !text.contains(b1["id"].as_str().unwrap()),
+        "bob's task leaked"
+    );
 
     // Bob sees only his.
     let r = rpc_ok(&h, BOB, "ListTasks", json!({})).await;
@@ -818,7 +923,12 @@ async fn list_tasks_is_scoped_newest_first_and_always_has_next_page_token() {
     assert!(!token.is_empty());
     let (text, v) = rest_ok(
         &h,
-        request("GET", &format!("/rest/tasks?pageSize=2&pageToken={token}"), ALICE, None),
+        request(
+            "GET",
+            &format!("/rest/tasks?pageSize=2&pageToken={token}"),
+            ALICE,
+            None,
+        ),
     )
     .await;
     assert_eq!(ids(&v["tasks"]), vec![want[2].clone()]);
@@ -827,7 +937,10 @@ async fn list_tasks_is_scoped_newest_first_and_always_has_next_page_token() {
 
     // An empty list still has every field.
     let r = rpc_ok(&h, "carol", "ListTasks", json!({})).await;
-    assert_eq!(r, json!({"tasks": [], "nextPageToken": "", "pageSize": 50, "totalSize": 0}));
+    assert_eq!(
+        r,
+        json!({"tasks": [], "nextPageToken": "", "pageSize": 50, "totalSize": 0})
+    );
 }
 
 // a2a-spec.md §4.6: the first event of SubscribeToTask MUST be the current
@@ -860,7 +973,10 @@ async fn subscribe_first_event_is_the_current_task_and_stream_ends_at_terminal()
     ] {
         assert_eq!(events.len(), 4, "{events:?}");
         let last = events.last().unwrap();
-        assert_eq!(last["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
+        assert_eq!(
+            last["statusUpdate"]["status"]["state"],
+            "TASK_STATE_COMPLETED"
+        );
     }
     // rest() returned: both streams ended at the terminal state.
 
@@ -899,11 +1015,25 @@ async fn undeclared_capabilities_fail_with_their_errors_on_both_bindings() {
     let cfg = json!({"taskId": id, "url": "https://client.example/hook"});
     for (method, params) in [
         ("CreateTaskPushNotificationConfig", cfg.clone()),
-        ("GetTaskPushNotificationConfig", json!({"taskId": id, "id": "c"})),
+        (
+            "GetTaskPushNotificationConfig",
+            json!({"taskId": id, "id": "c"}),
+        ),
         ("ListTaskPushNotificationConfigs", json!({"taskId": id})),
-        ("DeleteTaskPushNotificationConfig", json!({"taskId": id, "id": "c"})),
+        (
+            "DeleteTaskPushNotificationConfig",
+            json!({"taskId": id, "id": "c"}),
+        ),
     ] {
-        rpc_err(&h, ALICE, method, params, -32003, "PUSH_NOTIFICATION_NOT_SUPPORTED").await;
+        rpc_err(
+            &h,
+            ALICE,
+            method,
+            params,
+            -32003,
+            "PUSH_NOTIFICATION_NOT_SUPPORTED",
+        )
+        .await;
     }
     let base = format!("/rest/tasks/{id}/pushNotificationConfigs");
     for req in [
@@ -912,7 +1042,14 @@ async fn undeclared_capabilities_fail_with_their_errors_on_both_bindings() {
         request("GET", &base, ALICE, None),
         request("DELETE", &format!("{base}/c"), ALICE, None),
     ] {
-        rest_err(&h, req, 400, "FAILED_PRECONDITION", "PUSH_NOTIFICATION_NOT_SUPPORTED").await;
+        rest_err(
+            &h,
+            req,
+            400,
+            "FAILED_PRECONDITION",
+            "PUSH_NOTIFICATION_NOT_SUPPORTED",
+        )
+        .await;
     }
     // The served card does not declare push, and cannot be built to.
     let req = Request::get("/.well-known/agent-card.json")
@@ -927,7 +1064,15 @@ async fn undeclared_capabilities_fail_with_their_errors_on_both_bindings() {
     assert!(A2aServer::builder(pushy).executor(exec).is_err());
 
     // Extended card undeclared.
-    rpc_err(&h, ALICE, "GetExtendedAgentCard", json!({}), -32004, "UNSUPPORTED_OPERATION").await;
+    rpc_err(
+        &h,
+        ALICE,
+        "GetExtendedAgentCard",
+        json!({}),
+        -32004,
+        "UNSUPPORTED_OPERATION",
+    )
+    .await;
     rest_err(
         &h,
         request("GET", "/rest/extendedAgentCard", ALICE, None),
@@ -950,10 +1095,23 @@ async fn undeclared_capabilities_fail_with_their_errors_on_both_bindings() {
         "UNSUPPORTED_OPERATION",
     )
     .await;
-    rpc_err(&h, ALICE, "SubscribeToTask", json!({"id": id}), -32004, "UNSUPPORTED_OPERATION").await;
+    rpc_err(
+        &h,
+        ALICE,
+        "SubscribeToTask",
+        json!({"id": id}),
+        -32004,
+        "UNSUPPORTED_OPERATION",
+    )
+    .await;
     rest_err(
         &h,
-        request("POST", "/rest/message:stream", ALICE, Some(json!({"message": message("echo")}))),
+        request(
+            "POST",
+            "/rest/message:stream",
+            ALICE,
+            Some(json!({"message": message("echo")})),
+        ),
         400,
         "FAILED_PRECONDITION",
         "UNSUPPORTED_OPERATION",
@@ -991,7 +1149,10 @@ async fn another_callers_task_is_task_not_found() {
             ("GetTask", json!({"id": task})),
             ("CancelTask", json!({"id": task})),
             ("SubscribeToTask", json!({"id": task})),
-            ("SendMessage", json!({"message": continuation(task, "hijack")})),
+            (
+                "SendMessage",
+                json!({"message": continuation(task, "hijack")}),
+            ),
         ]
     };
     for ((method, theirs), (_, missing)) in ops(&id).into_iter().zip(ops(GHOST)) {
@@ -1023,7 +1184,10 @@ async fn another_callers_task_is_task_not_found() {
         let (_, _, absent) = raw(call(&h, missing).await).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{what}: {got}");
         let v: Value = serde_json::from_str(&got).unwrap();
-        assert_eq!(v["error"]["details"][0]["reason"], "TASK_NOT_FOUND", "{what}");
+        assert_eq!(
+            v["error"]["details"][0]["reason"], "TASK_NOT_FOUND",
+            "{what}"
+        );
         assert_eq!(got.replace(&id, GHOST), absent, "{what}");
     }
     // Push operations: refused for everyone alike (no push support), so they
@@ -1054,7 +1218,8 @@ async fn another_callers_task_is_task_not_found() {
 #[tokio::test]
 async fn rest_errors_include_error_info_with_domain() {
     let h = server();
-    let (status, ct, text) = raw(call(&h, request("GET", "/rest/tasks/missing", ALICE, None)).await).await;
+    let (status, ct, text) =
+        raw(call(&h, request("GET", "/rest/tasks/missing", ALICE, None)).await).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(ct, "application/json");
     let v: Value = serde_json::from_str(&text).unwrap();
@@ -1089,4 +1254,63 @@ async fn rest_errors_include_error_info_with_domain() {
 fn the_assembled_app_is_a_service() {
     fn assert_service<S: Service<Request<Full<Bytes>>> + Send>() {}
     assert_service::<App>();
+}
+
+// ---------------------------------------------------------------------------
+// §10 Security.
+// ---------------------------------------------------------------------------
+
+// a2a-spec.md §10.1: the server MUST authenticate every request. With
+// `Authority::principal`, a call whose host layer recorded no principal is
+// refused on both bindings (401, the ErrorInfo reason UNAUTHENTICATED) before
+// any task is looked up; the card stays public (§2.1).
+#[tokio::test]
+async fn calls_without_a_principal_are_unauthenticated_on_both_bindings() {
+    let h = server();
+    let anonymous = |mut req: Request<Full<Bytes>>| {
+        req.headers_mut().remove("x-user");
+        req
+    };
+    let (status, ct, text) =
+        raw(call(&h, anonymous(rpc_req(ALICE, "u", "ListTasks", json!({})))).await).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(ct, "application/json");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap(),
+        json!({"jsonrpc": "2.0", "id": "u", "error": {
+            "code": -31401,
+            "message": "Authentication required",
+            "data": [{
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "UNAUTHENTICATED",
+                "domain": "a2a-protocol.org"
+            }]
+        }})
+    );
+    for req in [
+        request("GET", "/rest/tasks", ALICE, None),
+        request("GET", "/rest/tasks/missing", ALICE, None),
+        request(
+            "POST",
+            "/rest/message:send",
+            ALICE,
+            Some(json!({"message": message("echo")})),
+        ),
+    ] {
+        rest_err(
+            &h,
+            anonymous(req),
+            401,
+            "UNAUTHENTICATED",
+            "UNAUTHENTICATED",
+        )
+        .await;
+    }
+    // Nothing was created by the refused send.
+    let r = rpc_ok(&h, ALICE, "ListTasks", json!({})).await;
+    assert_eq!(r["totalSize"], 0);
+    let req = Request::get("/.well-known/agent-card.json")
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    assert_eq!(call(&h, req).await.status(), StatusCode::OK);
 }
