@@ -217,7 +217,7 @@ pub(crate) fn live(
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let mut st = c
         .prepare_cached(
-            "SELECT authority, task_id, context_id, state, seq, epoch FROM tasks \
+            "SELECT authority, task_id, context_id, state, seq, epoch, host FROM tasks \
              WHERE live = 1 AND (?1 IS NULL OR authority > ?1 OR (authority = ?1 AND task_id > ?2)) \
              ORDER BY authority, task_id LIMIT ?3",
         )
@@ -233,6 +233,7 @@ pub(crate) fn live(
             state: TaskState::from_number(get(3)?).unwrap_or_default(),
             seq: from_i64(get(4)?)?,
             epoch: from_i64(get(5)?)?,
+            host: row.get(6).map_err(LogError::backend)?,
         });
     }
     Ok(out)
