@@ -26,6 +26,7 @@
 //! `postgres://postgres@127.0.0.1:5432/test`; dropped afterwards).
 //! `LOAD_SIDES` picks the sides after `raw` (default `full,sqlite,pg`;
 //! `full` is the memory log); each round reports every side's ratio to raw.
+//! `LOAD_SQLITE_SYNC=normal` runs SQLite without an fsync per commit.
 //!
 //! Each line also gives the process CPU time per request (servers and load
 //! generator together), which other processes on the machine disturb less
@@ -133,7 +134,16 @@ async fn start_full() -> SocketAddr {
 async fn start_sqlite(dir: &std::path::Path) -> SocketAddr {
     let (listener, addr) = bind().await;
     let card = echo::card(&format!("http://{addr}"));
-    let log = a2a_tower::log::SqliteTaskLog::open(dir.join("tasks.db")).expect("sqlite log");
+    // `LOAD_SQLITE_SYNC=normal`: no fsync per commit (safe against a process
+    // crash, not against the machine going down).
+    let sync = match std::env::var("LOAD_SQLITE_SYNC").as_deref() {
+        Ok("normal") => a2a_tower::log::Synchronous::Normal,
+        _ => a2a_tower::log::Synchronous::Full,
+    };
+    let log = a2a_tower::log::SqliteTaskLog::builder(dir.join("tasks.db"))
+        .synchronous(sync)
+        .open()
+        .expect("sqlite log");
     let app = echo::app(&card, log).expect("echo stack");
     tokio::spawn(serve(listener, app));
     addr

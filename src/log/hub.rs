@@ -119,6 +119,14 @@ async fn next(mut s: State) -> Option<(Result<Sequenced, LogError>, State)> {
         if s.done {
             return None;
         }
+        // Read only after a wake-up (one read per commit, not two): `buf`
+        // was read after `sub` was registered, and each read below after the
+        // wake-up it answers was marked seen, so a commit after any read
+        // wakes `sub` again.
+        if s.sub.rx.changed().await.is_err() {
+            s.done = true;
+            return Some((Err(LogError::backend("task log closed")), s));
+        }
         // Mark the current wake-up seen *before* reading, so a commit that
         // lands after the read always wakes us again.
         s.sub.rx.borrow_and_update();
@@ -127,16 +135,10 @@ async fn next(mut s: State) -> Option<(Result<Sequenced, LogError>, State)> {
                 s.done = true;
                 return Some((Err(e), s));
             }
-            Ok(recs) if !recs.is_empty() => {
+            Ok(recs) => {
                 s.cursor = recs.last().map_or(s.cursor, |r| r.seq);
                 s.done = recs.iter().any(|r| r.record.is_terminal());
                 s.buf.extend(recs);
-            }
-            Ok(_) => {
-                if s.sub.rx.changed().await.is_err() {
-                    s.done = true;
-                    return Some((Err(LogError::backend("task log closed")), s));
-                }
             }
         }
     }

@@ -50,7 +50,9 @@ impl SqliteTaskLogBuilder {
         self
     }
 
-    /// At most this many idle reader connections kept open (default 4).
+    /// At most this many read-only connections (default 4, at least 1):
+    /// reads beyond that wait for a free one, so connections are opened once
+    /// and kept instead of being opened per read under load.
     pub fn readers(mut self, n: usize) -> Self {
         self.readers = n;
         self
