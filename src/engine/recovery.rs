@@ -11,6 +11,36 @@
 //! close each task exactly once, and a writer still alive somewhere is fenced.
 //! Tasks waiting for the client (INPUT_REQUIRED, AUTH_REQUIRED) are not live
 //! and stay as they are; tasks of other host ids are left to their hosts.
+//!
+//! ```
+//! use a2a_tower::engine::{RESTARTED_MESSAGE, TaskLayer};
+//! use a2a_tower::log::{AppendRequest, MemoryTaskLog, Record, TaskLog};
+//! use a2a_tower::types::{AgentCard, Message, TaskState};
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let log = MemoryTaskLog::new();
+//! // What a dead process left behind: tasks of hosts "a" and "b", running.
+//! for (task, host) in [("t-a", "a"), ("t-b", "b")] {
+//!     let records = vec![
+//!         Record::created(task, "c"),
+//!         Record::MessageAdmitted { message: Message::user("m", "hi") },
+//!         Record::ExecutionStarted { host: host.into() },
+//!     ];
+//!     log.append(AppendRequest::create("public", task, records)).await.unwrap();
+//! }
+//!
+//! let card = AgentCard::new("Echo", "Echoes text", "1.0.0");
+//! let engine = TaskLayer::new(card, log.clone()).unwrap().host_id("a").unwrap();
+//! assert_eq!(engine.recover().await.unwrap().closed, 1);
+//! assert_eq!(engine.recover().await.unwrap().closed, 0, "exactly once");
+//!
+//! let closed = log.snapshot("public", "t-a").await.unwrap();
+//! assert_eq!(closed.state(), TaskState::Failed);
+//! assert_eq!(closed.task.status.message.as_ref().unwrap().text(), RESTARTED_MESSAGE);
+//! let other = log.snapshot("public", "t-b").await.unwrap();
+//! assert_eq!(other.state(), TaskState::Submitted, "host b's task is left alone");
+//! # });
+//! ```
 
 use super::layer::Shared;
 use crate::log::{LiveTask, LogError};
