@@ -267,6 +267,10 @@ impl TaskLog for SqliteTaskLog {
             let inner = self.inner.clone();
             let (a, t) = (authority.to_owned(), task_id.to_owned());
             let fetch: Fetch = Arc::new(move |after| {
+                // Records this process committed are delivered from memory.
+                if let Some(recent) = inner.hub.recent(&t, after) {
+                    return Box::pin(std::future::ready(Ok(recent)));
+                }
                 let (a, t) = (a.clone(), t.clone());
                 Box::pin(inner.readers.run(move |c| read::records(c, &a, &t, after)))
             });

@@ -80,10 +80,12 @@ fn commit_batch(
         return;
     }
     for (job, outcome) in batch.drain(..).zip(outcomes) {
-        if outcome.is_ok() {
-            hub.notify(&job.request.task_id);
+        let Job { request, reply } = job;
+        if let Ok(appended) = &outcome {
+            let first = appended.seq + 1 - request.records.len() as u64;
+            hub.publish(&request.task_id, first, request.records);
         }
-        let _ = job.reply.send(outcome);
+        let _ = reply.send(outcome);
     }
 }
 
