@@ -284,14 +284,20 @@ pub(crate) async fn restart_recovery_and_fencing(log_a: Arc<dyn TaskLog>, log_b:
             "{id}"
         );
     }
-    // The other host's task completes normally.
-    let done = loop {
-        let t = get(&fresh, &foreign).await;
-        if t.status.state.is_terminal() {
-            break t;
+    // The other host's task completes normally (watched through the log its
+    // engine writes to, which wakes on its commits).
+    let mut w = log_a.watch("public", &foreign, None).await.unwrap();
+    if !w.snapshot.state().is_terminal() {
+        while let Some(r) = tokio::time::timeout(GUARD, w.records.next())
+            .await
+            .expect("the foreign task ends")
+        {
+            if r.unwrap().record.is_terminal() {
+                break;
+            }
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    };
+    }
+    let done = get(&fresh, &foreign).await;
     assert_eq!(done.status.state, TaskState::Completed);
 }
 
