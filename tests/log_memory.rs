@@ -357,3 +357,18 @@ proptest! {
         }
     }
 }
+
+#[path = "support/recovery_suite.rs"]
+mod recovery_suite;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restart_recovery_and_fencing_through_the_engine() {
+    let log: Arc<dyn TaskLog> = Arc::new(MemoryTaskLog::new());
+    recovery_suite::restart_recovery_and_fencing(log.clone(), log).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fenced_execution_stops_cleanly() {
+    let log: Arc<dyn TaskLog> = Arc::new(MemoryTaskLog::new());
+    recovery_suite::fenced_execution_stops_cleanly(log.clone(), log).await;
+}

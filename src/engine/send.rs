@@ -15,7 +15,7 @@ use super::writer::Writer;
 use super::{EmitError, run};
 use crate::log::{LogErrorKind, Record, Snapshot, Watch};
 use crate::types::{Part, PartContent, Role, SendMessageRequest, SendMessageResponse, Task};
-use crate::{A2aError, A2aResponse, BoxError, CallContext, ErrorKind};
+use crate::{A2aError, A2aResponse, BoxError, CallContext, ErrorKind, EventStream};
 
 /// The media type of a part: its `mediaType` without parameters, else the
 /// type its content implies.
@@ -116,6 +116,7 @@ struct Admitted {
     authority: String,
     snapshot: Snapshot,
     watch: Watch,
+    writer: Arc<Writer>,
 }
 
 async fn admit<S>(
@@ -195,6 +196,9 @@ where
     records.push(Record::MessageAdmitted {
         message: message.clone(),
     });
+    records.push(Record::ExecutionStarted {
+        host: shared.host_id.to_string(),
+    });
     let appended = match writer.commit(records).await {
         Ok(a) => a,
         Err(e) => {
@@ -228,11 +232,12 @@ where
         context,
         emit: Emitter::new(writer.clone()),
     };
-    run::spawn(shared, inner, execution, writer);
+    run::spawn(shared, inner, execution, writer.clone());
     Ok(Admitted {
         authority,
         snapshot: appended.snapshot,
         watch,
+        writer,
     })
 }
 
@@ -255,6 +260,7 @@ where
         authority,
         snapshot,
         watch,
+        writer,
     } = admit(shared, inner, req, context).await?;
     let respond = |task: &Task| {
         A2aResponse::SendMessage(SendMessageResponse::Task(view(
@@ -267,7 +273,14 @@ where
         return Ok(respond(&snapshot.task));
     }
     let Watch { mut records, .. } = watch;
-    while let Some(item) = records.next().await {
+    loop {
+        // A fenced execution stops: answer with the task as the log has it.
+        let item = tokio::select! {
+            biased;
+            item = records.next() => item,
+            () = writer.fenced.wait() => break,
+        };
+        let Some(item) = item else { break };
         let seq = item?;
         match &*seq.record {
             Record::Replied { message, .. } => {
@@ -303,10 +316,11 @@ where
     S::Future: Send + 'static,
 {
     let buffer = shared.subscriber_buffer;
-    let Admitted { watch, .. } = admit(shared, inner, req, context).await?;
-    Ok(A2aResponse::Stream(event_stream(
-        watch,
-        Start::FirstEmission,
-        buffer,
+    let Admitted { watch, writer, .. } = admit(shared, inner, req, context).await?;
+    let events = event_stream(watch, Start::FirstEmission, buffer);
+    // A fenced execution stops: the stream ends with the events it has.
+    let fenced = async move { writer.fenced.wait().await };
+    Ok(A2aResponse::Stream(EventStream::new(
+        events.take_until(fenced),
     )))
 }

@@ -42,6 +42,7 @@ pub struct Projection {
     created: bool,
     cancel_requested: bool,
     push_configs: Vec<TaskPushNotificationConfig>,
+    host: Option<String>,
 }
 
 /// A record that cannot follow the records before it.
@@ -105,6 +106,12 @@ impl Projection {
     /// A client asked to cancel the task.
     pub fn cancel_requested(&self) -> bool {
         self.cancel_requested
+    }
+
+    /// The host that started the task's latest execution
+    /// ([`Record::ExecutionStarted`]), if one was recorded.
+    pub fn host(&self) -> Option<&str> {
+        self.host.as_deref()
     }
 
     /// The task's push-notification configs.
@@ -203,6 +210,11 @@ impl Projection {
                 }
             }
             Record::PushConfigDeleted { id } => self.push_configs.retain(|c| &c.id != id),
+            Record::ExecutionStarted { host } => {
+                if self.host.as_deref() != Some(host.as_str()) {
+                    self.host = Some(host.clone());
+                }
+            }
         }
     }
 

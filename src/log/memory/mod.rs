@@ -308,6 +308,7 @@ impl Inner {
                         state: t.status.state,
                         seq: e.seq,
                         epoch: e.epoch,
+                        host: e.projection.host().map(str::to_owned),
                     });
                 }
             }
@@ -436,7 +437,7 @@ fn record_bytes(r: &Record) -> usize {
             Record::PushConfigSet { config } => {
                 config.url.len() + config.token.len() + config.id.len() + 64
             }
-            Record::PushConfigDeleted { id } => id.len(),
+            Record::PushConfigDeleted { id } | Record::ExecutionStarted { host: id } => id.len(),
         }
 }
 
