@@ -19,6 +19,15 @@
 //! `LOAD_LOG_MAX_TASKS` to change the task bound of the full stack's log
 //! (default: the example's `MemoryTaskLog::new()`, 100 000 tasks).
 //!
+//! Durable sides: the same full stack over a `SqliteTaskLog` in a temporary
+//! directory (`sqlite`, the example's default log) and, built with
+//! `--features postgres`, over a `PostgresTaskLog` in a temporary schema
+//! (`pg`, at `A2A_TEST_POSTGRES_URL`, default
+//! `postgres://postgres@127.0.0.1:5432/test`; dropped afterwards).
+//! `LOAD_SIDES` picks the sides after `raw` (default `full,sqlite,pg`;
+//! `full` is the memory log); each round reports every side's ratio to raw.
+//! `LOAD_SQLITE_SYNC=normal` runs SQLite without an fsync per commit.
+//!
 //! Each line also gives the process CPU time per request (servers and load
 //! generator together), which other processes on the machine disturb less
 //! than throughput. The allocator matters: with glibc malloc, once the full
@@ -119,6 +128,58 @@ async fn start_full() -> SocketAddr {
     let app = echo::app(&card, log).expect("echo stack");
     tokio::spawn(serve(listener, app));
     addr
+}
+
+/// The full stack over SQLite in `dir`.
+async fn start_sqlite(dir: &std::path::Path) -> SocketAddr {
+    let (listener, addr) = bind().await;
+    let card = echo::card(&format!("http://{addr}"));
+    // `LOAD_SQLITE_SYNC=normal`: no fsync per commit (safe against a process
+    // crash, not against the machine going down).
+    let sync = match std::env::var("LOAD_SQLITE_SYNC").as_deref() {
+        Ok("normal") => a2a_tower::log::Synchronous::Normal,
+        _ => a2a_tower::log::Synchronous::Full,
+    };
+    let log = a2a_tower::log::SqliteTaskLog::builder(dir.join("tasks.db"))
+        .synchronous(sync)
+        .open()
+        .expect("sqlite log");
+    let app = echo::app(&card, log).expect("echo stack");
+    tokio::spawn(serve(listener, app));
+    addr
+}
+
+#[cfg(feature = "postgres")]
+fn pg_url() -> String {
+    std::env::var("A2A_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
+}
+
+/// The full stack over PostgreSQL in `schema`.
+#[cfg(feature = "postgres")]
+async fn start_pg(schema: &str) -> SocketAddr {
+    let (listener, addr) = bind().await;
+    let card = echo::card(&format!("http://{addr}"));
+    let log = a2a_tower::log::PostgresTaskLog::builder(pg_url())
+        .schema(schema)
+        .connect()
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL at {}: {e:?}", pg_url()));
+    let app = echo::app(&card, log).expect("echo stack");
+    tokio::spawn(serve(listener, app));
+    addr
+}
+
+#[cfg(feature = "postgres")]
+async fn drop_pg(schema: &str) {
+    if let Ok((client, conn)) = tokio_postgres::connect(&pg_url(), tokio_postgres::NoTls).await {
+        let driver = tokio::spawn(conn);
+        let _ = client
+            .batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"))
+            .await;
+        drop(client);
+        let _ = driver.await;
+    }
 }
 
 /// The JSON-RPC envelope the raw handler parses.
@@ -372,6 +433,40 @@ async fn memory(count: usize) {
     drop(engine);
 }
 
+/// Runs raw, then every other side, `rounds` times (alternating so that a
+/// noisy neighbour hits all alike), and reports each side's ratio to raw.
+async fn rounds_of(servers: &[(&str, SocketAddr)], conns: usize, secs: Duration, rounds: u64) {
+    let mut ratios: Vec<(Vec<f64>, Vec<f64>)> = vec![Default::default(); servers.len()];
+    for round in 1..=rounds {
+        let raw = load(servers[0].1, conns, secs).await;
+        report("raw", &raw);
+        for (i, &(name, addr)) in servers.iter().enumerate().skip(1) {
+            let run = load(addr, conns, secs).await;
+            report(name, &run);
+            let ratio = run.rps() / raw.rps();
+            // Less sensitive to other processes than throughput.
+            let cpu_ratio = raw.cpu_us() / run.cpu_us();
+            println!(
+                "round {round}: ratio {name}/raw {ratio:.2} (throughput), {cpu_ratio:.2} (inverse CPU per request)"
+            );
+            ratios[i].0.push(ratio);
+            ratios[i].1.push(cpu_ratio);
+        }
+    }
+    for (i, &(name, _)) in servers.iter().enumerate().skip(1) {
+        let (t, c) = &mut ratios[i];
+        for (what, r) in [("throughput", t), ("inverse CPU per request", c)] {
+            r.sort_by(f64::total_cmp);
+            println!(
+                "ratio {name}/raw by {what}: median {:.2} over {rounds} round(s) (min {:.2}, max {:.2})",
+                r[r.len() / 2],
+                r[0],
+                r[r.len() - 1],
+            );
+        }
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; nothing else to parse.
     let conns = env_or("LOAD_CONNS", 32) as usize;
@@ -396,7 +491,22 @@ fn main() {
         if tasks > 0 {
             memory(tasks).await;
         }
-        let servers = [("raw", start_raw().await), ("full", start_full().await)];
+        let sides = std::env::var("LOAD_SIDES").unwrap_or_else(|_| "full,sqlite,pg".into());
+        let dir = std::env::temp_dir().join(format!("a2a-load-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let schema = format!("a2a_load_{}", uuid::Uuid::new_v4().simple());
+        let mut servers = vec![("raw", start_raw().await)];
+        for side in sides.split(',').map(str::trim) {
+            match side {
+                "full" => servers.push(("full", start_full().await)),
+                "sqlite" => servers.push(("sqlite", start_sqlite(&dir).await)),
+                #[cfg(feature = "postgres")]
+                "pg" => servers.push(("pg", start_pg(&schema).await)),
+                #[cfg(not(feature = "postgres"))]
+                "pg" => println!("pg: skipped (build with --features postgres)"),
+                other => panic!("unknown LOAD_SIDES entry {other:?}"),
+            }
+        }
         for &(name, addr) in &servers {
             load(addr, conns, warmup).await;
             if only.as_deref().is_some_and(|o| o == name) {
@@ -404,34 +514,12 @@ fn main() {
                 report(name, &run);
             }
         }
-        if only.is_some() {
-            return;
+        if only.is_none() {
+            rounds_of(&servers, conns, secs, rounds).await;
         }
-        // Alternate the sides so that a noisy neighbour hits both alike.
-        let mut ratios = Vec::new();
-        let mut cpu_ratios = Vec::new();
-        for round in 1..=rounds {
-            let raw = load(servers[0].1, conns, secs).await;
-            report("raw", &raw);
-            let full = load(servers[1].1, conns, secs).await;
-            report("full", &full);
-            let ratio = full.rps() / raw.rps();
-            // Less sensitive to other processes than throughput.
-            let cpu_ratio = raw.cpu_us() / full.cpu_us();
-            println!(
-                "round {round}: ratio full/raw {ratio:.2} (throughput), {cpu_ratio:.2} (inverse CPU per request)"
-            );
-            ratios.push(ratio);
-            cpu_ratios.push(cpu_ratio);
-        }
-        for (what, r) in [("throughput", &mut ratios), ("inverse CPU per request", &mut cpu_ratios)] {
-            r.sort_by(f64::total_cmp);
-            println!(
-                "ratio full/raw by {what}: median {:.2} over {rounds} round(s) (min {:.2}, max {:.2})",
-                r[r.len() / 2],
-                r[0],
-                r[r.len() - 1],
-            );
-        }
+        let _ = std::fs::remove_dir_all(&dir);
+        #[cfg(feature = "postgres")]
+        drop_pg(&schema).await;
+        let _ = schema;
     });
 }

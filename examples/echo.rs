@@ -2,6 +2,15 @@
 //! `http://127.0.0.1:8080` (the `A2A_ADDR` environment variable overrides the
 //! address; `A2A_ADDR=127.0.0.1:0` picks a free port and prints it).
 //!
+//! Tasks are kept in SQLite at `$A2A_DATA_DIR/tasks.db` (default
+//! `./data/tasks.db`, created if missing), so a restart keeps every task: on
+//! start, tasks that were running when the process died are closed as FAILED
+//! ("The server restarted while this task was running."), everything else is
+//! served as it was. With `A2A_POSTGRES_URL` set (and the `postgres` feature),
+//! tasks are kept in PostgreSQL instead (schema `$A2A_POSTGRES_SCHEMA`,
+//! default `a2a`), shared by every host pointing at it; give each host its
+//! own stable `A2A_HOST_ID` (default `local`).
+//!
 //! A text [`Agent`] that streams its input back word by word: each artifact
 //! chunk is one word with the whitespace after it, so the chunks concatenate
 //! to the input exactly. A text that starts with `sleep N` first stays WORKING
@@ -13,7 +22,7 @@
 //! ```text
 //! AgentCardLayer ─ A2aBodyLimitLayer ─ A2aVersionLayer ─ A2aExtensionsLayer
 //!   └ JsonRpcLayer (at /), falling back to RestLayer (under /rest)
-//!       └ TaskService (TaskLayer over a MemoryTaskLog) ─ AgentExecutor(Echo)
+//!       └ TaskService (TaskLayer over a SqliteTaskLog) ─ AgentExecutor(Echo)
 //! ```
 //!
 //! Try it:
@@ -34,7 +43,7 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use a2a_tower::engine::{Agent, AgentExecutor, AgentInput, TaskLayer};
-use a2a_tower::log::TaskLog;
+use a2a_tower::log::{SqliteTaskLog, TaskLog};
 use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
 use a2a_tower::{
     A2aBodyLimitLayer, A2aExtensionsLayer, A2aVersionLayer, AgentCardLayer, Body, BoxError,
@@ -116,7 +125,8 @@ pub(crate) fn card(base_url: &str) -> AgentCard {
 }
 
 /// The whole HTTP application: the edge layers, both bindings, the engine
-/// over `log`, and the echo agent.
+/// over `log`, and the echo agent (used by `benches/load.rs`).
+#[allow(dead_code)]
 pub(crate) fn app<L: TaskLog>(
     card: &AgentCard,
     log: L,
@@ -131,7 +141,25 @@ pub(crate) fn app<L: TaskLog>(
     + 'static,
     BoxError,
 > {
-    let core = TaskLayer::new(card.clone(), log)?.layer(AgentExecutor::service(Echo));
+    app_with(card, TaskLayer::new(card.clone(), log)?)
+}
+
+/// [`app`] over an engine configured by the caller (log, host id).
+pub(crate) fn app_with(
+    card: &AgentCard,
+    tasks: TaskLayer,
+) -> Result<
+    impl Service<
+        http::Request<hyper::body::Incoming>,
+        Response = http::Response<Body>,
+        Error = Infallible,
+        Future: Send + 'static,
+    > + Clone
+    + Send
+    + 'static,
+    BoxError,
+> {
+    let core = tasks.layer(AgentExecutor::service(Echo));
     let rest = RestLayer::new(card)?.layer(core.clone());
     Ok(ServiceBuilder::new()
         .layer(AgentCardLayer::new(card)?)
@@ -142,12 +170,49 @@ pub(crate) fn app<L: TaskLog>(
         .service(core))
 }
 
+/// The engine over the configured task log: PostgreSQL if
+/// `A2A_POSTGRES_URL` is set, else SQLite under `A2A_DATA_DIR`.
+async fn engine(card: &AgentCard) -> Result<TaskLayer, BoxError> {
+    let tasks = match std::env::var("A2A_POSTGRES_URL") {
+        Ok(url) if !url.is_empty() => postgres_engine(card, url).await?,
+        _ => {
+            let dir = std::env::var_os("A2A_DATA_DIR").unwrap_or_else(|| "data".into());
+            std::fs::create_dir_all(&dir)?;
+            let path = std::path::Path::new(&dir).join("tasks.db");
+            TaskLayer::new(card.clone(), SqliteTaskLog::open(path)?)?
+        }
+    };
+    Ok(match std::env::var("A2A_HOST_ID") {
+        Ok(id) if !id.is_empty() => tasks.host_id(id)?,
+        _ => tasks,
+    })
+}
+
+#[cfg(feature = "postgres")]
+async fn postgres_engine(card: &AgentCard, url: String) -> Result<TaskLayer, BoxError> {
+    let mut log = a2a_tower::log::PostgresTaskLog::builder(url);
+    if let Ok(schema) = std::env::var("A2A_POSTGRES_SCHEMA") {
+        log = log.schema(schema);
+    }
+    Ok(TaskLayer::new(card.clone(), log.connect().await?)?)
+}
+
+#[cfg(not(feature = "postgres"))]
+async fn postgres_engine(_: &AgentCard, _: String) -> Result<TaskLayer, BoxError> {
+    Err("A2A_POSTGRES_URL needs the `postgres` feature: cargo run --features postgres --example echo".into())
+}
+
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
     let (listener, addr) = common::bind().await?;
     let card = card(&common::base_url(addr));
-    let app = app(&card, a2a_tower::log::MemoryTaskLog::new())?;
-    common::serve(listener, app).await?;
+    let tasks = engine(&card).await?;
+    // Close what a previous run of this host left running, before serving.
+    let recovered = tasks.recover().await?;
+    if recovered.closed > 0 {
+        eprintln!("closed {} tasks interrupted by a restart", recovered.closed);
+    }
+    common::serve(listener, app_with(&card, tasks)?).await?;
     Ok(())
 }
 

@@ -210,7 +210,7 @@ async fn snapshots_are_shared() {
 }
 
 // A packed task reads back exactly: history, artifacts, metadata, the cancel
-// flag and push configs; appending to it is still Invalid, and a stale
+// flag, push configs and the execution's host; appending to it is still Invalid, and a stale
 // append still Conflict.
 #[tokio::test]
 async fn packed_task_reads_back_exactly() {
@@ -230,6 +230,9 @@ async fn packed_task_reads_back_exactly() {
                 },
                 Record::MessageAdmitted {
                     message: Message::user("m1", "hi"),
+                },
+                Record::ExecutionStarted {
+                    host: "web-1".into(),
                 },
                 Record::PushConfigSet {
                     config: TaskPushNotificationConfig {
@@ -270,6 +273,7 @@ async fn packed_task_reads_back_exactly() {
     assert_eq!(packed.task.history, live.task.history);
     assert!(packed.projection.cancel_requested());
     assert_eq!(packed.projection.push_configs().len(), 1);
+    assert_eq!(packed.projection.host(), Some("web-1"));
     let page = log
         .list(
             "a",
@@ -448,4 +452,19 @@ proptest! {
             prop_assert_eq!(&Projection::replay(back.iter()).unwrap(), &snap.projection);
         }
     }
+}
+
+#[path = "support/recovery_suite.rs"]
+mod recovery_suite;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restart_recovery_and_fencing_through_the_engine() {
+    let log: Arc<dyn TaskLog> = Arc::new(MemoryTaskLog::new());
+    recovery_suite::restart_recovery_and_fencing(log.clone(), log).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fenced_execution_stops_cleanly() {
+    let log: Arc<dyn TaskLog> = Arc::new(MemoryTaskLog::new());
+    recovery_suite::fenced_execution_stops_cleanly(log.clone(), log).await;
 }

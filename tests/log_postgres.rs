@@ -215,3 +215,27 @@ async fn unreachable_database_is_an_error() {
         .unwrap_err();
     assert_eq!(err.kind(), LogErrorKind::Backend);
 }
+
+#[path = "support/recovery_suite.rs"]
+mod recovery_suite;
+
+/// Two logs (two hosts' connections) on one schema.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restart_recovery_and_fencing_through_the_engine() {
+    with_schema(|schema| async move {
+        let a: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
+        let b: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
+        recovery_suite::restart_recovery_and_fencing(a, b).await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fenced_execution_stops_cleanly() {
+    with_schema(|schema| async move {
+        let a: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
+        let b: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
+        recovery_suite::fenced_execution_stops_cleanly(a, b).await;
+    })
+    .await;
+}

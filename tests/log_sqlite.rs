@@ -204,3 +204,54 @@ fn rejects_a_zero_batch() {
         .unwrap_err();
     assert_eq!(err.kind(), LogErrorKind::Backend);
 }
+
+#[path = "support/recovery_suite.rs"]
+mod recovery_suite;
+
+/// Two handles on one file: the old host writes through one, the restarted
+/// hosts recover through the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restart_recovery_and_fencing_through_the_engine() {
+    let dir = TempDir::new();
+    let a: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
+    let b: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
+    recovery_suite::restart_recovery_and_fencing(a, b).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fenced_execution_stops_cleanly() {
+    let dir = TempDir::new();
+    let a: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
+    let b: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
+    recovery_suite::fenced_execution_stops_cleanly(a, b).await;
+}
+
+/// A version-1 database (before hosts were recorded) migrates to the
+/// current version; its live tasks have no host.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn migrates_a_version_1_database() {
+    let dir = TempDir::new();
+    {
+        let log = SqliteTaskLog::open(dir.db()).unwrap();
+        log.append(AppendRequest::create(
+            "a",
+            "old",
+            vec![Record::created("old", "c")],
+        ))
+        .await
+        .unwrap();
+    }
+    {
+        // Back to the version-1 schema, as an older crate left it.
+        let conn = rusqlite::Connection::open(dir.db()).unwrap();
+        conn.execute_batch(
+            "ALTER TABLE tasks DROP COLUMN host; UPDATE schema_version SET version = 1;",
+        )
+        .unwrap();
+    }
+    let log = SqliteTaskLog::open(dir.db()).unwrap();
+    let live = log.live_tasks(None, 10).await.unwrap();
+    assert_eq!(live.len(), 1);
+    assert_eq!(live[0].host, None);
+    assert_eq!(SqliteTaskLog::SCHEMA_VERSION, 2);
+}

@@ -388,3 +388,46 @@ async fn list_tasks_include_artifacts_writes_empty_lists_over_both_bindings() {
     let v = json_of(app.clone().oneshot(get("/a2a/rest/tasks")).await.unwrap()).await;
     assert_eq!(artifacts_of(&v["tasks"]), [None, None]);
 }
+
+/// The builder's recovery step closes the live tasks of its host id, leaves
+/// other hosts' tasks alone, and an empty host id fails the build.
+#[tokio::test]
+async fn builder_recovers_its_host_and_checks_the_host_id() {
+    use a2a_tower::engine::RESTARTED_MESSAGE;
+    use a2a_tower::log::{AppendRequest, MemoryTaskLog, Record, TaskLog};
+    use a2a_tower::types::{Message, TaskState};
+
+    let log = MemoryTaskLog::new();
+    for (task, host) in [("t-mine", "web-1"), ("t-other", "web-2")] {
+        let records = vec![
+            Record::created(task, "c"),
+            Record::MessageAdmitted {
+                message: Message::user("m", "hi"),
+            },
+            Record::ExecutionStarted { host: host.into() },
+        ];
+        log.append(AppendRequest::create("public", task, records))
+            .await
+            .unwrap();
+    }
+    let builder = A2aServer::builder(card())
+        .task_log(log.clone())
+        .host_id("web-1");
+    assert_eq!(builder.recover().await.unwrap().closed, 1);
+    let app = builder.agent(WhoAmI).expect("builds");
+    drop(app);
+    let mine = log.snapshot("public", "t-mine").await.unwrap();
+    assert_eq!(mine.state(), TaskState::Failed);
+    assert_eq!(
+        mine.task.status.message.as_ref().unwrap().text(),
+        RESTARTED_MESSAGE
+    );
+    let other = log.snapshot("public", "t-other").await.unwrap();
+    assert_eq!(other.state(), TaskState::Submitted);
+
+    let err = A2aServer::builder(card()).host_id("").agent(WhoAmI);
+    assert!(err.is_err(), "an empty host id is a config error");
+    // Without a log there is nothing to recover.
+    let fresh = A2aServer::builder(card());
+    assert_eq!(fresh.recover().await.unwrap().closed, 0);
+}

@@ -30,6 +30,8 @@ pub(crate) struct Shared {
     pub(crate) input_modes: Vec<String>,
     /// Declared output modes (card defaults and skills); empty: any.
     pub(crate) output_modes: Vec<String>,
+    /// The id recorded with every execution of this host.
+    pub(crate) host_id: Arc<str>,
 }
 
 /// The task engine as a [`Layer`]: wraps an inner `Service<Execution>` (the
@@ -57,6 +59,7 @@ impl fmt::Debug for TaskLayer {
             .field("agent", &self.shared.card.name)
             .field("inactivity_timeout", &self.shared.inactivity_timeout)
             .field("subscriber_buffer", &self.shared.subscriber_buffer)
+            .field("host_id", &self.shared.host_id)
             .finish_non_exhaustive()
     }
 }
@@ -106,8 +109,34 @@ impl TaskLayer {
                 registry: Arc::new(Registry::default()),
                 input_modes,
                 output_modes,
+                host_id: Arc::from(super::recovery::DEFAULT_HOST_ID),
             },
         })
+    }
+
+    /// The id of this host (default [`DEFAULT_HOST_ID`](super::DEFAULT_HOST_ID)),
+    /// recorded with every execution it starts. Hosts sharing a log (several
+    /// processes over one PostgreSQL database) need distinct, stable ids:
+    /// [`recover`](Self::recover) closes only the live tasks of its own id.
+    /// A restarted host must keep its id to recover its tasks.
+    pub fn host_id(mut self, id: impl Into<String>) -> Result<Self, ConfigError> {
+        let id = id.into();
+        if id.is_empty() {
+            return Err(ConfigError::new("host id must not be empty"));
+        }
+        self.shared.host_id = Arc::from(id);
+        Ok(self)
+    }
+
+    /// Start-up recovery: closes as FAILED (with
+    /// [`RESTARTED_MESSAGE`](super::RESTARTED_MESSAGE)) every task this host
+    /// id was running when its process died. Call it once before serving;
+    /// executions running in this engine are never touched, so a later call
+    /// is harmless. Each task is closed exactly once even when several hosts
+    /// of the same id recover at once; tasks waiting for input and tasks of
+    /// other hosts are left alone. See [the recovery rules](super#restart-recovery).
+    pub async fn recover(&self) -> Result<super::Recovered, crate::log::LogError> {
+        super::recovery::recover(&self.shared).await
     }
 
     /// How the authority of a call is derived (default [`Authority::public`]).

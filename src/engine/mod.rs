@@ -33,6 +33,21 @@
 //! - **Every call is scoped by an [`Authority`]** derived from the call
 //!   context; a task of another authority is reported as not found.
 //!
+//! - **Fenced executions stop cleanly.** Every execution records its host
+//!   ([`TaskLayer::host_id`]); a writer whose append is refused because
+//!   another writer took the task over (a newer epoch, or a record appended
+//!   meanwhile by another host) stops: its executor is cancelled, it appends
+//!   nothing more (no second terminal), and the calls and streams waiting on
+//!   it on this host end, a blocking SendMessage answering with the task as
+//!   the log has it.
+//!
+//! # Restart recovery
+//!
+//! [`TaskLayer::recover`], called once before serving, closes as FAILED
+//! ([`RESTARTED_MESSAGE`]) the tasks that were live on this host id when its
+//! process died, exactly once even if two hosts start together; tasks waiting
+//! for input, and tasks of other host ids, stay as they are.
+//!
 //! Tracing: one `a2a.call` span per call (method, task_id, context_id,
 //! error.kind) and one `a2a.execution` span per execution (task_id,
 //! context_id, outcome). Error messages never enter a span.
@@ -72,6 +87,7 @@ mod executor;
 mod future;
 mod layer;
 mod ops;
+mod recovery;
 mod run;
 mod send;
 mod service;
@@ -83,6 +99,7 @@ pub use authority::Authority;
 pub use executor::{EmitError, Emitter, Execution, ExecutionFuture, Executor, ExecutorService};
 pub use future::ResponseFuture;
 pub use layer::TaskLayer;
+pub use recovery::{DEFAULT_HOST_ID, RESTARTED_MESSAGE, Recovered};
 pub use service::TaskService;
 
 /// The fixed status message of a task whose executor failed, panicked, or

@@ -15,7 +15,7 @@ use super::writer::Writer;
 use super::{EmitError, run};
 use crate::log::{LogErrorKind, Record, RecordStream, Snapshot, Watch};
 use crate::types::{Part, PartContent, Role, SendMessageRequest, SendMessageResponse, Task};
-use crate::{A2aError, A2aResponse, BoxError, CallContext, ErrorKind};
+use crate::{A2aError, A2aResponse, BoxError, CallContext, ErrorKind, EventStream};
 
 /// The media type of a part: its `mediaType` without parameters, else the
 /// type its content implies.
@@ -131,6 +131,7 @@ struct Admitted {
     /// first commit updates the task in place instead of copying it.
     snapshot: Option<Snapshot>,
     records: RecordStream,
+    writer: Arc<Writer>,
 }
 
 async fn admit<S>(
@@ -211,6 +212,9 @@ where
     records.push(Record::MessageAdmitted {
         message: message.clone(),
     });
+    records.push(Record::ExecutionStarted {
+        host: shared.host_id.to_string(),
+    });
     let appended = match writer.commit(records).await {
         Ok(a) => a,
         Err(e) => {
@@ -264,12 +268,13 @@ where
         context,
         emit: Emitter::new(writer.clone()),
     };
-    run::spawn(shared, inner, execution, writer);
+    run::spawn(shared, inner, execution, writer.clone());
     Ok(Admitted {
         authority,
         task_id,
         snapshot,
         records,
+        writer,
     })
 }
 
@@ -293,6 +298,7 @@ where
         task_id,
         snapshot,
         mut records,
+        writer,
     } = admit(
         shared,
         inner,
@@ -315,7 +321,14 @@ where
     if let Some(snapshot) = snapshot {
         return Ok(respond(&snapshot.task));
     }
-    while let Some(item) = records.next().await {
+    loop {
+        // A fenced execution stops: answer with the task as the log has it.
+        let item = tokio::select! {
+            biased;
+            item = records.next() => item,
+            () = writer.fenced.wait() => break,
+        };
+        let Some(item) = item else { break };
         let seq = item?;
         match &*seq.record {
             Record::Replied { message, .. } => {
@@ -361,12 +374,16 @@ where
 {
     let buffer = shared.subscriber_buffer;
     let Admitted {
-        snapshot, records, ..
+        snapshot,
+        records,
+        writer,
+        ..
     } = admit(shared, inner, req, context, Keep::Watch).await?;
     let snapshot = snapshot.ok_or_else(|| A2aError::new(ErrorKind::Internal))?;
-    Ok(A2aResponse::Stream(event_stream(
-        Watch { snapshot, records },
-        Start::FirstEmission,
-        buffer,
+    let events = event_stream(Watch { snapshot, records }, Start::FirstEmission, buffer);
+    // A fenced execution stops: the stream ends with the events it has.
+    let fenced = async move { writer.fenced.wait().await };
+    Ok(A2aResponse::Stream(EventStream::new(
+        events.take_until(fenced),
     )))
 }

@@ -58,6 +58,9 @@ pub(crate) struct Writer {
     pub(crate) cancel: Signal,
     /// The writer accepts nothing more.
     pub(crate) closed: Signal,
+    /// Another writer took the task over: calls waiting on this execution
+    /// stop waiting.
+    pub(crate) fenced: Signal,
     started: Instant,
     last_ms: AtomicU64,
 }
@@ -89,6 +92,7 @@ impl Writer {
             open: AtomicBool::new(true),
             cancel: Signal::default(),
             closed: Signal::default(),
+            fenced: Signal::default(),
             started: Instant::now(),
             last_ms: AtomicU64::new(0),
         }
@@ -143,6 +147,7 @@ impl Writer {
                 LogErrorKind::Conflict | LogErrorKind::Fenced | LogErrorKind::NotFound => {
                     // Another writer owns the task now: stop for good.
                     self.open.store(false, Ordering::Release);
+                    self.fenced.fire();
                     self.closed.fire();
                     self.cancel.fire();
                     Err(EmitError::Superseded)

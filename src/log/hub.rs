@@ -10,15 +10,71 @@ use tokio::sync::watch;
 
 use super::{LogError, LogFuture, RecordStream, Sequenced};
 
-/// Per-task wake-up counters, one entry per watched task.
+/// Per-task wake-up counters, one entry per watched task, with the records
+/// this process committed to the task since it was first watched (the last
+/// [`RECENT`]), so that watchers woken by an in-process commit need not read
+/// them back from the database.
 #[derive(Debug, Default)]
 pub(crate) struct Hub {
-    map: Mutex<HashMap<String, watch::Sender<u64>>>,
+    map: Mutex<HashMap<String, Entry>>,
 }
 
+#[derive(Debug)]
+struct Entry {
+    tx: watch::Sender<u64>,
+    recent: VecDeque<Sequenced>,
+}
+
+/// How many published records a watched task keeps in memory.
+const RECENT: usize = 64;
+
 impl Hub {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, watch::Sender<u64>>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
         self.map.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Wakes the watchers of `task_id` after an in-process commit of
+    /// `records` (sequence numbers from `first`), keeping them for
+    /// [`recent`](Self::recent). Called in commit order.
+    pub(crate) fn publish(&self, task_id: &str, first: u64, records: Vec<super::Record>) {
+        let mut map = self.lock();
+        let Some(e) = map.get_mut(task_id) else {
+            return;
+        };
+        let head = first + records.len() as u64 - 1;
+        if e.recent.back().is_some_and(|r| r.seq + 1 != first) {
+            // A commit this hub did not see (another process): start over.
+            e.recent.clear();
+        }
+        for (i, record) in records.into_iter().enumerate() {
+            if e.recent.len() == RECENT {
+                e.recent.pop_front();
+            }
+            e.recent.push_back(Sequenced {
+                seq: first + i as u64,
+                head,
+                record: Arc::new(record),
+            });
+        }
+        for r in &mut e.recent {
+            r.head = head;
+        }
+        e.tx.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// The published records of `task_id` after `after`, when memory holds
+    /// all of them (the record right after `after` is kept); `None` means
+    /// read the database. Every publish wakes the watchers after the records
+    /// are kept, so a reader woken by it finds them here.
+    pub(crate) fn recent(&self, task_id: &str, after: u64) -> Option<Vec<Sequenced>> {
+        let map = self.lock();
+        let recent = &map.get(task_id)?.recent;
+        let front = recent.front()?;
+        let back = recent.back()?;
+        if front.seq > after + 1 || back.seq < after {
+            return None;
+        }
+        Some(recent.iter().filter(|r| r.seq > after).cloned().collect())
     }
 
     /// Registers interest in `task_id`; every commit notified afterwards
@@ -27,7 +83,11 @@ impl Hub {
         let rx = self
             .lock()
             .entry(task_id.to_owned())
-            .or_insert_with(|| watch::Sender::new(0))
+            .or_insert_with(|| Entry {
+                tx: watch::Sender::new(0),
+                recent: VecDeque::new(),
+            })
+            .tx
             .subscribe();
         Subscription {
             rx,
@@ -38,18 +98,19 @@ impl Hub {
         }
     }
 
-    /// Wakes the watchers of `task_id`.
+    /// Wakes the watchers of `task_id` (after a commit by another host).
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     pub(crate) fn notify(&self, task_id: &str) {
-        if let Some(tx) = self.lock().get(task_id) {
-            tx.send_modify(|n| *n = n.wrapping_add(1));
+        if let Some(e) = self.lock().get(task_id) {
+            e.tx.send_modify(|n| *n = n.wrapping_add(1));
         }
     }
 
     /// Wakes every watcher (after a lost connection: they catch up).
     #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     pub(crate) fn notify_all(&self) {
-        for tx in self.lock().values() {
-            tx.send_modify(|n| *n = n.wrapping_add(1));
+        for e in self.lock().values() {
+            e.tx.send_modify(|n| *n = n.wrapping_add(1));
         }
     }
 }
@@ -71,7 +132,7 @@ impl Drop for Guard {
         let mut map = self.hub.lock();
         if map
             .get(&self.task_id)
-            .is_some_and(|tx| tx.receiver_count() == 0)
+            .is_some_and(|e| e.tx.receiver_count() == 0)
         {
             map.remove(&self.task_id);
         }
@@ -119,6 +180,14 @@ async fn next(mut s: State) -> Option<(Result<Sequenced, LogError>, State)> {
         if s.done {
             return None;
         }
+        // Read only after a wake-up (one read per commit, not two): `buf`
+        // was read after `sub` was registered, and each read below after the
+        // wake-up it answers was marked seen, so a commit after any read
+        // wakes `sub` again.
+        if s.sub.rx.changed().await.is_err() {
+            s.done = true;
+            return Some((Err(LogError::backend("task log closed")), s));
+        }
         // Mark the current wake-up seen *before* reading, so a commit that
         // lands after the read always wakes us again.
         s.sub.rx.borrow_and_update();
@@ -127,16 +196,10 @@ async fn next(mut s: State) -> Option<(Result<Sequenced, LogError>, State)> {
                 s.done = true;
                 return Some((Err(e), s));
             }
-            Ok(recs) if !recs.is_empty() => {
+            Ok(recs) => {
                 s.cursor = recs.last().map_or(s.cursor, |r| r.seq);
                 s.done = recs.iter().any(|r| r.record.is_terminal());
                 s.buf.extend(recs);
-            }
-            Ok(_) => {
-                if s.sub.rx.changed().await.is_err() {
-                    s.done = true;
-                    return Some((Err(LogError::backend("task log closed")), s));
-                }
             }
         }
     }

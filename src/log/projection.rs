@@ -42,6 +42,7 @@ pub struct Projection {
     created: bool,
     cancel_requested: bool,
     push_configs: Vec<TaskPushNotificationConfig>,
+    host: Option<String>,
 }
 
 impl Default for Projection {
@@ -54,6 +55,7 @@ impl Default for Projection {
             created: false,
             cancel_requested: false,
             push_configs: Vec::new(),
+            host: None,
         }
     }
 }
@@ -119,6 +121,12 @@ impl Projection {
     /// A client asked to cancel the task.
     pub fn cancel_requested(&self) -> bool {
         self.cancel_requested
+    }
+
+    /// The host that started the task's latest execution
+    /// ([`Record::ExecutionStarted`]), if one was recorded.
+    pub fn host(&self) -> Option<&str> {
+        self.host.as_deref()
     }
 
     /// The task's push-notification configs.
@@ -217,6 +225,11 @@ impl Projection {
                 }
             }
             Record::PushConfigDeleted { id } => self.push_configs.retain(|c| &c.id != id),
+            Record::ExecutionStarted { host } => {
+                if self.host.as_deref() != Some(host.as_str()) {
+                    self.host = Some(host.clone());
+                }
+            }
         }
     }
 
@@ -226,12 +239,14 @@ impl Projection {
         task: Arc<Task>,
         cancel_requested: bool,
         push_configs: Vec<TaskPushNotificationConfig>,
+        host: Option<String>,
     ) -> Self {
         Self {
             task,
             created: true,
             cancel_requested,
             push_configs,
+            host,
         }
     }
 

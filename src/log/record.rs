@@ -81,6 +81,13 @@ pub enum Record {
         /// The config id.
         id: String,
     },
+    /// An execution of the task started on `host` (the engine's
+    /// [`host_id`](crate::engine::TaskLayer::host_id)): start-up recovery
+    /// closes only the live tasks of its own host. No event, no state change.
+    ExecutionStarted {
+        /// The id of the host running the execution.
+        host: String,
+    },
 }
 
 impl Record {

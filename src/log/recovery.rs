@@ -24,6 +24,10 @@ pub struct LiveTask {
     pub seq: u64,
     /// The highest writer epoch committed for the task when it was listed.
     pub epoch: u64,
+    /// The host that started the task's latest execution
+    /// ([`Record::ExecutionStarted`]); `None` for tasks written before hosts
+    /// were recorded.
+    pub host: Option<String>,
 }
 
 impl LiveTask {

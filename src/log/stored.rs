@@ -24,6 +24,8 @@ struct SnapshotRef<'a> {
     cancel_requested: bool,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     push_configs: &'a [TaskPushNotificationConfig],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    host: Option<&'a str>,
 }
 
 #[derive(Deserialize)]
@@ -34,6 +36,8 @@ struct SnapshotOwned {
     cancel_requested: bool,
     #[serde(default)]
     push_configs: Vec<TaskPushNotificationConfig>,
+    #[serde(default)]
+    host: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -46,6 +50,7 @@ pub(crate) fn encode_projection(p: &Projection) -> Result<String, LogError> {
         task: p.task(),
         cancel_requested: p.cancel_requested(),
         push_configs: p.push_configs(),
+        host: p.host(),
     })
     .map_err(LogError::backend)
 }
@@ -89,6 +94,9 @@ pub(crate) fn decode_projection(json: &str) -> Result<Projection, LogError> {
     }
     for config in s.push_configs {
         p.apply(&Record::PushConfigSet { config });
+    }
+    if let Some(host) = s.host {
+        p.apply(&Record::ExecutionStarted { host });
     }
     Ok(p)
 }
@@ -144,6 +152,8 @@ pub(crate) struct TaskRow {
     pub(crate) status_ts: i64,
     pub(crate) live: bool,
     pub(crate) snapshot: String,
+    /// The host of the latest execution.
+    pub(crate) host: Option<String>,
 }
 
 impl TaskRow {
@@ -155,6 +165,7 @@ impl TaskRow {
             status_ts: clamp_nanos(sort_nanos(t)),
             live: LiveTask::is_live(t.status.state),
             snapshot: encode_projection(p)?,
+            host: p.host().map(str::to_owned),
         })
     }
 }

@@ -40,6 +40,7 @@ impl A2aServer {
             http_layers: Identity::new(),
             log: None,
             authority: None,
+            host_id: None,
             inactivity_timeout: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             lenient_version: false,
@@ -76,6 +77,7 @@ pub struct A2aServerBuilder<AL = Identity, HL = Identity> {
     http_layers: HL,
     log: Option<Arc<dyn TaskLog>>,
     authority: Option<Authority>,
+    host_id: Option<String>,
     inactivity_timeout: Option<Duration>,
     max_body_bytes: usize,
     lenient_version: bool,
@@ -120,6 +122,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             http_layers,
             log: self.log,
             authority: self.authority,
+            host_id: self.host_id,
             inactivity_timeout: self.inactivity_timeout,
             max_body_bytes: self.max_body_bytes,
             lenient_version: self.lenient_version,
@@ -135,6 +138,28 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
     pub fn task_log(mut self, log: impl TaskLog) -> Self {
         self.log = Some(Arc::new(log));
         self
+    }
+
+    /// The engine's host id (see [`TaskLayer::host_id`]): hosts sharing a
+    /// task log need distinct, stable ids. An empty id fails the build.
+    pub fn host_id(mut self, id: impl Into<String>) -> Self {
+        self.host_id = Some(id.into());
+        self
+    }
+
+    /// Start-up recovery over the configured task log (see
+    /// [`TaskLayer::recover`]): closes as FAILED the tasks this host id was
+    /// running when its process died. Await it once before serving.
+    pub async fn recover(&self) -> Result<crate::engine::Recovered, BoxError> {
+        let Some(log) = &self.log else {
+            // A fresh in-memory log holds nothing to recover.
+            return Ok(crate::engine::Recovered::default());
+        };
+        let mut tasks = TaskLayer::new(self.card.clone(), log.clone())?;
+        if let Some(id) = &self.host_id {
+            tasks = tasks.host_id(id.clone())?;
+        }
+        Ok(tasks.recover().await?)
     }
 
     /// How the engine derives the authority of a call (default
@@ -246,6 +271,9 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         }
         if let Some(t) = self.inactivity_timeout {
             tasks = tasks.inactivity_timeout(t)?;
+        }
+        if let Some(id) = self.host_id.take() {
+            tasks = tasks.host_id(id)?;
         }
         let caps = StackCapabilities::new()
             .streaming(true)

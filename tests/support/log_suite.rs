@@ -676,6 +676,80 @@ pub(crate) async fn recovery(log: Arc<dyn TaskLog>) {
     assert_eq!((snap.seq, snap.state()), (2, TaskState::InputRequired));
 }
 
+/// Each live task names the host of its latest execution
+/// (`Record::ExecutionStarted`); tasks without one have none.
+pub(crate) async fn live_hosts(log: Arc<dyn TaskLog>) {
+    let auth = authority();
+    let started = |host: &str| Record::ExecutionStarted { host: host.into() };
+    let admitted = || Record::MessageAdmitted {
+        message: Message::user(uid("m"), "x"),
+    };
+    let create_with = |t: &str, extra: Vec<Record>| {
+        let mut records = vec![created_at(t, "c", 1)];
+        records.extend(extra);
+        AppendRequest::create(&auth, t, records)
+    };
+    log.append(create_with("h-a", vec![admitted(), started("host-a")]))
+        .await
+        .unwrap();
+    log.append(create_with("h-none", vec![admitted()]))
+        .await
+        .unwrap();
+    // A continuation on another host moves the task to that host.
+    let out = log
+        .append(create_with(
+            "h-moved",
+            vec![
+                admitted(),
+                started("host-a"),
+                status(TaskState::InputRequired, 2),
+            ],
+        ))
+        .await
+        .unwrap();
+    assert!(
+        live_of(&*log, &auth, 10)
+            .await
+            .iter()
+            .all(|l| l.task_id != "h-moved")
+    );
+    let req = AppendRequest::new(
+        &auth,
+        "h-moved",
+        out.seq,
+        2,
+        vec![admitted(), started("host-b"), status(TaskState::Working, 3)],
+    );
+    log.append(req).await.unwrap();
+    // A later record without a host keeps it.
+    let snap = log.snapshot(&auth, "h-moved").await.unwrap();
+    let req = AppendRequest::new(
+        &auth,
+        "h-moved",
+        snap.seq,
+        2,
+        vec![status(TaskState::Working, 4)],
+    );
+    log.append(req).await.unwrap();
+    let live = live_of(&*log, &auth, 1).await;
+    let hosts: Vec<(&str, Option<&str>)> = live
+        .iter()
+        .map(|l| (l.task_id.as_str(), l.host.as_deref()))
+        .collect();
+    assert_eq!(
+        hosts,
+        [
+            ("h-a", Some("host-a")),
+            ("h-moved", Some("host-b")),
+            ("h-none", None)
+        ]
+    );
+    // The host is not part of the wire task.
+    let snap = log.snapshot(&auth, "h-a").await.unwrap();
+    assert!(snap.task.metadata.is_none());
+    assert_eq!(snap.projection.host(), Some("host-a"));
+}
+
 /// The live tasks of `auth`, paging `page` at a time through every authority.
 pub(crate) async fn live_of(log: &dyn TaskLog, auth: &str, page: usize) -> Vec<LiveTask> {
     let mut out = Vec::new();
@@ -771,7 +845,7 @@ macro_rules! log_suite {
     ($run:path) => {
         $crate::log_suite!(@cases $run;
             append_rules, cas_race_has_one_winner, concurrent_tasks, epochs_fence, projection,
-            list_filters_and_pages, authority_isolation, watch_without_gaps, watch_many, recovery,
+            list_filters_and_pages, authority_isolation, watch_without_gaps, watch_many, recovery, live_hosts,
             invalid_batches_write_nothing, snapshot_is_the_projection);
     };
     (@cases $run:path; $($case:ident),*) => {

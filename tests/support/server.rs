@@ -9,6 +9,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -35,21 +36,64 @@ pub(crate) fn example_binary(name: &str) -> PathBuf {
     bin
 }
 
+/// A fresh, empty directory under the system temp dir, removed when dropped.
+pub(crate) struct TempDir(pub(crate) PathBuf);
+
+impl TempDir {
+    pub(crate) fn new(tag: &str) -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = std::env::temp_dir().join(format!(
+            "a2a-tower-{tag}-{}-{n}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).expect("create a temp dir");
+        Self(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// A running example server, killed (and reaped) when dropped, so a failing
 /// test leaves no process behind.
 pub(crate) struct Server {
     child: Child,
     /// `http://ADDR` as the server printed it.
     pub(crate) base: String,
+    /// The data directory given to the server when the caller set none
+    /// (`A2A_DATA_DIR`), removed after the server is killed.
+    _data: Option<TempDir>,
 }
 
 impl Server {
     /// Starts the example `name` on a free loopback port
-    /// (`A2A_ADDR=127.0.0.1:0`) and waits for its `listening on http://ADDR`
-    /// line.
+    /// (`A2A_ADDR=127.0.0.1:0`) with a fresh data directory
+    /// (`A2A_DATA_DIR`) and waits for its `listening on http://ADDR` line.
     pub(crate) fn start(name: &str) -> Self {
+        Self::start_with(name, &[])
+    }
+
+    /// [`start`](Self::start) with extra environment variables; an
+    /// `A2A_DATA_DIR` among them replaces the fresh data directory.
+    pub(crate) fn start_with(name: &str, envs: &[(&str, &str)]) -> Self {
         let bin = example_binary(name);
-        let mut child = Command::new(&bin)
+        let mut cmd = Command::new(&bin);
+        let data = if envs.iter().any(|(k, _)| *k == "A2A_DATA_DIR") {
+            None
+        } else {
+            let dir = TempDir::new(name);
+            cmd.env("A2A_DATA_DIR", &dir.0);
+            Some(dir)
+        };
+        cmd.envs(envs.iter().copied());
+        let mut child = cmd
             .env("A2A_ADDR", "127.0.0.1:0")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -61,6 +105,7 @@ impl Server {
         let mut server = Self {
             child,
             base: String::new(),
+            _data: data,
         };
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
@@ -84,6 +129,13 @@ impl Server {
         );
         server.base = base.to_owned();
         server
+    }
+
+    /// Kills the server with SIGKILL (on unix) and reaps it: no shutdown
+    /// code runs, as in a crash.
+    pub(crate) fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

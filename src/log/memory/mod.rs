@@ -349,6 +349,7 @@ impl Inner {
                         state,
                         seq: e.seq,
                         epoch: e.epoch,
+                        host: e.host().map(str::to_owned),
                     });
                 }
             }
@@ -436,6 +437,14 @@ impl Entry {
                 (&t.context_id, t.status.state, t.status.timestamp)
             }
             Body::Packed(p) => (p.context_id(), p.state(), p.timestamp()),
+        }
+    }
+
+    /// The host of the task's latest execution.
+    fn host(&self) -> Option<&str> {
+        match &self.body {
+            Body::Open(p) => p.host(),
+            Body::Packed(p) => p.host(),
         }
     }
 
@@ -530,7 +539,7 @@ fn record_bytes(r: &Record) -> usize {
             Record::PushConfigSet { config } => {
                 config.url.len() + config.token.len() + config.id.len() + 64
             }
-            Record::PushConfigDeleted { id } => id.len(),
+            Record::PushConfigDeleted { id } | Record::ExecutionStarted { host: id } => id.len(),
         }
 }
 

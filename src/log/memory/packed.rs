@@ -26,6 +26,8 @@ pub(super) struct Packed {
     state: TaskState,
     cancel_requested: bool,
     push_configs: Box<[TaskPushNotificationConfig]>,
+    /// The host of the task's latest execution.
+    host: Option<Box<str>>,
 }
 
 impl Packed {
@@ -44,6 +46,7 @@ impl Packed {
             state: task.status.state,
             cancel_requested: p.cancel_requested(),
             push_configs: p.push_configs().into(),
+            host: p.host().map(Into::into),
         })
     }
 
@@ -54,6 +57,7 @@ impl Packed {
             task,
             self.cancel_requested,
             self.push_configs.to_vec(),
+            self.host.as_deref().map(str::to_owned),
         ))
     }
 
@@ -70,6 +74,10 @@ impl Packed {
         self.timestamp
     }
 
+    pub(super) fn host(&self) -> Option<&str> {
+        self.host.as_deref()
+    }
+
     pub(super) fn state(&self) -> TaskState {
         self.state
     }
@@ -79,6 +87,7 @@ impl Packed {
         self.json.len()
             + 16
             + self.context_id.len()
+            + self.host.as_ref().map_or(0, |h| h.len())
             + self
                 .push_configs
                 .iter()

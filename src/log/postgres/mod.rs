@@ -173,12 +173,12 @@ impl Sql {
                 "SELECT authority, seq, epoch, snapshot FROM {s}.tasks WHERE task_id = $1"
             ),
             insert_task: format!(
-                "INSERT INTO {s}.tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (task_id) DO NOTHING"
+                "INSERT INTO {s}.tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot, host) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id) DO NOTHING"
             ),
             update_task: format!(
                 "UPDATE {s}.tasks SET context_id = $2, state = $3, status_ts = $4, live = $5, seq = $6, \
-                 epoch = $7, snapshot = $8, updated_at = now() WHERE task_id = $1 AND seq = $9 AND epoch <= $7"
+                 epoch = $7, snapshot = $8, host = $10, updated_at = now() WHERE task_id = $1 AND seq = $9 AND epoch <= $7"
             ),
             insert_records: format!(
                 "INSERT INTO {s}.records (task_id, seq, authority, epoch, record) \
@@ -196,7 +196,7 @@ impl Sql {
                  ORDER BY status_ts DESC, task_id ASC LIMIT $7"
             ),
             live: format!(
-                "SELECT authority, task_id, context_id, state, seq, epoch FROM {s}.tasks \
+                "SELECT authority, task_id, context_id, state, seq, epoch, host FROM {s}.tasks \
                  WHERE live AND ($1::text IS NULL OR (authority, task_id) > ($1::text, $2::text)) \
                  ORDER BY authority, task_id LIMIT $3"
             ),
@@ -280,6 +280,7 @@ impl Inner {
                     &seq,
                     &epoch,
                     &row.snapshot,
+                    &row.host,
                 ],
             )
             .await
@@ -299,6 +300,7 @@ impl Inner {
                     &epoch,
                     &row.snapshot,
                     &expected,
+                    &row.host,
                 ],
             )
             .await
@@ -456,6 +458,7 @@ impl Inner {
                         .unwrap_or_default(),
                     seq: from_i64(r.get(4))?,
                     epoch: from_i64(r.get(5))?,
+                    host: r.get(6),
                 })
             })
             .collect()

@@ -8,7 +8,8 @@ use crate::log::LogError;
 /// Migration `i` moves the schema from version `i` to `i + 1`. `{s}` is the
 /// quoted schema name. Text columns compare byte-wise (`COLLATE "C"`), the
 /// order page cursors and live-task keys use.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
     CREATE TABLE {s}.tasks (
         task_id    text COLLATE "C" NOT NULL PRIMARY KEY,
         authority  text COLLATE "C" NOT NULL,
@@ -34,7 +35,10 @@ const MIGRATIONS: &[&str] = &[r#"
         created_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (task_id, seq)
     );
-"#];
+"#,
+    // 2: the host of each task's latest execution (start-up recovery).
+    "ALTER TABLE {s}.tasks ADD COLUMN host text;",
+];
 
 /// The schema version this crate writes.
 pub(crate) const VERSION: i64 = MIGRATIONS.len() as i64;

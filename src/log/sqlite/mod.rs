@@ -50,7 +50,9 @@ impl SqliteTaskLogBuilder {
         self
     }
 
-    /// At most this many idle reader connections kept open (default 4).
+    /// At most this many read-only connections (default 4, at least 1):
+    /// reads beyond that wait for a free one, so connections are opened once
+    /// and kept instead of being opened per read under load.
     pub fn readers(mut self, n: usize) -> Self {
         self.readers = n;
         self
@@ -265,6 +267,10 @@ impl TaskLog for SqliteTaskLog {
             let inner = self.inner.clone();
             let (a, t) = (authority.to_owned(), task_id.to_owned());
             let fetch: Fetch = Arc::new(move |after| {
+                // Records this process committed are delivered from memory.
+                if let Some(recent) = inner.hub.recent(&t, after) {
+                    return Box::pin(std::future::ready(Ok(recent)));
+                }
                 let (a, t) = (a.clone(), t.clone());
                 Box::pin(inner.readers.run(move |c| read::records(c, &a, &t, after)))
             });

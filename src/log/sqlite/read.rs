@@ -14,22 +14,28 @@ use crate::log::{
 };
 use crate::types::TaskState;
 
-/// Idle read-only connections; a call takes one (or opens one) on a
-/// blocking thread and gives it back afterwards.
+/// At most `max` read-only connections: a call waits for a permit, then
+/// takes an idle connection (or opens one, while fewer than `max` exist) on
+/// a blocking thread and gives it back afterwards. Without the bound, reads
+/// beyond the idle connections would each open (and then close) one, which
+/// under load costs more than the reads themselves.
 #[derive(Debug)]
 pub(crate) struct Readers {
     path: PathBuf,
     idle: Arc<Mutex<Vec<Connection>>>,
+    permits: Arc<tokio::sync::Semaphore>,
     max_idle: usize,
     busy: Duration,
 }
 
 impl Readers {
-    pub(crate) fn new(path: PathBuf, max_idle: usize, busy: Duration) -> Self {
+    pub(crate) fn new(path: PathBuf, max: usize, busy: Duration) -> Self {
+        let max = max.max(1);
         Self {
             path,
             idle: Arc::default(),
-            max_idle,
+            permits: Arc::new(tokio::sync::Semaphore::new(max)),
+            max_idle: max,
             busy,
         }
     }
@@ -42,8 +48,11 @@ impl Readers {
         let idle = self.idle.clone();
         let path = self.path.clone();
         let (max_idle, busy) = (self.max_idle, self.busy);
+        let permits = self.permits.clone();
         async move {
+            let permit = permits.acquire_owned().await.map_err(LogError::backend)?;
             tokio::task::spawn_blocking(move || {
+                let _permit = permit;
                 let pooled = idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
                 let conn = match pooled {
                     Some(c) => c,
@@ -217,7 +226,7 @@ pub(crate) fn live(
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let mut st = c
         .prepare_cached(
-            "SELECT authority, task_id, context_id, state, seq, epoch FROM tasks \
+            "SELECT authority, task_id, context_id, state, seq, epoch, host FROM tasks \
              WHERE live = 1 AND (?1 IS NULL OR authority > ?1 OR (authority = ?1 AND task_id > ?2)) \
              ORDER BY authority, task_id LIMIT ?3",
         )
@@ -233,6 +242,7 @@ pub(crate) fn live(
             state: TaskState::from_number(get(3)?).unwrap_or_default(),
             seq: from_i64(get(4)?)?,
             epoch: from_i64(get(5)?)?,
+            host: row.get(6).map_err(LogError::backend)?,
         });
     }
     Ok(out)

@@ -34,6 +34,8 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (task_id, seq)
     ) WITHOUT ROWID;
     "#,
+    // 2: the host of each task's latest execution (start-up recovery).
+    "ALTER TABLE tasks ADD COLUMN host TEXT;",
 ];
 
 /// The schema version this crate writes.

@@ -80,10 +80,12 @@ fn commit_batch(
         return;
     }
     for (job, outcome) in batch.drain(..).zip(outcomes) {
-        if outcome.is_ok() {
-            hub.notify(&job.request.task_id);
+        let Job { request, reply } = job;
+        if let Ok(appended) = &outcome {
+            let first = appended.seq + 1 - request.records.len() as u64;
+            hub.publish(&request.task_id, first, request.records);
         }
-        let _ = job.reply.send(outcome);
+        let _ = reply.send(outcome);
     }
 }
 
@@ -151,8 +153,8 @@ fn write(
     let row = &plan.row;
     if plan.create {
         conn.prepare_cached(
-            "INSERT INTO tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot, created_at, updated_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+            "INSERT INTO tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot, created_at, updated_at, host) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11)",
         )
         .and_then(|mut st| {
             st.execute(params![
@@ -165,13 +167,14 @@ fn write(
                 seq,
                 epoch,
                 row.snapshot,
-                now
+                now,
+                row.host
             ])
         })
         .map_err(LogError::backend)?;
     } else {
         conn.prepare_cached(
-            "UPDATE tasks SET context_id = ?2, state = ?3, status_ts = ?4, live = ?5, seq = ?6, epoch = ?7, snapshot = ?8, updated_at = ?9 \
+            "UPDATE tasks SET context_id = ?2, state = ?3, status_ts = ?4, live = ?5, seq = ?6, epoch = ?7, snapshot = ?8, updated_at = ?9, host = ?10 \
              WHERE task_id = ?1",
         )
         .and_then(|mut st| {
@@ -184,7 +187,8 @@ fn write(
                 seq,
                 epoch,
                 row.snapshot,
-                now
+                now,
+                row.host
             ])
         })
         .map_err(LogError::backend)?;
