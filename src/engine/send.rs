@@ -321,12 +321,15 @@ where
     if let Some(snapshot) = snapshot {
         return Ok(respond(&snapshot.task));
     }
+    // A fenced execution stops: answer with the task as the log has it. The
+    // wait is registered once, not once per record.
+    let fenced = writer.fenced.wait();
+    tokio::pin!(fenced);
     loop {
-        // A fenced execution stops: answer with the task as the log has it.
         let item = tokio::select! {
             biased;
             item = records.next() => item,
-            () = writer.fenced.wait() => break,
+            () = &mut fenced => break,
         };
         let Some(item) = item else { break };
         let seq = item?;
