@@ -6,10 +6,11 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures_core::Stream;
-use futures_util::StreamExt as _;
+use futures_util::{FutureExt as _, StreamExt as _};
 
 use super::executor::{Execution, Executor, ExecutorService};
-use crate::types::{Artifact, Part};
+use crate::log::Record;
+use crate::types::{Artifact, Message, Part, TaskState};
 use crate::{A2aError, BoxError, CallContext};
 
 /// The fixed, client-visible explanation of a task whose text agent failed.
@@ -92,16 +93,18 @@ impl<A> fmt::Debug for AgentExecutor<A> {
     }
 }
 
-/// Emits one text chunk of the agent's artifact, not the last.
-async fn emit_chunk(
-    emit: &super::Emitter,
-    artifact_id: &str,
-    text: String,
-    append: bool,
-) -> Result<(), super::EmitError> {
-    emit.artifact(text_chunk(artifact_id, text), append, false)
-        .await
+/// The record of one text chunk of the agent's artifact.
+fn chunk_record(artifact_id: &str, text: String, append: bool, last_chunk: bool) -> Record {
+    Record::ArtifactChunk {
+        artifact: text_chunk(artifact_id, text),
+        append,
+        last_chunk,
+    }
 }
+
+/// At most this many records wait for one commit: an agent whose chunks are
+/// always ready still commits (and yields) regularly.
+const MAX_BATCH: usize = 64;
 
 fn text_chunk(artifact_id: &str, text: String) -> Artifact {
     Artifact {
@@ -143,7 +146,12 @@ impl<A: Agent> Executor for AgentExecutor<A> {
                 emit.fail("Only plain text input is supported.").await?;
                 return Ok(());
             }
-            emit.working().await?;
+            // What the agent produces without waiting is committed together:
+            // WORKING, the chunks that are ready, and (if the stream ends
+            // then) the last chunk with COMPLETED. Whenever the agent would
+            // wait, what is pending is committed first, so clients see it
+            // without delay.
+            let mut pending = vec![emit.status_record(TaskState::Working, None)];
             let input = AgentInput {
                 text: message.text(),
                 task_id: emit.task_id().to_owned(),
@@ -154,22 +162,34 @@ impl<A: Agent> Executor for AgentExecutor<A> {
             futures_util::pin_mut!(stream);
             let artifact_id = uuid::Uuid::new_v4().to_string();
             // One chunk is held back so that the last one goes out with
-            // `last_chunk` set: chunk k is emitted when chunk k + 1 arrives,
+            // `last_chunk` set: chunk k is recorded when chunk k + 1 arrives,
             // or after CHUNK_LINGER if the agent pauses.
             let mut held: Option<String> = None;
             let mut started = false;
             loop {
-                let next = tokio::select! {
-                    next = stream.next() => next,
-                    () = emit.cancelled() => return Ok(()),
-                    // The agent paused: send the held chunk now rather than
-                    // late (it then cannot be marked last).
-                    () = tokio::time::sleep(CHUNK_LINGER), if held.is_some() => {
-                        if let Some(prev) = held.take() {
-                            emit_chunk(&emit, &artifact_id, prev, started).await?;
-                            started = true;
+                if emit.is_cancelled() {
+                    return Ok(());
+                }
+                if pending.len() >= MAX_BATCH {
+                    emit.commit_records(std::mem::take(&mut pending)).await?;
+                }
+                let next = match stream.next().now_or_never() {
+                    Some(next) => next,
+                    None => {
+                        emit.commit_records(std::mem::take(&mut pending)).await?;
+                        tokio::select! {
+                            next = stream.next() => next,
+                            () = emit.cancelled() => return Ok(()),
+                            // The agent paused: send the held chunk now rather
+                            // than late (it then cannot be marked last).
+                            () = tokio::time::sleep(CHUNK_LINGER), if held.is_some() => {
+                                if let Some(prev) = held.take() {
+                                    pending.push(chunk_record(&artifact_id, prev, started, false));
+                                    started = true;
+                                }
+                                continue;
+                            }
                         }
-                        continue;
                     }
                 };
                 match next {
@@ -177,7 +197,7 @@ impl<A: Agent> Executor for AgentExecutor<A> {
                     Some(Ok(chunk)) if chunk.is_empty() => {}
                     Some(Ok(chunk)) => {
                         if let Some(prev) = held.replace(chunk) {
-                            emit_chunk(&emit, &artifact_id, prev, started).await?;
+                            pending.push(chunk_record(&artifact_id, prev, started, false));
                             started = true;
                         }
                     }
@@ -186,21 +206,21 @@ impl<A: Agent> Executor for AgentExecutor<A> {
                         // What the agent produced is kept, but it is not
                         // marked complete.
                         if let Some(prev) = held.take() {
-                            emit_chunk(&emit, &artifact_id, prev, started).await?;
+                            pending.push(chunk_record(&artifact_id, prev, started, false));
                         }
-                        emit.fail(AGENT_FAILED_MESSAGE).await?;
+                        let failed = Message::agent("", AGENT_FAILED_MESSAGE);
+                        pending.push(emit.status_record(TaskState::Failed, Some(failed)));
+                        emit.commit_records(pending).await?;
                         return Ok(());
                     }
                 }
             }
-            match held.take() {
-                // The last chunk and COMPLETED go in one commit.
-                Some(prev) => {
-                    emit.complete_with_chunk(text_chunk(&artifact_id, prev), started)
-                        .await?;
-                }
-                None => emit.complete().await?,
+            // The last chunk and COMPLETED go in the final commit.
+            if let Some(prev) = held.take() {
+                pending.push(chunk_record(&artifact_id, prev, started, true));
             }
+            pending.push(emit.status_record(TaskState::Completed, None));
+            emit.commit_records(pending).await?;
             Ok(())
         }
     }

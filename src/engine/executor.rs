@@ -126,6 +126,25 @@ impl Emitter {
             .map(drop)
     }
 
+    /// The record of a status, stamped now, `message` as an agent message of
+    /// this task (what [`status`](Self::status) commits).
+    pub(crate) fn status_record(&self, state: TaskState, message: Option<Message>) -> Record {
+        Record::status(TaskStatus {
+            state,
+            message: message.map(|m| self.writer.agent_message(m)),
+            timestamp: Some(Timestamp::now()),
+        })
+    }
+
+    /// Commits several records in one append (nothing when empty); the
+    /// records must be valid emissions (built by this emitter).
+    pub(crate) async fn commit_records(&self, records: Vec<Record>) -> Result<(), EmitError> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        self.writer.commit(records).await.map(drop)
+    }
+
     /// Records WORKING.
     pub async fn working(&self) -> Result<(), EmitError> {
         self.status(TaskState::Working, None).await
@@ -134,32 +153,6 @@ impl Emitter {
     /// Records COMPLETED.
     pub async fn complete(&self) -> Result<(), EmitError> {
         self.status(TaskState::Completed, None).await
-    }
-
-    /// Records an artifact's last chunk and COMPLETED in one commit (the
-    /// same records as [`artifact`](Self::artifact) then
-    /// [`complete`](Self::complete), one append and one wake-up fewer).
-    pub(crate) async fn complete_with_chunk(
-        &self,
-        artifact: Artifact,
-        append: bool,
-    ) -> Result<(), EmitError> {
-        if artifact.artifact_id.is_empty() || artifact.parts.is_empty() {
-            return Err(EmitError::Invalid);
-        }
-        let records = vec![
-            Record::ArtifactChunk {
-                artifact,
-                append,
-                last_chunk: true,
-            },
-            Record::status(TaskStatus {
-                state: TaskState::Completed,
-                message: None,
-                timestamp: Some(Timestamp::now()),
-            }),
-        ];
-        self.writer.commit(records).await.map(drop)
     }
 
     /// Records INPUT_REQUIRED with the question as the status message.
