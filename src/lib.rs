@@ -38,6 +38,7 @@ mod error;
 mod exchange;
 mod fallback;
 mod future;
+mod macros;
 mod request;
 mod response;
 mod service;

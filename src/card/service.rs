@@ -30,20 +30,7 @@ impl<S> AgentCardService<S> {
         Self { inner, card }
     }
 
-    /// The inner service.
-    pub fn get_ref(&self) -> &S {
-        &self.inner
-    }
-
-    /// The inner service, mutably.
-    pub fn get_mut(&mut self) -> &mut S {
-        &mut self.inner
-    }
-
-    /// Unwraps the inner service.
-    pub fn into_inner(self) -> S {
-        self.inner
-    }
+    crate::macros::define_inner_service_accessors!(inner);
 }
 
 impl<S, ReqBody, ResBody> Service<Request<ReqBody>> for AgentCardService<S>

@@ -68,20 +68,7 @@ impl<S> A2aExtensions<S> {
         Self { inner, config }
     }
 
-    /// The inner service.
-    pub fn get_ref(&self) -> &S {
-        &self.inner
-    }
-
-    /// The inner service, mutably.
-    pub fn get_mut(&mut self) -> &mut S {
-        &mut self.inner
-    }
-
-    /// Consumes `self`, returning the inner service.
-    pub fn into_inner(self) -> S {
-        self.inner
-    }
+    crate::macros::define_inner_service_accessors!(inner);
 }
 
 impl<S, B, ResBody> Service<Request<B>> for A2aExtensions<S>

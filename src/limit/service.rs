@@ -25,20 +25,7 @@ impl<S> A2aBodyLimit<S> {
         Self { inner, routes, max }
     }
 
-    /// The inner service.
-    pub fn get_ref(&self) -> &S {
-        &self.inner
-    }
-
-    /// The inner service, mutably.
-    pub fn get_mut(&mut self) -> &mut S {
-        &mut self.inner
-    }
-
-    /// Consumes `self`, returning the inner service.
-    pub fn into_inner(self) -> S {
-        self.inner
-    }
+    crate::macros::define_inner_service_accessors!(inner);
 
     /// The declared size of the body, from `Content-Length` or else an exact
     /// size hint, is over the limit.

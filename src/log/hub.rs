@@ -22,10 +22,13 @@ pub(crate) struct Hub {
 #[derive(Debug)]
 struct Entry {
     tx: watch::Sender<u64>,
+    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
+    // the recent-records cache serves SQLite
     recent: VecDeque<Sequenced>,
 }
 
 /// How many published records a watched task keeps in memory.
+#[cfg_attr(not(feature = "sqlite"), allow(dead_code))] // the recent-records cache serves SQLite
 const RECENT: usize = 64;
 
 impl Hub {
@@ -36,6 +39,7 @@ impl Hub {
     /// Wakes the watchers of `task_id` after an in-process commit of
     /// `records` (sequence numbers from `first`), keeping them for
     /// [`recent`](Self::recent). Called in commit order.
+    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))] // the recent-records cache serves SQLite
     pub(crate) fn publish(&self, task_id: &str, first: u64, records: Vec<super::Record>) {
         let mut map = self.lock();
         let Some(e) = map.get_mut(task_id) else {
@@ -66,6 +70,7 @@ impl Hub {
     /// all of them (the record right after `after` is kept); `None` means
     /// read the database. Every publish wakes the watchers after the records
     /// are kept, so a reader woken by it finds them here.
+    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))] // the recent-records cache serves SQLite
     pub(crate) fn recent(&self, task_id: &str, after: u64) -> Option<Vec<Sequenced>> {
         let map = self.lock();
         let recent = &map.get(task_id)?.recent;

@@ -40,6 +40,7 @@ pub use events::{
 };
 pub use message::{Message, Role};
 pub use part::{Part, PartContent};
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
 pub(crate) use requests::ListTasksWithArtifacts;
 pub use requests::{
     AuthenticationInfo, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest,

@@ -168,10 +168,12 @@ pub struct ListTasksResponse {
 /// A [`ListTasksResponse`] answering `includeArtifacts: true`: every task
 /// carries `artifacts`, `[]` when it has none (a2a-spec.md §3.8), where a
 /// [`Task`] alone omits an empty list. Otherwise the same JSON.
+#[cfg_attr(not(any(feature = "jsonrpc", feature = "rest")), allow(dead_code))] // used by the bindings
 pub(crate) struct ListTasksWithArtifacts<'a>(pub(crate) &'a ListTasksResponse);
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(not(any(feature = "jsonrpc", feature = "rest")), allow(dead_code))] // used by the bindings
 struct ListTasksView<'a> {
     tasks: Vec<TaskWithArtifacts<'a>>,
     next_page_token: &'a str,
@@ -180,6 +182,7 @@ struct ListTasksView<'a> {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(not(any(feature = "jsonrpc", feature = "rest")), allow(dead_code))] // used by the bindings
 struct TaskWithArtifacts<'a> {
     #[serde(flatten)]
     task: &'a Task,
