@@ -291,7 +291,11 @@ where
     S::Error: Into<BoxError>,
     S::Future: Send + 'static,
 {
-    let cfg = req.configuration.clone().unwrap_or_default();
+    // Only two scalars of the configuration matter here; `admit` takes the rest.
+    let (return_immediately, history_length) = req
+        .configuration
+        .as_ref()
+        .map_or((false, None), |c| (c.return_immediately, c.history_length));
     let log = shared.log.clone();
     let Admitted {
         authority,
@@ -304,7 +308,7 @@ where
         inner,
         req,
         context,
-        if cfg.return_immediately {
+        if return_immediately {
             Keep::Admission
         } else {
             Keep::Nothing
@@ -312,11 +316,7 @@ where
     )
     .await?;
     let respond = |task: &Task| {
-        A2aResponse::SendMessage(SendMessageResponse::Task(view(
-            task,
-            cfg.history_length,
-            true,
-        )))
+        A2aResponse::SendMessage(SendMessageResponse::Task(view(task, history_length, true)))
     };
     if let Some(snapshot) = snapshot {
         return Ok(respond(&snapshot.task));
@@ -358,7 +358,7 @@ where
     } = latest?;
     drop(projection);
     Ok(A2aResponse::SendMessage(SendMessageResponse::Task(
-        view_owned(task, cfg.history_length, true),
+        view_owned(task, history_length, true),
     )))
 }
 
