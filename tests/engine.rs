@@ -60,11 +60,12 @@ async fn send_blocks_until_completed() {
     let svc = engine(echo());
     let task = send_task(&svc, send_req(user("hello"))).await;
     assert_eq!(task.status.state, TaskState::Completed);
-    assert!(uuid::Uuid::parse_str(&task.id).is_ok());
-    assert!(
-        uuid::Uuid::parse_str(&task.context_id).is_ok(),
-        "context generated"
-    );
+    // Time-ordered UUIDs (v7), so that durable logs' indexes grow at the end.
+    let id = uuid::Uuid::parse_str(&task.id).unwrap();
+    let context = uuid::Uuid::parse_str(&task.context_id).expect("context generated");
+    assert_eq!((id.get_version_num(), context.get_version_num()), (7, 7));
+    let later = send_task(&svc, send_req(user("again"))).await;
+    assert!(later.id > task.id, "{} then {}", task.id, later.id);
     assert_eq!(task.artifacts.len(), 1);
     assert_eq!(task.artifacts[0].parts[0].as_text(), Some("hello"));
     assert_eq!(task.history.len(), 1);

@@ -1,5 +1,6 @@
-//! The TaskLog conformance suite on `SqliteTaskLog`, plus what only a
-//! durable file log does: reopen, group commit, two handles on one file.
+//! The TaskLog conformance suite on `SqliteTaskLog` (twice: with the heads
+//! of recent tasks in memory, and with every read from the database), plus
+//! what only a durable file log does: reopen, group commit, one owner.
 
 #![cfg(feature = "sqlite")]
 
@@ -45,6 +46,25 @@ where
 
 log_suite!(run);
 
+/// The same cases with no heads kept in memory: every read is a query.
+async fn run_uncached<F, Fut>(case: F)
+where
+    F: FnOnce(Arc<dyn TaskLog>) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let dir = TempDir::new();
+    let log = SqliteTaskLog::builder(dir.db())
+        .cached_tasks(0)
+        .open()
+        .unwrap();
+    case(Arc::new(log)).await;
+}
+
+mod uncached {
+    use super::*;
+    log_suite!(super::run_uncached);
+}
+
 fn msg(i: u64) -> Record {
     Record::MessageAdmitted {
         message: Message::user(format!("m{i}"), "x"),
@@ -89,12 +109,9 @@ async fn survives_reopen_and_keeps_live_tasks() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_handles_on_one_file_fence_each_other() {
-    // Two hosts sharing one file: the writer's projection cache must not
-    // hide the other host's appends.
+async fn one_log_owns_the_file_until_dropped() {
     let dir = TempDir::new();
     let a = SqliteTaskLog::open(dir.db()).unwrap();
-    let b = SqliteTaskLog::open(dir.db()).unwrap();
     a.append(AppendRequest::create(
         "x",
         "t",
@@ -102,33 +119,81 @@ async fn two_handles_on_one_file_fence_each_other() {
     ))
     .await
     .unwrap();
-    a.append(AppendRequest::new("x", "t", 1, 1, vec![msg(1)]))
-        .await
-        .unwrap();
-    assert_eq!(
-        b.append(AppendRequest::new("x", "t", 2, 2, vec![msg(2)]))
-            .await
-            .unwrap()
-            .seq,
-        3
-    );
-    let err = a
-        .append(AppendRequest::new("x", "t", 3, 1, vec![msg(3)]))
-        .await
+    // Its heads in memory would hide another writer's appends: refused.
+    let err = SqliteTaskLog::builder(dir.db())
+        .busy_timeout(std::time::Duration::from_millis(50))
+        .open()
         .unwrap_err();
-    assert_eq!(err.kind(), LogErrorKind::Fenced);
-    let out = a
-        .append(AppendRequest::new("x", "t", 3, 2, vec![msg(3)]))
-        .await
+    assert_eq!(err.kind(), LogErrorKind::Backend);
+    let cause = std::error::Error::source(&err).unwrap().to_string();
+    assert!(cause.contains("in use"), "{cause}");
+    // Dropping the last handle releases the file at once.
+    drop(a);
+    let b = SqliteTaskLog::builder(dir.db())
+        .busy_timeout(std::time::Duration::ZERO)
+        .open()
         .unwrap();
-    let ids: Vec<&str> = out
-        .snapshot
-        .task
-        .history
-        .iter()
-        .map(|m| m.message_id.as_str())
-        .collect();
-    assert_eq!(ids, ["m1", "m2", "m3"], "a saw b's record");
+    assert_eq!(b.snapshot("x", "t").await.unwrap().seq, 1);
+}
+
+fn artifact(text: &str) -> a2a_tower::types::Artifact {
+    a2a_tower::types::Artifact {
+        artifact_id: "a-1".into(),
+        parts: vec![a2a_tower::types::Part::text(text)],
+        ..Default::default()
+    }
+}
+
+/// What a reader gets from the heads in memory is exactly what the database
+/// gives after a reopen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn heads_in_memory_equal_the_stored_snapshot() {
+    let dir = TempDir::new();
+    let records = vec![
+        Record::created("t", "c"),
+        msg(1),
+        Record::status(TaskStatus::new(TaskState::Working)),
+        Record::ArtifactChunk {
+            artifact: artifact("part one"),
+            append: false,
+            last_chunk: false,
+        },
+        Record::ArtifactChunk {
+            artifact: artifact(" and two"),
+            append: true,
+            last_chunk: true,
+        },
+        Record::ExecutionStarted { host: "h-1".into() },
+        Record::CancelRequested {
+            at: a2a_tower::types::Timestamp::from_unix_millis(5),
+        },
+        Record::status(TaskStatus {
+            state: TaskState::InputRequired,
+            message: Some(Message::agent("m-agent", "which one?")),
+            timestamp: Some(a2a_tower::types::Timestamp::from_unix_millis(7)),
+        }),
+    ];
+    let cached = {
+        let log = SqliteTaskLog::open(dir.db()).unwrap();
+        log.append(AppendRequest::create("x", "t", records))
+            .await
+            .unwrap();
+        log.append(AppendRequest::new("x", "t", 8, 1, vec![msg(2)]))
+            .await
+            .unwrap();
+        let s = log.snapshot("x", "t").await.unwrap();
+        assert!(log.snapshot("y", "t").await.is_err(), "authority checked");
+        s
+    };
+    let log = SqliteTaskLog::open(dir.db()).unwrap();
+    let stored = log.snapshot("x", "t").await.unwrap();
+    assert_eq!((stored.seq, stored.epoch), (cached.seq, cached.epoch));
+    assert_eq!(stored.task, cached.task);
+    assert_eq!(stored.projection.host(), cached.projection.host());
+    assert_eq!(
+        stored.projection.cancel_requested(),
+        cached.projection.cancel_requested()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -208,22 +273,21 @@ fn rejects_a_zero_batch() {
 #[path = "support/recovery_suite.rs"]
 mod recovery_suite;
 
-/// Two handles on one file: the old host writes through one, the restarted
-/// hosts recover through the other.
+/// One file has one log (see `one_log_owns_the_file_until_dropped`): the
+/// old host and the restarted hosts are engines on that log, as they are on
+/// one memory log. A restart of the process itself is `crash_sqlite`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restart_recovery_and_fencing_through_the_engine() {
     let dir = TempDir::new();
-    let a: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
-    let b: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
-    recovery_suite::restart_recovery_and_fencing(a, b).await;
+    let log: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
+    recovery_suite::restart_recovery_and_fencing(log.clone(), log).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fenced_execution_stops_cleanly() {
     let dir = TempDir::new();
-    let a: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
-    let b: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
-    recovery_suite::fenced_execution_stops_cleanly(a, b).await;
+    let log: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
+    recovery_suite::fenced_execution_stops_cleanly(log.clone(), log).await;
 }
 
 /// A version-1 database (before hosts were recorded) migrates to the

@@ -152,9 +152,11 @@ where
     message.role = Role::User;
     let is_new = message.task_id.is_empty();
     let writer = if is_new {
-        let task_id = uuid::Uuid::new_v4().to_string();
+        // Time-ordered (UUIDv7): a durable log's keys and indexes then grow
+        // at their end instead of touching a random page per new task.
+        let task_id = uuid::Uuid::now_v7().to_string();
         if message.context_id.is_empty() {
-            message.context_id = uuid::Uuid::new_v4().to_string();
+            message.context_id = uuid::Uuid::now_v7().to_string();
         }
         message.task_id.clone_from(&task_id);
         let context_id = message.context_id.clone();

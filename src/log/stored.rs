@@ -2,7 +2,6 @@
 //! the check-and-apply of an append against the stored task row, and a small
 //! cache of writers' projections.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -257,13 +256,16 @@ impl Plan {
 
 /// A bounded cache of the projections writers last committed, keyed by task
 /// and valid only at the sequence number it was stored with.
+#[cfg(feature = "postgres")]
 #[derive(Debug, Default)]
 pub(crate) struct ProjectionCache {
-    map: HashMap<String, (u64, Projection)>,
+    map: std::collections::HashMap<String, (u64, Projection)>,
 }
 
+#[cfg(feature = "postgres")]
 const CACHE_TASKS: usize = 4096;
 
+#[cfg(feature = "postgres")]
 impl ProjectionCache {
     /// Takes the projection of `task_id` at `seq` out of the cache.
     pub(crate) fn take(&mut self, task_id: &str, seq: u64) -> Option<Projection> {
@@ -285,10 +287,5 @@ impl ProjectionCache {
             }
         }
         self.map.insert(task_id.to_owned(), (seq, p));
-    }
-
-    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
-    pub(crate) fn clear(&mut self) {
-        self.map.clear();
     }
 }

@@ -1,22 +1,25 @@
 //! [`SqliteTaskLog`]: a durable [`TaskLog`] in one SQLite file.
 
+mod heads;
+mod lock;
 mod read;
 mod schema;
 mod writer;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
 use super::hub::{self, Fetch, Hub};
 use super::{
-    AppendRequest, Appended, ListPage, ListQuery, LiveTask, LogError, LogFuture, Sequenced,
-    Snapshot, TaskLog, Watch,
+    AppendRequest, Appended, ListPage, ListQuery, LiveTask, LogError, LogErrorKind, LogFuture,
+    Sequenced, Snapshot, TaskLog, Watch,
 };
 use crate::ConfigError;
+use heads::Heads;
 
 /// When SQLite makes a COMMIT durable (`PRAGMA synchronous` in WAL mode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -40,6 +43,7 @@ pub struct SqliteTaskLogBuilder {
     readers: usize,
     synchronous: Synchronous,
     busy_timeout: Duration,
+    cached_tasks: usize,
 }
 
 impl SqliteTaskLogBuilder {
@@ -64,10 +68,19 @@ impl SqliteTaskLogBuilder {
         self
     }
 
-    /// How long a connection waits for a lock held by another process
-    /// (default 5 s).
+    /// How long a connection waits for a lock held by another process, and
+    /// [`open`](Self::open) for the log's ownership of the file to be
+    /// released (default 5 s).
     pub fn busy_timeout(mut self, d: Duration) -> Self {
         self.busy_timeout = d;
+        self
+    }
+
+    /// About how many recently written tasks are kept in memory, so that
+    /// reads of them need no query (default 4096; between half and all of
+    /// them are kept).
+    pub fn cached_tasks(mut self, n: usize) -> Self {
+        self.cached_tasks = n;
         self
     }
 
@@ -80,6 +93,7 @@ impl SqliteTaskLogBuilder {
                 "sqlite task log max_batch must be positive",
             )));
         }
+        let owner = lock::Owner::acquire(&self.path, self.busy_timeout)?;
         let mut conn = Connection::open(&self.path).map_err(LogError::backend)?;
         conn.busy_timeout(self.busy_timeout)
             .map_err(LogError::backend)?;
@@ -102,19 +116,27 @@ impl SqliteTaskLogBuilder {
         conn.set_prepared_statement_cache_capacity(32);
         schema::migrate(&mut conn)?;
         let hub = Arc::new(Hub::default());
-        let (tx, rx) = mpsc::channel();
-        let writer_hub = hub.clone();
-        let max_batch = self.max_batch;
+        let heads = Arc::new(Heads::new(self.cached_tasks));
         let counters = Arc::new(writer::Counters::default());
-        let writer_counters = counters.clone();
-        std::thread::Builder::new()
-            .name("a2a-sqlite-writer".into())
-            .spawn(move || writer::run(conn, rx, writer_hub, max_batch, writer_counters))
-            .map_err(LogError::backend)?;
+        let (tx, rx) = mpsc::channel();
+        let max_batch = self.max_batch;
+        let thread = {
+            let (hub, heads, counters) = (hub.clone(), heads.clone(), counters.clone());
+            std::thread::Builder::new()
+                .name("a2a-sqlite-writer".into())
+                .spawn(move || {
+                    writer::run(conn, rx, hub, heads, max_batch, counters);
+                    // The file is released only once its writer is done.
+                    drop(owner);
+                })
+                .map_err(LogError::backend)?
+        };
         Ok(SqliteTaskLog {
             inner: Arc::new(Inner {
-                jobs: Mutex::new(tx),
+                jobs: Some(tx),
+                writer: Some(thread),
                 hub,
+                heads,
                 counters,
                 readers: read::Readers::new(self.path, self.readers, self.busy_timeout),
             }),
@@ -138,10 +160,19 @@ impl SqliteTaskLogBuilder {
 ///   the process (the WAL is in the OS page cache), not against the machine
 ///   going down.
 /// - **Schema**: created and migrated by the crate (`schema_version` table).
-/// - **Watch**: the writer wakes in-process watchers after each commit; they
-///   read the new records back by sequence number, so none is missed. A
-///   single process owns the file: appends by another process are seen by
-///   reads but do not wake watchers.
+/// - **One owner**: the log holds an exclusive lock on the file (a
+///   `<database>-lock` sidecar) for as long as it is open, so a second log
+///   on the same file, in this process or another, waits up to the
+///   [busy timeout](SqliteTaskLogBuilder::busy_timeout) and then fails to
+///   open. The operating system releases the lock when the process dies.
+///   Several hosts share tasks through [`PostgresTaskLog`](crate::log) instead.
+/// - **Heads in memory**: the writer keeps the snapshot it committed last
+///   for each recently written task ([`cached_tasks`](SqliteTaskLogBuilder::cached_tasks)),
+///   published after COMMIT and before any caller is answered; snapshots
+///   and watches of those tasks read no row and decode no JSON.
+/// - **Watch**: the writer wakes in-process watchers after each commit and
+///   hands them the committed records, so none is missed and none is read
+///   back.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -172,10 +203,24 @@ pub struct SqliteTaskLog {
 
 #[derive(Debug)]
 struct Inner {
-    jobs: Mutex<mpsc::Sender<writer::Job>>,
+    /// `None` only while dropping.
+    jobs: Option<mpsc::Sender<writer::Job>>,
+    writer: Option<std::thread::JoinHandle<()>>,
     hub: Arc<Hub>,
+    heads: Arc<Heads>,
     counters: Arc<writer::Counters>,
     readers: read::Readers,
+}
+
+impl Drop for Inner {
+    /// Closes the queue and waits for the writer to commit what it holds and
+    /// release the file, so that the file can be opened again at once.
+    fn drop(&mut self) {
+        drop(self.jobs.take());
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.join();
+        }
+    }
 }
 
 /// What a [`SqliteTaskLog`]'s writer did so far (see [`SqliteTaskLog::stats`]).
@@ -202,6 +247,7 @@ impl SqliteTaskLog {
             readers: 4,
             synchronous: Synchronous::Full,
             busy_timeout: Duration::from_secs(5),
+            cached_tasks: 4096,
         }
     }
 
@@ -221,22 +267,21 @@ impl SqliteTaskLog {
 impl TaskLog for SqliteTaskLog {
     fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
         let (reply, rx) = tokio::sync::oneshot::channel();
-        let sent = self
-            .inner
-            .jobs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .send(writer::Job { request, reply });
+        let sent = match &self.inner.jobs {
+            Some(jobs) => jobs.send(writer::Job { request, reply }).is_ok(),
+            None => false,
+        };
         Box::pin(async move {
-            sent.map_err(|_| LogError::backend("sqlite writer stopped"))?;
+            if !sent {
+                return Err(LogError::backend("sqlite writer stopped"));
+            }
             rx.await
                 .map_err(|_| LogError::backend("sqlite writer stopped"))?
         })
     }
 
     fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
-        let (a, t) = (authority.to_owned(), task_id.to_owned());
-        Box::pin(self.inner.readers.run(move |c| read::snapshot(c, &a, &t)))
+        Box::pin(self.inner.snapshot(authority, task_id))
     }
 
     fn read<'a>(
@@ -261,9 +306,15 @@ impl TaskLog for SqliteTaskLog {
     ) -> LogFuture<'a, Watch> {
         Box::pin(async move {
             let sub = self.inner.hub.subscribe(task_id);
-            let snapshot = self.snapshot(authority, task_id).await?;
+            let snapshot = self.inner.snapshot(authority, task_id).await?;
             let cursor = after.unwrap_or(snapshot.seq);
-            let buf = self.read(authority, task_id, cursor).await?;
+            // Registered before the snapshot was taken: every record after it
+            // wakes `sub`, so only records up to the snapshot are read here.
+            let buf = if cursor >= snapshot.seq {
+                Vec::new()
+            } else {
+                self.read(authority, task_id, cursor).await?
+            };
             let inner = self.inner.clone();
             let (a, t) = (authority.to_owned(), task_id.to_owned());
             let fetch: Fetch = Arc::new(move |after| {
@@ -292,6 +343,21 @@ impl TaskLog for SqliteTaskLog {
     ) -> LogFuture<'a, Vec<LiveTask>> {
         let after = after.map(|(a, t)| (a.to_owned(), t.to_owned()));
         Box::pin(self.inner.readers.run(move |c| read::live(c, after, limit)))
+    }
+}
+
+impl Inner {
+    /// The task's head from memory when this process wrote it recently
+    /// (the authority is checked there too), else from the database.
+    async fn snapshot(&self, authority: &str, task_id: &str) -> Result<Snapshot, LogError> {
+        if let Some(head) = self.heads.get(task_id) {
+            if head.authority != authority {
+                return Err(LogError::new(LogErrorKind::NotFound));
+            }
+            return Ok(head.snapshot);
+        }
+        let (a, t) = (authority.to_owned(), task_id.to_owned());
+        self.readers.run(move |c| read::snapshot(c, &a, &t)).await
     }
 }
 

@@ -2,6 +2,7 @@
 //! appends in groups, one transaction per batch, answering each caller only
 //! after the batch's COMMIT returned.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
@@ -9,8 +10,9 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::oneshot;
 
+use super::heads::{Head, Heads};
 use crate::log::hub::Hub;
-use crate::log::stored::{Current, Plan, ProjectionCache, decode_projection, from_i64};
+use crate::log::stored::{Current, Plan, decode_projection, from_i64};
 use crate::log::{AppendRequest, Appended, LogError};
 
 /// What the writer did so far.
@@ -32,11 +34,12 @@ pub(crate) fn run(
     mut conn: Connection,
     jobs: Receiver<Job>,
     hub: Arc<Hub>,
+    heads: Arc<Heads>,
     max_batch: usize,
     counters: Arc<Counters>,
 ) {
-    let mut cache = ProjectionCache::default();
     let mut batch = Vec::with_capacity(max_batch);
+    let mut pending = HashMap::new();
     while let Ok(first) = jobs.recv() {
         batch.push(first);
         while batch.len() < max_batch {
@@ -49,35 +52,46 @@ pub(crate) fn run(
             .appends
             .fetch_add(batch.len() as u64, Ordering::Relaxed);
         counters.transactions.fetch_add(1, Ordering::Relaxed);
-        commit_batch(&mut conn, &mut cache, &hub, &mut batch);
+        commit_batch(&mut conn, &heads, &mut pending, &hub, &mut batch);
+        pending.clear();
     }
 }
 
+/// Runs one cached statement without parameters (transaction control).
+fn exec(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(sql)?.execute([]).map(drop)
+}
+
+fn fail_all(batch: &mut Vec<Job>, e: &rusqlite::Error) {
+    for job in batch.drain(..) {
+        let _ = job.reply.send(Err(LogError::backend(e.to_string())));
+    }
+}
+
+/// Commits the batch in one transaction. `pending` holds the heads written
+/// by the batch so far (a task may be appended to twice in one batch); they
+/// become visible in `heads` only once COMMIT returned, before any caller is
+/// answered or any watcher woken.
 fn commit_batch(
     conn: &mut Connection,
-    cache: &mut ProjectionCache,
+    heads: &Heads,
+    pending: &mut HashMap<String, Head>,
     hub: &Hub,
     batch: &mut Vec<Job>,
 ) {
-    if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
-        let e = Arc::new(e);
-        for job in batch.drain(..) {
-            let _ = job.reply.send(Err(LogError::backend(e.to_string())));
-        }
-        return;
+    if let Err(e) = exec(conn, "BEGIN IMMEDIATE") {
+        return fail_all(batch, &e);
     }
     let mut outcomes = Vec::with_capacity(batch.len());
     for job in batch.iter() {
-        outcomes.push(one(conn, cache, &job.request));
+        outcomes.push(one(conn, heads, pending, &job.request));
     }
-    if let Err(e) = conn.execute_batch("COMMIT") {
-        let _ = conn.execute_batch("ROLLBACK");
-        // Projections cached during the batch were never committed.
-        cache.clear();
-        for job in batch.drain(..) {
-            let _ = job.reply.send(Err(LogError::backend(e.to_string())));
-        }
-        return;
+    if let Err(e) = exec(conn, "COMMIT") {
+        let _ = exec(conn, "ROLLBACK");
+        return fail_all(batch, &e);
+    }
+    for (task_id, head) in pending.drain() {
+        heads.put(task_id, head);
     }
     for (job, outcome) in batch.drain(..).zip(outcomes) {
         let Job { request, reply } = job;
@@ -93,33 +107,34 @@ fn commit_batch(
 /// failure midway leaves the batch's other appends intact.
 fn one(
     conn: &Connection,
-    cache: &mut ProjectionCache,
+    heads: &Heads,
+    pending: &mut HashMap<String, Head>,
     req: &AppendRequest,
 ) -> Result<Appended, LogError> {
-    conn.execute_batch("SAVEPOINT a")
-        .map_err(LogError::backend)?;
-    match write(conn, cache, req) {
+    exec(conn, "SAVEPOINT a").map_err(LogError::backend)?;
+    match write(conn, heads, pending, req) {
         Ok(out) => {
-            conn.execute_batch("RELEASE a").map_err(LogError::backend)?;
+            exec(conn, "RELEASE a").map_err(LogError::backend)?;
             Ok(out)
         }
         Err(e) => {
-            cache.take(&req.task_id, u64::MAX);
-            let _ = conn.execute_batch("ROLLBACK TO a; RELEASE a");
+            let _ = exec(conn, "ROLLBACK TO a").and_then(|()| exec(conn, "RELEASE a"));
             Err(e)
         }
     }
 }
 
-fn write(
-    conn: &Connection,
-    cache: &mut ProjectionCache,
-    req: &AppendRequest,
-) -> Result<Appended, LogError> {
-    let current = conn
+/// The committed (or earlier in this batch) head of a task, from memory.
+fn known(heads: &Heads, pending: &HashMap<String, Head>, task_id: &str) -> Option<Head> {
+    pending.get(task_id).cloned().or_else(|| heads.get(task_id))
+}
+
+/// The stored head of a task, read from its row.
+fn stored(conn: &Connection, task_id: &str) -> Result<Option<Current>, LogError> {
+    let row = conn
         .prepare_cached("SELECT authority, seq, epoch FROM tasks WHERE task_id = ?1")
         .and_then(|mut st| {
-            st.query_row([&req.task_id], |r| {
+            st.query_row([task_id], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
                     r.get::<_, i64>(1)?,
@@ -129,24 +144,39 @@ fn write(
             .optional()
         })
         .map_err(LogError::backend)?;
-    let current = match current {
-        Some((authority, seq, epoch)) => Some(Current {
+    match row {
+        Some((authority, seq, epoch)) => Ok(Some(Current {
             authority,
             seq: from_i64(seq)?,
             epoch: from_i64(epoch)?,
-        }),
-        None => None,
-    };
-    let plan = Plan::new(req, current, |seq| match cache.take(&req.task_id, seq) {
-        Some(p) => Ok(p),
-        None => {
+        })),
+        None => Ok(None),
+    }
+}
+
+fn write(
+    conn: &Connection,
+    heads: &Heads,
+    pending: &mut HashMap<String, Head>,
+    req: &AppendRequest,
+) -> Result<Appended, LogError> {
+    let plan = match known(heads, pending, &req.task_id) {
+        Some(head) => {
+            let current = Current {
+                authority: head.authority,
+                seq: head.snapshot.seq,
+                epoch: head.snapshot.epoch,
+            };
+            Plan::new(req, Some(current), |_| Ok(head.snapshot.projection))?
+        }
+        None => Plan::new(req, stored(conn, &req.task_id)?, |_| {
             let json: String = conn
                 .prepare_cached("SELECT snapshot FROM tasks WHERE task_id = ?1")
                 .and_then(|mut st| st.query_row([&req.task_id], |r| r.get(0)))
                 .map_err(LogError::backend)?;
             decode_projection(&json)
-        }
-    })?;
+        })?,
+    };
     let now = crate::types::Timestamp::now().unix_millis();
     let epoch = plan.epoch as i64;
     let seq = plan.seq as i64;
@@ -205,6 +235,12 @@ fn write(
         }
     }
     let out = plan.appended();
-    cache.put(&req.task_id, plan.seq, plan.projection);
+    pending.insert(
+        req.task_id.clone(),
+        Head {
+            authority: req.authority.clone(),
+            snapshot: out.snapshot.clone(),
+        },
+    );
     Ok(out)
 }

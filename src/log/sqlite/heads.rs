@@ -1,0 +1,154 @@
+//! The committed heads of recently written tasks: the snapshot the writer
+//! committed last for each task, shared with the read side so that reads of
+//! a task this process is working on need no query and no JSON decode.
+//!
+//! Only the writer thread inserts, after its COMMIT returned and before any
+//! caller is answered, so a head is never ahead of the database; and since
+//! the log owns its file (no other process writes it), a head present here is
+//! never behind it either. A task missing here (never written by this
+//! process, or evicted) is read from the database.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
+use std::sync::{Mutex, MutexGuard};
+
+use crate::log::Snapshot;
+
+/// The committed head of one task.
+#[derive(Debug, Clone)]
+pub(crate) struct Head {
+    pub(crate) authority: String,
+    pub(crate) snapshot: Snapshot,
+}
+
+/// A bounded map task id → [`Head`], sharded to keep the writer and the
+/// readers off each other's locks. Each shard keeps two generations: heads
+/// go into the young one; when it is full it becomes the old one and the
+/// previous old generation is dropped, so the bound costs nothing per insert
+/// and a task written recently is always found.
+#[derive(Debug)]
+pub(crate) struct Heads {
+    shards: Box<[Mutex<Shard>]>,
+    hasher: RandomState,
+    generation: usize,
+}
+
+#[derive(Debug, Default)]
+struct Shard {
+    young: HashMap<String, Head>,
+    old: HashMap<String, Head>,
+}
+
+const SHARDS: usize = 16;
+
+impl Heads {
+    /// Keeps between `capacity / 2` and `capacity` heads (rounded up to one
+    /// per shard and generation); none at all when `capacity` is 0.
+    pub(crate) fn new(capacity: usize) -> Self {
+        Self {
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            hasher: RandomState::new(),
+            generation: capacity.div_ceil(2 * SHARDS),
+        }
+    }
+
+    fn shard(&self, task_id: &str) -> MutexGuard<'_, Shard> {
+        let i = self.hasher.hash_one(task_id) as usize % SHARDS;
+        self.shards[i].lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The committed head of `task_id`, if this process wrote it recently.
+    pub(crate) fn get(&self, task_id: &str) -> Option<Head> {
+        let shard = self.shard(task_id);
+        shard
+            .young
+            .get(task_id)
+            .or_else(|| shard.old.get(task_id))
+            .cloned()
+    }
+
+    /// Records a committed head (writer thread only, after COMMIT).
+    pub(crate) fn put(&self, task_id: String, head: Head) {
+        if self.generation == 0 {
+            return;
+        }
+        let retired = {
+            let mut shard = self.shard(&task_id);
+            shard.old.remove(&task_id);
+            let retired =
+                if shard.young.len() >= self.generation && !shard.young.contains_key(&task_id) {
+                    let young = std::mem::take(&mut shard.young);
+                    Some(std::mem::replace(&mut shard.old, young))
+                } else {
+                    None
+                };
+            shard.young.insert(task_id, head);
+            retired
+        };
+        // Freed outside the lock.
+        drop(retired);
+    }
+
+    /// The number of heads kept.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|s| {
+                let s = s.lock().unwrap();
+                s.young.len() + s.old.len()
+            })
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::{Projection, Record};
+
+    fn head(seq: u64) -> Head {
+        let p = Projection::replay([&Record::created("t", "c")]).unwrap();
+        Head {
+            authority: "a".into(),
+            snapshot: Snapshot::new(seq, 1, p),
+        }
+    }
+
+    #[test]
+    fn latest_put_wins_and_the_bound_holds() {
+        let heads = Heads::new(64);
+        heads.put("t".into(), head(1));
+        heads.put("t".into(), head(2));
+        assert_eq!(heads.get("t").unwrap().snapshot.seq, 2);
+        assert!(heads.get("u").is_none());
+        for i in 0..10_000 {
+            heads.put(format!("t{i}"), head(1));
+        }
+        assert!(heads.len() <= 64, "{}", heads.len());
+        // The most recent one is always kept.
+        assert!(heads.get("t9999").is_some());
+    }
+
+    #[test]
+    fn capacity_zero_keeps_nothing() {
+        let heads = Heads::new(0);
+        heads.put("t".into(), head(1));
+        assert!(heads.get("t").is_none());
+    }
+
+    #[test]
+    fn an_old_head_is_replaced_not_shadowed() {
+        let heads = Heads::new(2 * SHARDS);
+        heads.put("t".into(), head(1));
+        // Age "t" into the old generation of its shard, then update it.
+        for i in 0..1000 {
+            heads.put(format!("x{i}"), head(1));
+            if heads.get("t").is_none() {
+                break;
+            }
+        }
+        heads.put("t".into(), head(5));
+        assert_eq!(heads.get("t").unwrap().snapshot.seq, 5);
+    }
+}
