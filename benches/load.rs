@@ -130,6 +130,56 @@ async fn start_full() -> SocketAddr {
     addr
 }
 
+/// The SQLite side's log, for its group-commit counters.
+static SQLITE: std::sync::OnceLock<a2a_tower::log::SqliteTaskLog> = std::sync::OnceLock::new();
+
+/// The SQLite writer's counters since `before`: appends per transaction,
+/// and the writer thread's CPU time per request of `run`.
+fn sqlite_batches(before: (a2a_tower::log::SqliteStats, Duration), run: &Run) -> Option<String> {
+    let now = SQLITE.get()?.stats();
+    let (a, t) = (
+        now.appends - before.0.appends,
+        now.transactions - before.0.transactions,
+    );
+    let cpu = writer_cpu().saturating_sub(before.1);
+    Some(format!(
+        "          sqlite writer: {a} appends in {t} transactions (mean batch {:.1}), writer thread {:.0} % busy on CPU, {:.1} us CPU per request",
+        a as f64 / t.max(1) as f64,
+        100.0 * cpu.as_secs_f64() / run.elapsed.as_secs_f64(),
+        cpu.as_secs_f64() * 1e6 / run.requests.max(1) as f64,
+    ))
+}
+
+fn sqlite_stats() -> (a2a_tower::log::SqliteStats, Duration) {
+    (
+        SQLITE.get().map(|l| l.stats()).unwrap_or_default(),
+        writer_cpu(),
+    )
+}
+
+/// CPU time of the SQLite writer thread so far (Linux; zero elsewhere).
+fn writer_cpu() -> Duration {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Duration::ZERO;
+    };
+    for t in tasks.flatten() {
+        let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+        if comm.trim() != "a2a-sqlite-writ" {
+            continue;
+        }
+        let stat = std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map_or(vec![], |(_, r)| r.split_whitespace().collect());
+        // utime and stime: fields 14 and 15, the 12th and 13th after the name.
+        let ticks: u64 = fields
+            .get(11..13)
+            .map_or(0, |f| f.iter().filter_map(|v| v.parse::<u64>().ok()).sum());
+        return Duration::from_millis(ticks * 10);
+    }
+    Duration::ZERO
+}
+
 /// The full stack over SQLite in `dir`.
 async fn start_sqlite(dir: &std::path::Path) -> SocketAddr {
     let (listener, addr) = bind().await;
@@ -144,6 +194,7 @@ async fn start_sqlite(dir: &std::path::Path) -> SocketAddr {
         .synchronous(sync)
         .open()
         .expect("sqlite log");
+    let _ = SQLITE.set(log.clone());
     let app = echo::app(&card, log).expect("echo stack");
     tokio::spawn(serve(listener, app));
     addr
@@ -441,8 +492,14 @@ async fn rounds_of(servers: &[(&str, SocketAddr)], conns: usize, secs: Duration,
         let raw = load(servers[0].1, conns, secs).await;
         report("raw", &raw);
         for (i, &(name, addr)) in servers.iter().enumerate().skip(1) {
+            let before = sqlite_stats();
             let run = load(addr, conns, secs).await;
             report(name, &run);
+            if name == "sqlite" {
+                sqlite_batches(before, &run)
+                    .into_iter()
+                    .for_each(|l| println!("{l}"));
+            }
             let ratio = run.rps() / raw.rps();
             // Less sensitive to other processes than throughput.
             let cpu_ratio = raw.cpu_us() / run.cpu_us();
@@ -510,8 +567,12 @@ fn main() {
         for &(name, addr) in &servers {
             load(addr, conns, warmup).await;
             if only.as_deref().is_some_and(|o| o == name) {
+                let before = sqlite_stats();
                 let run = load(addr, conns, secs).await;
                 report(name, &run);
+                if name == "sqlite" {
+                    sqlite_batches(before, &run).into_iter().for_each(|l| println!("{l}"));
+                }
             }
         }
         if only.is_none() {

@@ -196,6 +196,66 @@ async fn heads_in_memory_equal_the_stored_snapshot() {
     );
 }
 
+/// One `entries` row per append; a live task's snapshot is stored every 64
+/// records and when it comes to rest, and a read that finds no head in
+/// memory replays the entries after the stored snapshot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn entries_and_periodic_snapshots() {
+    let dir = TempDir::new();
+    let log = SqliteTaskLog::builder(dir.db())
+        .cached_tasks(0)
+        .open()
+        .unwrap();
+    log.append(AppendRequest::create(
+        "a",
+        "t",
+        vec![Record::created("t", "c"), msg(0)],
+    ))
+    .await
+    .unwrap();
+    for i in 1..=148u64 {
+        log.append(AppendRequest::new("a", "t", i + 1, 1, vec![msg(i)]))
+            .await
+            .unwrap();
+    }
+    let stored = |q: &str| -> i64 {
+        let c = rusqlite::Connection::open(dir.db()).unwrap();
+        c.query_row(q, [], |r| r.get(0)).unwrap()
+    };
+    assert_eq!(stored("SELECT count(*) FROM entries"), 149);
+    assert_eq!(
+        stored("SELECT count(*) FROM entries WHERE snapshot IS NOT NULL"),
+        2,
+        "at 64 and 128"
+    );
+    assert_eq!(stored("SELECT snapshot_seq FROM tasks"), 128);
+    let snap = log.snapshot("a", "t").await.unwrap();
+    assert_eq!(snap.seq, 150);
+    assert_eq!(snap.task.history.len(), 149);
+    assert_eq!(snap.task.history[148].message_id, "m148");
+    log.append(AppendRequest::new(
+        "a",
+        "t",
+        150,
+        1,
+        vec![Record::status(TaskStatus::new(TaskState::Completed))],
+    ))
+    .await
+    .unwrap();
+    assert_eq!(stored("SELECT snapshot_seq FROM tasks"), 151);
+    let page = log
+        .list(
+            "a",
+            &a2a_tower::log::ListQuery {
+                page_size: 5,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(page.tasks[0].history.len(), 149);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn group_commit_batches_and_failures_stay_per_append() {
     let dir = TempDir::new();
@@ -290,32 +350,74 @@ async fn fenced_execution_stops_cleanly() {
     recovery_suite::fenced_execution_stops_cleanly(log.clone(), log).await;
 }
 
-/// A version-1 database (before hosts were recorded) migrates to the
-/// current version; its live tasks have no host.
+/// A version-1 database, as the first release wrote it (one row per record,
+/// a snapshot per task, no hosts), migrates to the current version: its
+/// tasks read back the same, take appends, and its live tasks have no host.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn migrates_a_version_1_database() {
     let dir = TempDir::new();
+    let records = [
+        Record::created("old", "c"),
+        msg(1),
+        Record::status(TaskStatus::new(TaskState::Working)),
+    ];
+    let projection = a2a_tower::log::Projection::replay(&records).unwrap();
     {
-        let log = SqliteTaskLog::open(dir.db()).unwrap();
-        log.append(AppendRequest::create(
-            "a",
-            "old",
-            vec![Record::created("old", "c")],
-        ))
-        .await
-        .unwrap();
-    }
-    {
-        // Back to the version-1 schema, as an older crate left it.
         let conn = rusqlite::Connection::open(dir.db()).unwrap();
         conn.execute_batch(
-            "ALTER TABLE tasks DROP COLUMN host; UPDATE schema_version SET version = 1;",
+            r#"
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE schema_version (version INTEGER NOT NULL);
+            INSERT INTO schema_version (version) VALUES (1);
+            CREATE TABLE tasks (
+                task_id TEXT NOT NULL PRIMARY KEY, authority TEXT NOT NULL,
+                context_id TEXT NOT NULL, state INTEGER NOT NULL,
+                status_ts INTEGER NOT NULL, live INTEGER NOT NULL,
+                seq INTEGER NOT NULL, epoch INTEGER NOT NULL,
+                snapshot TEXT NOT NULL, created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX tasks_list ON tasks (authority, status_ts DESC, task_id);
+            CREATE INDEX tasks_context ON tasks (authority, context_id, status_ts DESC, task_id);
+            CREATE INDEX tasks_live ON tasks (authority, task_id) WHERE live = 1;
+            CREATE TABLE records (
+                task_id TEXT NOT NULL, seq INTEGER NOT NULL,
+                authority TEXT NOT NULL, epoch INTEGER NOT NULL,
+                record TEXT NOT NULL, created_at INTEGER NOT NULL,
+                PRIMARY KEY (task_id, seq)
+            ) WITHOUT ROWID;
+            "#,
         )
         .unwrap();
+        let snapshot = serde_json::json!({ "task": &**projection.task() }).to_string();
+        conn.execute(
+            "INSERT INTO tasks VALUES ('old', 'a', 'c', 2, 0, 1, 3, 1, ?1, 0, 0)",
+            [snapshot],
+        )
+        .unwrap();
+        for (i, r) in records.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO records VALUES ('old', ?1, 'a', 1, ?2, 0)",
+                rusqlite::params![i as i64 + 1, serde_json::to_string(r).unwrap()],
+            )
+            .unwrap();
+        }
     }
     let log = SqliteTaskLog::open(dir.db()).unwrap();
     let live = log.live_tasks(None, 10).await.unwrap();
     assert_eq!(live.len(), 1);
     assert_eq!(live[0].host, None);
-    assert_eq!(SqliteTaskLog::SCHEMA_VERSION, 2);
+    let snap = log.snapshot("a", "old").await.unwrap();
+    assert_eq!(snap.seq, 3);
+    assert_eq!(&snap.task, projection.task());
+    let read = log.read("a", "old", 1).await.unwrap();
+    assert_eq!(read.iter().map(|r| r.seq).collect::<Vec<_>>(), [2, 3]);
+    assert_eq!(*read[0].record, records[1]);
+    log.append(AppendRequest::new("a", "old", 3, 1, vec![msg(2)]))
+        .await
+        .unwrap();
+    drop(log);
+    let log = SqliteTaskLog::open(dir.db()).unwrap();
+    assert_eq!(log.read("a", "old", 0).await.unwrap().len(), 4);
+    assert_eq!(SqliteTaskLog::SCHEMA_VERSION, 3);
 }

@@ -106,8 +106,34 @@ pub(crate) fn decode_task(json: &str) -> Result<Arc<Task>, LogError> {
     Ok(Arc::new(t.task))
 }
 
+/// The records of one stored append (a JSON array, the first numbered
+/// `first`) that come after `after`; their `head` is their own sequence
+/// until [`with_heads`] sets the read's.
+#[cfg(feature = "sqlite")]
+pub(crate) fn decode_entry(
+    first: i64,
+    json: &str,
+    after: u64,
+    out: &mut Vec<Sequenced>,
+) -> Result<(), LogError> {
+    let records: Vec<Record> = serde_json::from_str(json).map_err(LogError::backend)?;
+    let first = from_i64(first)?;
+    for (i, record) in records.into_iter().enumerate() {
+        let seq = first + i as u64;
+        if seq > after {
+            out.push(Sequenced {
+                seq,
+                head: seq,
+                record: Arc::new(record),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// One stored record; its `head` is its own sequence until [`with_heads`]
 /// sets the batch's.
+#[cfg(feature = "postgres")]
 pub(crate) fn decode_record(seq: i64, json: &str) -> Result<Sequenced, LogError> {
     let record: Record = serde_json::from_str(json).map_err(LogError::backend)?;
     let seq = from_i64(seq)?;
@@ -150,22 +176,20 @@ pub(crate) struct TaskRow {
     pub(crate) state: i32,
     pub(crate) status_ts: i64,
     pub(crate) live: bool,
-    pub(crate) snapshot: String,
     /// The host of the latest execution.
     pub(crate) host: Option<String>,
 }
 
 impl TaskRow {
-    pub(crate) fn of(p: &Projection) -> Result<Self, LogError> {
+    pub(crate) fn of(p: &Projection) -> Self {
         let t = p.task();
-        Ok(Self {
+        Self {
             context_id: t.context_id.clone(),
             state: t.status.state.number(),
             status_ts: clamp_nanos(sort_nanos(t)),
             live: LiveTask::is_live(t.status.state),
-            snapshot: encode_projection(p)?,
             host: p.host().map(str::to_owned),
-        })
+        }
     }
 }
 
@@ -180,8 +204,8 @@ pub(crate) struct Current {
 pub(crate) struct Plan {
     /// The task row does not exist yet.
     pub(crate) create: bool,
-    /// `(seq, record JSON)` of each new record.
-    pub(crate) records: Vec<(i64, String)>,
+    /// The sequence number of the first new record.
+    pub(crate) first: u64,
     pub(crate) row: TaskRow,
     pub(crate) seq: u64,
     pub(crate) epoch: u64,
@@ -225,24 +249,39 @@ impl Plan {
                 .map_err(|_| LogError::new(LogErrorKind::Invalid))?;
             p
         };
-        let mut seq = req.expected;
-        let mut records = Vec::with_capacity(req.records.len());
         for r in &req.records {
-            seq += 1;
             projection.apply(r);
-            records.push((
-                to_i64(seq)?,
-                serde_json::to_string(r).map_err(LogError::backend)?,
-            ));
         }
+        let seq = req.expected + req.records.len() as u64;
+        to_i64(seq)?;
         Ok(Self {
             create,
-            records,
-            row: TaskRow::of(&projection)?,
+            first: req.expected + 1,
+            row: TaskRow::of(&projection),
             seq,
             epoch: req.epoch,
             projection,
         })
+    }
+
+    /// The stored snapshot of the task after the append.
+    pub(crate) fn snapshot_json(&self) -> Result<String, LogError> {
+        encode_projection(&self.projection)
+    }
+
+    /// `(seq, record JSON)` of each new record (one row per record).
+    #[cfg(feature = "postgres")]
+    pub(crate) fn record_rows(
+        &self,
+        req: &AppendRequest,
+    ) -> Result<(Vec<i64>, Vec<String>), LogError> {
+        let mut seqs = Vec::with_capacity(req.records.len());
+        let mut jsons = Vec::with_capacity(req.records.len());
+        for (i, r) in req.records.iter().enumerate() {
+            seqs.push(to_i64(self.first + i as u64)?);
+            jsons.push(serde_json::to_string(r).map_err(LogError::backend)?);
+        }
+        Ok((seqs, jsons))
     }
 
     /// The caller's answer once the plan is committed.

@@ -266,6 +266,7 @@ impl Inner {
         })?;
         let (seq, epoch) = (plan.seq as i64, plan.epoch as i64);
         let row = &plan.row;
+        let snapshot = plan.snapshot_json()?;
         let n = if plan.create {
             let st = tx.prepare_cached(&self.sql.insert_task).await.map_err(db)?;
             tx.execute(
@@ -279,7 +280,7 @@ impl Inner {
                     &row.live,
                     &seq,
                     &epoch,
-                    &row.snapshot,
+                    &snapshot,
                     &row.host,
                 ],
             )
@@ -298,7 +299,7 @@ impl Inner {
                     &row.live,
                     &seq,
                     &epoch,
-                    &row.snapshot,
+                    &snapshot,
                     &expected,
                     &row.host,
                 ],
@@ -310,9 +311,8 @@ impl Inner {
             // Another host created the task first (or the row moved on).
             return Err(LogError::new(LogErrorKind::Conflict));
         }
-        if !plan.records.is_empty() {
-            let (seqs, jsons): (Vec<i64>, Vec<&str>) =
-                plan.records.iter().map(|(s, j)| (*s, j.as_str())).unzip();
+        if !req.records.is_empty() {
+            let (seqs, jsons) = plan.record_rows(&req)?;
             let st = tx
                 .prepare_cached(&self.sql.insert_records)
                 .await

@@ -266,9 +266,21 @@ impl SqliteTaskLog {
 
 impl TaskLog for SqliteTaskLog {
     fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
+        // Encoded here, off the writer thread, which only the SQLite work
+        // needs.
+        let records = match serde_json::to_string(&request.records) {
+            Ok(json) => json,
+            Err(e) => return Box::pin(std::future::ready(Err(LogError::backend(e)))),
+        };
         let (reply, rx) = tokio::sync::oneshot::channel();
         let sent = match &self.inner.jobs {
-            Some(jobs) => jobs.send(writer::Job { request, reply }).is_ok(),
+            Some(jobs) => jobs
+                .send(writer::Job {
+                    request,
+                    records,
+                    reply,
+                })
+                .is_ok(),
             None => false,
         };
         Box::pin(async move {

@@ -7,10 +7,11 @@ use std::time::Duration;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::log::stored::{
-    clamp_nanos, decode_projection, decode_record, decode_task, from_i64, with_heads,
+    clamp_nanos, decode_entry, decode_projection, decode_task, from_i64, to_i64, with_heads,
 };
 use crate::log::{
-    ListPage, ListQuery, LiveTask, LogError, LogErrorKind, PageCursor, Sequenced, Snapshot,
+    ListPage, ListQuery, LiveTask, LogError, LogErrorKind, PageCursor, Projection, Sequenced,
+    Snapshot,
 };
 use crate::types::TaskState;
 
@@ -75,68 +76,146 @@ fn not_found() -> LogError {
     LogError::new(LogErrorKind::NotFound)
 }
 
-pub(crate) fn snapshot(
-    c: &Connection,
-    authority: &str,
-    task_id: &str,
-) -> Result<Snapshot, LogError> {
+/// A task row: its head and where its latest snapshot is stored.
+pub(crate) struct Row {
+    pub(crate) authority: String,
+    pub(crate) seq: u64,
+    pub(crate) epoch: u64,
+    snapshot_seq: u64,
+}
+
+/// The row of `task_id`, if any (any authority).
+///
+/// Two plain statements rather than one join: with the query planner's
+/// STAT4 (compiled into the bundled SQLite), a join on the bound task id is
+/// recompiled at every execution, which cost more than the query itself.
+pub(crate) fn row(c: &Connection, task_id: &str) -> Result<Option<Row>, LogError> {
     let row = c
-        .prepare_cached("SELECT authority, seq, epoch, snapshot FROM tasks WHERE task_id = ?1")
+        .prepare_cached("SELECT authority, seq, epoch, snapshot_seq FROM tasks WHERE task_id = ?1")
         .and_then(|mut st| {
             st.query_row([task_id], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
                     r.get::<_, i64>(1)?,
                     r.get::<_, i64>(2)?,
-                    r.get::<_, String>(3)?,
+                    r.get::<_, i64>(3)?,
                 ))
             })
             .optional()
         })
         .map_err(LogError::backend)?;
-    let (_, seq, epoch, json) = row.filter(|r| r.0 == authority).ok_or_else(not_found)?;
-    Ok(Snapshot::new(
-        from_i64(seq)?,
-        from_i64(epoch)?,
-        decode_projection(&json)?,
-    ))
+    let Some((authority, seq, epoch, snapshot_seq)) = row else {
+        return Ok(None);
+    };
+    Ok(Some(Row {
+        authority,
+        seq: from_i64(seq)?,
+        epoch: from_i64(epoch)?,
+        snapshot_seq: from_i64(snapshot_seq)?,
+    }))
 }
 
-/// The records after `after`, in one statement (one read snapshot): the
-/// task row joined with its later records.
+impl Row {
+    /// The task's projection at the row's `seq`: the stored snapshot plus
+    /// the entries after it (entries are immutable, so the row and its
+    /// entries need not be read in one transaction).
+    pub(crate) fn projection(&self, c: &Connection, task_id: &str) -> Result<Projection, LogError> {
+        let snapshot = stored_snapshot(c, task_id, self.snapshot_seq)?;
+        replay(c, task_id, snapshot.as_deref(), self.snapshot_seq, self.seq)
+    }
+}
+
+/// The snapshot stored with the entry ending at `seq` (none when 0).
+fn stored_snapshot(c: &Connection, task_id: &str, seq: u64) -> Result<Option<String>, LogError> {
+    if seq == 0 {
+        return Ok(None);
+    }
+    let seq = to_i64(seq)?;
+    c.prepare_cached("SELECT snapshot FROM entries WHERE task_id = ?1 AND seq = ?2")
+        .and_then(|mut st| st.query_row(params![task_id, seq], |r| r.get(0)).optional())
+        .map_err(LogError::backend)
+        .map(Option::flatten)
+}
+
+/// The projection at `seq` from a snapshot stored at `snapshot_seq` (none
+/// when 0) and the entries up to `seq`.
+fn replay(
+    c: &Connection,
+    task_id: &str,
+    snapshot: Option<&str>,
+    snapshot_seq: u64,
+    seq: u64,
+) -> Result<Projection, LogError> {
+    let mut p = match (snapshot_seq, snapshot) {
+        (0, _) => Projection::default(),
+        (_, Some(json)) => decode_projection(json)?,
+        (_, None) => return Err(LogError::backend("stored snapshot missing")),
+    };
+    if seq > snapshot_seq {
+        let mut st = c
+            .prepare_cached(
+                "SELECT first, records FROM entries WHERE task_id = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq",
+            )
+            .map_err(LogError::backend)?;
+        let mut rows = st
+            .query(params![task_id, to_i64(snapshot_seq)?, to_i64(seq)?])
+            .map_err(LogError::backend)?;
+        let mut records = Vec::new();
+        while let Some(row) = rows.next().map_err(LogError::backend)? {
+            let first: i64 = row.get(0).map_err(LogError::backend)?;
+            let json: String = row.get(1).map_err(LogError::backend)?;
+            decode_entry(first, &json, snapshot_seq, &mut records)?;
+        }
+        if records.last().map(|r| r.seq) != Some(seq) {
+            return Err(LogError::backend("task entries missing"));
+        }
+        for r in &records {
+            p.apply(&r.record);
+        }
+    }
+    Ok(p)
+}
+
+pub(crate) fn snapshot(
+    c: &Connection,
+    authority: &str,
+    task_id: &str,
+) -> Result<Snapshot, LogError> {
+    let row = row(c, task_id)?
+        .filter(|r| r.authority == authority)
+        .ok_or_else(not_found)?;
+    let projection = row.projection(c, task_id)?;
+    Ok(Snapshot::new(row.seq, row.epoch, projection))
+}
+
+/// The records after `after`: the task's authority checked on its row, then
+/// its entries (immutable once written) read after it.
 pub(crate) fn records(
     c: &Connection,
     authority: &str,
     task_id: &str,
     after: u64,
 ) -> Result<Vec<Sequenced>, LogError> {
-    let after = i64::try_from(after).unwrap_or(i64::MAX);
+    let owner: Option<String> = c
+        .prepare_cached("SELECT authority FROM tasks WHERE task_id = ?1")
+        .and_then(|mut st| st.query_row([task_id], |r| r.get(0)).optional())
+        .map_err(LogError::backend)?;
+    if owner.as_deref() != Some(authority) {
+        return Err(not_found());
+    }
     let mut st = c
         .prepare_cached(
-            "SELECT t.authority, r.seq, r.record FROM tasks t \
-             LEFT JOIN records r ON r.task_id = t.task_id AND r.seq > ?2 \
-             WHERE t.task_id = ?1 ORDER BY r.seq",
+            "SELECT first, records FROM entries WHERE task_id = ?1 AND seq > ?2 ORDER BY seq",
         )
         .map_err(LogError::backend)?;
     let mut rows = st
-        .query(params![task_id, after])
+        .query(params![task_id, i64::try_from(after).unwrap_or(i64::MAX)])
         .map_err(LogError::backend)?;
     let mut out = Vec::new();
-    let mut found = false;
     while let Some(row) = rows.next().map_err(LogError::backend)? {
-        let a: String = row.get(0).map_err(LogError::backend)?;
-        if a != authority {
-            return Err(not_found());
-        }
-        found = true;
-        let seq: Option<i64> = row.get(1).map_err(LogError::backend)?;
-        if let Some(seq) = seq {
-            let json: String = row.get(2).map_err(LogError::backend)?;
-            out.push(decode_record(seq, &json)?);
-        }
-    }
-    if !found {
-        return Err(not_found());
+        let first: i64 = row.get(0).map_err(LogError::backend)?;
+        let json: String = row.get(1).map_err(LogError::backend)?;
+        decode_entry(first, &json, after, &mut out)?;
     }
     Ok(with_heads(out))
 }
@@ -169,7 +248,7 @@ pub(crate) fn list(c: &Connection, authority: &str, q: &ListQuery) -> Result<Lis
             .map_err(LogError::backend)?;
         let mut st = c
             .prepare_cached(&format!(
-                "SELECT snapshot, status_ts, task_id FROM tasks WHERE {FILTER} \
+                "SELECT status_ts, task_id, seq, snapshot_seq FROM tasks WHERE {FILTER} \
                  AND (?5 IS NULL OR status_ts < ?5 OR (status_ts = ?5 AND task_id > ?6)) \
                  ORDER BY status_ts DESC, task_id ASC LIMIT ?7"
             ))
@@ -187,29 +266,39 @@ pub(crate) fn list(c: &Connection, authority: &str, q: &ListQuery) -> Result<Lis
             .map_err(LogError::backend)?;
         let mut page = Vec::new();
         while let Some(row) = rows.next().map_err(LogError::backend)? {
-            let json: String = row.get(0).map_err(LogError::backend)?;
-            let ts: i64 = row.get(1).map_err(LogError::backend)?;
-            let id: String = row.get(2).map_err(LogError::backend)?;
-            page.push((ts, id, json));
+            let ts: i64 = row.get(0).map_err(LogError::backend)?;
+            let id: String = row.get(1).map_err(LogError::backend)?;
+            let seq = from_i64(row.get(2).map_err(LogError::backend)?)?;
+            let at = from_i64(row.get(3).map_err(LogError::backend)?)?;
+            page.push((ts, id, seq, at));
         }
-        Ok((total, page))
+        drop(rows);
+        // Each task from its stored snapshot (and the entries after it),
+        // inside the same read transaction.
+        let tasks = page
+            .iter()
+            .take(size)
+            .map(|(_, id, seq, at)| {
+                let json = stored_snapshot(c, id, *at)?;
+                match json {
+                    Some(json) if at == seq => decode_task(&json),
+                    json => replay(c, id, json.as_deref(), *at, *seq).map(|p| p.task().clone()),
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let more = page.len() > size;
+        let next = if more {
+            page.get(size - 1).map(|(ts, id, ..)| PageCursor {
+                timestamp_nanos: i128::from(*ts),
+                task_id: id.clone(),
+            })
+        } else {
+            None
+        };
+        Ok((total, tasks, next))
     })();
     let _ = c.execute_batch("COMMIT");
-    let (total, mut page) = out?;
-    let more = page.len() > size;
-    page.truncate(size);
-    let next = if more {
-        page.last().map(|(ts, id, _)| PageCursor {
-            timestamp_nanos: i128::from(*ts),
-            task_id: id.clone(),
-        })
-    } else {
-        None
-    };
-    let tasks = page
-        .iter()
-        .map(|(_, _, json)| decode_task(json))
-        .collect::<Result<_, _>>()?;
+    let (total, tasks, next) = out?;
     Ok(ListPage {
         tasks,
         next,

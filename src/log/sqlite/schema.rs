@@ -36,6 +36,35 @@ const MIGRATIONS: &[&str] = &[
     "#,
     // 2: the host of each task's latest execution (start-up recovery).
     "ALTER TABLE tasks ADD COLUMN host TEXT;",
+    // 3: one row per append (`entries`: the JSON array of its records, the
+    // first numbered `first`, the last `seq`), appended in rowid order, with
+    // the task's snapshot after it when that append stored one; the task row
+    // keeps only the indexed columns and `snapshot_seq`, the entry holding
+    // the latest stored snapshot (0: none yet; replay from the first record).
+    // Rowid order makes every insert an append to the table's last page, and
+    // the task rows stay small enough to update in place.
+    r#"
+    CREATE TABLE entries (
+        id         INTEGER PRIMARY KEY,
+        task_id    TEXT    NOT NULL,
+        seq        INTEGER NOT NULL,
+        first      INTEGER NOT NULL,
+        epoch      INTEGER NOT NULL,
+        records    TEXT    NOT NULL,
+        snapshot   TEXT,
+        created_at INTEGER NOT NULL
+    );
+    INSERT INTO entries (task_id, seq, first, epoch, records, snapshot, created_at)
+        SELECT r.task_id, r.seq, r.seq, r.epoch, '[' || r.record || ']',
+               CASE WHEN r.seq = t.seq THEN t.snapshot END, r.created_at
+        FROM records r JOIN tasks t ON t.task_id = r.task_id
+        ORDER BY r.task_id, r.seq;
+    CREATE UNIQUE INDEX entries_task ON entries (task_id, seq);
+    DROP TABLE records;
+    ALTER TABLE tasks ADD COLUMN snapshot_seq INTEGER NOT NULL DEFAULT 0;
+    UPDATE tasks SET snapshot_seq = seq;
+    ALTER TABLE tasks DROP COLUMN snapshot;
+    "#,
 ];
 
 /// The schema version this crate writes.

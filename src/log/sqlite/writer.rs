@@ -1,19 +1,31 @@
 //! The writer thread: owns the only writing connection and commits queued
 //! appends in groups, one transaction per batch, answering each caller only
 //! after the batch's COMMIT returned.
+//!
+//! Per append it writes one `entries` row (the records as one JSON array,
+//! encoded by the caller before queueing, plus the task's snapshot when the
+//! task comes to rest or every [`SNAPSHOT_EVERY`] records) and updates the
+//! task row. Its checks run against the task's head in memory (the batch's
+//! own earlier appends, then the committed [`Heads`]), reading the row only
+//! for a task it has not written recently.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 use tokio::sync::oneshot;
 
 use super::heads::{Head, Heads};
+use super::read;
 use crate::log::hub::Hub;
-use crate::log::stored::{Current, Plan, decode_projection, from_i64};
+use crate::log::stored::{Current, Plan};
 use crate::log::{AppendRequest, Appended, LogError};
+
+/// A live task's snapshot is stored at least every this many records, which
+/// bounds the replay of a read that finds no head in memory.
+pub(crate) const SNAPSHOT_EVERY: u64 = 64;
 
 /// What the writer did so far.
 #[derive(Debug, Default)]
@@ -25,6 +37,8 @@ pub(crate) struct Counters {
 /// One queued append and where to send its outcome.
 pub(crate) struct Job {
     pub(crate) request: AppendRequest,
+    /// `request.records` as a JSON array.
+    pub(crate) records: String,
     pub(crate) reply: oneshot::Sender<Result<Appended, LogError>>,
 }
 
@@ -68,9 +82,11 @@ fn fail_all(batch: &mut Vec<Job>, e: &rusqlite::Error) {
     }
 }
 
-/// Commits the batch in one transaction. `pending` holds the heads written
-/// by the batch so far (a task may be appended to twice in one batch); they
-/// become visible in `heads` only once COMMIT returned, before any caller is
+/// Commits the batch in one transaction. An append refused by its checks
+/// writes nothing and fails alone; a failed write rolls the whole batch back
+/// (none of it was acknowledged). `pending` holds the heads written by the
+/// batch so far (a task may be appended to twice in one batch); they become
+/// visible in `heads` only once COMMIT returned, before any caller is
 /// answered or any watcher woken.
 fn commit_batch(
     conn: &mut Connection,
@@ -84,7 +100,13 @@ fn commit_batch(
     }
     let mut outcomes = Vec::with_capacity(batch.len());
     for job in batch.iter() {
-        outcomes.push(one(conn, heads, pending, &job.request));
+        match one(conn, heads, pending, job) {
+            Ok(outcome) => outcomes.push(outcome),
+            Err(e) => {
+                let _ = exec(conn, "ROLLBACK");
+                return fail_all(batch, &e);
+            }
+        }
     }
     if let Err(e) = exec(conn, "COMMIT") {
         let _ = exec(conn, "ROLLBACK");
@@ -94,7 +116,7 @@ fn commit_batch(
         heads.put(task_id, head);
     }
     for (job, outcome) in batch.drain(..).zip(outcomes) {
-        let Job { request, reply } = job;
+        let Job { request, reply, .. } = job;
         if let Ok(appended) = &outcome {
             let first = appended.seq + 1 - request.records.len() as u64;
             hub.publish(&request.task_id, first, request.records);
@@ -103,137 +125,20 @@ fn commit_batch(
     }
 }
 
-/// One append inside the batch's transaction, under a savepoint so that a
-/// failure midway leaves the batch's other appends intact.
+/// One append: `Ok(Err(_))` when its checks refuse it (nothing written),
+/// `Err(_)` when a write failed.
 fn one(
     conn: &Connection,
     heads: &Heads,
     pending: &mut HashMap<String, Head>,
-    req: &AppendRequest,
-) -> Result<Appended, LogError> {
-    exec(conn, "SAVEPOINT a").map_err(LogError::backend)?;
-    match write(conn, heads, pending, req) {
-        Ok(out) => {
-            exec(conn, "RELEASE a").map_err(LogError::backend)?;
-            Ok(out)
-        }
-        Err(e) => {
-            let _ = exec(conn, "ROLLBACK TO a").and_then(|()| exec(conn, "RELEASE a"));
-            Err(e)
-        }
-    }
-}
-
-/// The committed (or earlier in this batch) head of a task, from memory.
-fn known(heads: &Heads, pending: &HashMap<String, Head>, task_id: &str) -> Option<Head> {
-    pending.get(task_id).cloned().or_else(|| heads.get(task_id))
-}
-
-/// The stored head of a task, read from its row.
-fn stored(conn: &Connection, task_id: &str) -> Result<Option<Current>, LogError> {
-    let row = conn
-        .prepare_cached("SELECT authority, seq, epoch FROM tasks WHERE task_id = ?1")
-        .and_then(|mut st| {
-            st.query_row([task_id], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, i64>(2)?,
-                ))
-            })
-            .optional()
-        })
-        .map_err(LogError::backend)?;
-    match row {
-        Some((authority, seq, epoch)) => Ok(Some(Current {
-            authority,
-            seq: from_i64(seq)?,
-            epoch: from_i64(epoch)?,
-        })),
-        None => Ok(None),
-    }
-}
-
-fn write(
-    conn: &Connection,
-    heads: &Heads,
-    pending: &mut HashMap<String, Head>,
-    req: &AppendRequest,
-) -> Result<Appended, LogError> {
-    let plan = match known(heads, pending, &req.task_id) {
-        Some(head) => {
-            let current = Current {
-                authority: head.authority,
-                seq: head.snapshot.seq,
-                epoch: head.snapshot.epoch,
-            };
-            Plan::new(req, Some(current), |_| Ok(head.snapshot.projection))?
-        }
-        None => Plan::new(req, stored(conn, &req.task_id)?, |_| {
-            let json: String = conn
-                .prepare_cached("SELECT snapshot FROM tasks WHERE task_id = ?1")
-                .and_then(|mut st| st.query_row([&req.task_id], |r| r.get(0)))
-                .map_err(LogError::backend)?;
-            decode_projection(&json)
-        })?,
+    job: &Job,
+) -> rusqlite::Result<Result<Appended, LogError>> {
+    let req = &job.request;
+    let (plan, snapshot) = match plan(conn, heads, pending, req) {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(e)),
     };
-    let now = crate::types::Timestamp::now().unix_millis();
-    let epoch = plan.epoch as i64;
-    let seq = plan.seq as i64;
-    let row = &plan.row;
-    if plan.create {
-        conn.prepare_cached(
-            "INSERT INTO tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot, created_at, updated_at, host) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11)",
-        )
-        .and_then(|mut st| {
-            st.execute(params![
-                req.task_id,
-                req.authority,
-                row.context_id,
-                row.state,
-                row.status_ts,
-                row.live,
-                seq,
-                epoch,
-                row.snapshot,
-                now,
-                row.host
-            ])
-        })
-        .map_err(LogError::backend)?;
-    } else {
-        conn.prepare_cached(
-            "UPDATE tasks SET context_id = ?2, state = ?3, status_ts = ?4, live = ?5, seq = ?6, epoch = ?7, snapshot = ?8, updated_at = ?9, host = ?10 \
-             WHERE task_id = ?1",
-        )
-        .and_then(|mut st| {
-            st.execute(params![
-                req.task_id,
-                row.context_id,
-                row.state,
-                row.status_ts,
-                row.live,
-                seq,
-                epoch,
-                row.snapshot,
-                now,
-                row.host
-            ])
-        })
-        .map_err(LogError::backend)?;
-    }
-    if !plan.records.is_empty() {
-        let mut st = conn
-            .prepare_cached(
-                "INSERT INTO records (task_id, seq, authority, epoch, record, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )
-            .map_err(LogError::backend)?;
-        for (s, json) in &plan.records {
-            st.execute(params![req.task_id, s, req.authority, epoch, json, now])
-                .map_err(LogError::backend)?;
-        }
-    }
+    write(conn, job, &plan, snapshot.as_deref())?;
     let out = plan.appended();
     pending.insert(
         req.task_id.clone(),
@@ -242,5 +147,117 @@ fn write(
             snapshot: out.snapshot.clone(),
         },
     );
-    Ok(out)
+    Ok(Ok(out))
+}
+
+/// Checks `req` against the task's head and applies it; with the snapshot
+/// JSON to store, when this append stores one.
+fn plan(
+    conn: &Connection,
+    heads: &Heads,
+    pending: &HashMap<String, Head>,
+    req: &AppendRequest,
+) -> Result<(Plan, Option<String>), LogError> {
+    let known = pending
+        .get(&req.task_id)
+        .cloned()
+        .or_else(|| heads.get(&req.task_id));
+    let plan = match known {
+        Some(head) => {
+            let current = Current {
+                authority: head.authority,
+                seq: head.snapshot.seq,
+                epoch: head.snapshot.epoch,
+            };
+            Plan::new(req, Some(current), |_| Ok(head.snapshot.projection))?
+        }
+        None => {
+            let row = read::row(conn, &req.task_id)?;
+            let current = row.as_ref().map(|r| Current {
+                authority: r.authority.clone(),
+                seq: r.seq,
+                epoch: r.epoch,
+            });
+            Plan::new(req, current, |_| match &row {
+                Some(r) => r.projection(conn, &req.task_id),
+                None => Err(LogError::backend("task row vanished")),
+            })?
+        }
+    };
+    // Stored with the append's entry: none without records.
+    let at_rest = !plan.row.live;
+    let every = plan.seq / SNAPSHOT_EVERY > (plan.first - 1) / SNAPSHOT_EVERY;
+    let snapshot = if !req.records.is_empty() && (at_rest || every) {
+        Some(plan.snapshot_json()?)
+    } else {
+        None
+    };
+    Ok((plan, snapshot))
+}
+
+/// Writes the planned append: the task row and one entry holding the job's
+/// records, and `snapshot` when given (the row then points at the entry).
+fn write(
+    conn: &Connection,
+    job: &Job,
+    plan: &Plan,
+    snapshot: Option<&str>,
+) -> rusqlite::Result<()> {
+    let req = &job.request;
+    let now = crate::types::Timestamp::now().unix_millis();
+    let (seq, epoch) = (plan.seq as i64, plan.epoch as i64);
+    let row = &plan.row;
+    if plan.create {
+        conn.prepare_cached(
+            "INSERT INTO tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot_seq, created_at, updated_at, host) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11)",
+        )?
+        .execute(params![
+            req.task_id,
+            req.authority,
+            row.context_id,
+            row.state,
+            row.status_ts,
+            row.live,
+            seq,
+            epoch,
+            if snapshot.is_some() { seq } else { 0 },
+            now,
+            row.host
+        ])?;
+    } else {
+        let sql = if snapshot.is_some() {
+            "UPDATE tasks SET context_id = ?2, state = ?3, status_ts = ?4, live = ?5, seq = ?6, epoch = ?7, snapshot_seq = ?6, updated_at = ?8, host = ?9 \
+             WHERE task_id = ?1"
+        } else {
+            "UPDATE tasks SET context_id = ?2, state = ?3, status_ts = ?4, live = ?5, seq = ?6, epoch = ?7, updated_at = ?8, host = ?9 \
+             WHERE task_id = ?1"
+        };
+        conn.prepare_cached(sql)?.execute(params![
+            req.task_id,
+            row.context_id,
+            row.state,
+            row.status_ts,
+            row.live,
+            seq,
+            epoch,
+            now,
+            row.host
+        ])?;
+    }
+    if !req.records.is_empty() {
+        conn.prepare_cached(
+            "INSERT INTO entries (task_id, seq, first, epoch, records, snapshot, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![
+            req.task_id,
+            seq,
+            plan.first as i64,
+            epoch,
+            job.records,
+            snapshot,
+            now
+        ])?;
+    }
+    Ok(())
 }
