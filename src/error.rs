@@ -289,10 +289,10 @@ impl A2aError {
             })
             .unwrap_or(ErrorKind::Internal);
         let mut err = Self::new(kind);
-        if let Some(m) = obj.get("message").and_then(Value::as_str) {
-            if m != kind.default_message() {
-                err = err.with_message(m.to_owned());
-            }
+        if let Some(m) = obj.get("message").and_then(Value::as_str)
+            && m != kind.default_message()
+        {
+            err = err.with_message(m.to_owned());
         }
         if let Some(md) = info
             .and_then(|i| i.get("metadata"))

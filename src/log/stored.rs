@@ -320,10 +320,11 @@ impl ProjectionCache {
             self.map.remove(task_id);
             return;
         }
-        if self.map.len() >= CACHE_TASKS && !self.map.contains_key(task_id) {
-            if let Some(k) = self.map.keys().next().cloned() {
-                self.map.remove(&k);
-            }
+        if self.map.len() >= CACHE_TASKS
+            && !self.map.contains_key(task_id)
+            && let Some(k) = self.map.keys().next().cloned()
+        {
+            self.map.remove(&k);
         }
         self.map.insert(task_id.to_owned(), (seq, p));
     }

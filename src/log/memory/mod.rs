@@ -252,11 +252,9 @@ impl Inner {
         entry.push(req.records);
         self.bytes.fetch_add(added, Ordering::Relaxed);
         let out = entry.appended()?;
-        if ends {
-            if let Some((key, _)) = shard.map.get_key_value(req.task_id.as_str()) {
-                let key = key.clone();
-                shard.ended(self, key);
-            }
+        if ends && let Some((key, _)) = shard.map.get_key_value(req.task_id.as_str()) {
+            let key = key.clone();
+            shard.ended(self, key);
         }
         Ok(out)
     }
@@ -364,10 +362,11 @@ impl Shard {
     /// Records that the task ended; compacts it if nobody watches.
     fn ended(&mut self, inner: &Inner, key: Arc<str>) {
         self.terminal.push_back(key.clone());
-        if let Some(e) = self.map.get_mut(&key) {
-            if e.watchers == 0 && inner.cfg.compact_terminal {
-                e.compact(inner);
-            }
+        if let Some(e) = self.map.get_mut(&key)
+            && e.watchers == 0
+            && inner.cfg.compact_terminal
+        {
+            e.compact(inner);
         }
     }
 
@@ -499,10 +498,10 @@ impl Entry {
         self.records = Vec::new();
         self.compacted = self.seq;
         self.watch = None;
-        if let Body::Open(p) = &self.body {
-            if let Some(packed) = Packed::pack(p) {
-                self.body = Body::Packed(packed);
-            }
+        if let Body::Open(p) = &self.body
+            && let Some(packed) = Packed::pack(p)
+        {
+            self.body = Body::Packed(packed);
         }
         let body = match &mut self.body {
             Body::Open(p) => {

@@ -24,10 +24,10 @@ async fn connect(
     tokio::spawn(async move {
         let mut messages = futures_util::stream::poll_fn(move |cx| conn.poll_message(cx));
         while let Some(Ok(msg)) = messages.next().await {
-            if let AsyncMessage::Notification(n) = msg {
-                if tx.send(n.payload().to_owned()).is_err() {
-                    break;
-                }
+            if let AsyncMessage::Notification(n) = msg
+                && tx.send(n.payload().to_owned()).is_err()
+            {
+                break;
             }
         }
     });

@@ -67,6 +67,16 @@ impl Heads {
             .cloned()
     }
 
+    /// The sequence number of the committed head of `task_id`, if kept.
+    pub(crate) fn seq(&self, task_id: &str) -> Option<u64> {
+        let shard = self.shard(task_id);
+        shard
+            .young
+            .get(task_id)
+            .or_else(|| shard.old.get(task_id))
+            .map(|h| h.snapshot.seq)
+    }
+
     /// Records a committed head (writer thread only, after COMMIT).
     pub(crate) fn put(&self, task_id: String, head: Head) {
         if self.generation == 0 {

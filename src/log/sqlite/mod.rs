@@ -266,18 +266,20 @@ impl SqliteTaskLog {
 
 impl TaskLog for SqliteTaskLog {
     fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
-        // Encoded here, off the writer thread, which only the SQLite work
-        // needs.
+        // Encoded and planned here, off the writer thread, which then has
+        // only the SQLite work to do.
         let records = match serde_json::to_string(&request.records) {
             Ok(json) => json,
             Err(e) => return Box::pin(std::future::ready(Err(LogError::backend(e)))),
         };
+        let prepared = writer::prepare(&self.inner.heads, &request);
         let (reply, rx) = tokio::sync::oneshot::channel();
         let sent = match &self.inner.jobs {
             Some(jobs) => jobs
                 .send(writer::Job {
                     request,
                     records,
+                    prepared,
                     reply,
                 })
                 .is_ok(),

@@ -39,6 +39,8 @@ pub(crate) struct Job {
     pub(crate) request: AppendRequest,
     /// `request.records` as a JSON array.
     pub(crate) records: String,
+    /// The append planned by its caller, if it could.
+    pub(crate) prepared: Option<Prepared>,
     pub(crate) reply: oneshot::Sender<Result<Appended, LogError>>,
 }
 
@@ -99,7 +101,7 @@ fn commit_batch(
         return fail_all(batch, &e);
     }
     let mut outcomes = Vec::with_capacity(batch.len());
-    for job in batch.iter() {
+    for job in batch.iter_mut() {
         match one(conn, heads, pending, job) {
             Ok(outcome) => outcomes.push(outcome),
             Err(e) => {
@@ -131,14 +133,14 @@ fn one(
     conn: &Connection,
     heads: &Heads,
     pending: &mut HashMap<String, Head>,
-    job: &Job,
+    job: &mut Job,
 ) -> rusqlite::Result<Result<Appended, LogError>> {
-    let req = &job.request;
-    let (plan, snapshot) = match plan(conn, heads, pending, req) {
+    let (plan, snapshot) = match plan(conn, heads, pending, job) {
         Ok(p) => p,
         Err(e) => return Ok(Err(e)),
     };
     write(conn, job, &plan, snapshot.as_deref())?;
+    let req = &job.request;
     let out = plan.appended();
     pending.insert(
         req.task_id.clone(),
@@ -150,14 +152,98 @@ fn one(
     Ok(Ok(out))
 }
 
-/// Checks `req` against the task's head and applies it; with the snapshot
-/// JSON to store, when this append stores one.
+/// An append checked and applied by its caller against the committed head
+/// (see [`prepare`]): the writer only confirms that head is still the latest
+/// before writing it, and plans the append itself otherwise.
+pub(crate) struct Prepared {
+    /// The head's sequence number the plan was made on (0: a new task).
+    base: u64,
+    plan: Plan,
+    snapshot: Option<String>,
+}
+
+/// Plans `req` on the caller's thread, off the writer's, when the committed
+/// head in `heads` is the one it expects (always so for an execution's own
+/// appends, which wait for each other's commit); `None` leaves the planning,
+/// and any error, to the writer.
+pub(crate) fn prepare(heads: &Heads, req: &AppendRequest) -> Option<Prepared> {
+    if req.expected == 0 {
+        let plan = Plan::new(req, None, |_| Err(LogError::backend("no head"))).ok()?;
+        let snapshot = snapshot_of(&plan, req).ok()?;
+        return Some(Prepared {
+            base: 0,
+            plan,
+            snapshot,
+        });
+    }
+    let head = heads.get(&req.task_id)?;
+    if head.snapshot.seq != req.expected {
+        return None;
+    }
+    let current = Current {
+        authority: head.authority,
+        seq: head.snapshot.seq,
+        epoch: head.snapshot.epoch,
+    };
+    let plan = Plan::new(req, Some(current), |_| Ok(head.snapshot.projection)).ok()?;
+    let snapshot = snapshot_of(&plan, req).ok()?;
+    Some(Prepared {
+        base: req.expected,
+        plan,
+        snapshot,
+    })
+}
+
+/// The snapshot JSON an append stores with its entry: when the task comes
+/// to rest, or crosses a multiple of [`SNAPSHOT_EVERY`] records; never for
+/// an append without records (it has no entry).
+fn snapshot_of(plan: &Plan, req: &AppendRequest) -> Result<Option<String>, LogError> {
+    let at_rest = !plan.row.live;
+    let every = plan.seq / SNAPSHOT_EVERY > (plan.first - 1) / SNAPSHOT_EVERY;
+    if !req.records.is_empty() && (at_rest || every) {
+        plan.snapshot_json().map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// The sequence number of the task's latest head (this batch's, else the
+/// committed one), `None` when the task does not exist.
+fn head_seq(
+    conn: &Connection,
+    heads: &Heads,
+    pending: &HashMap<String, Head>,
+    task_id: &str,
+) -> Result<Option<u64>, LogError> {
+    if let Some(h) = pending.get(task_id) {
+        return Ok(Some(h.snapshot.seq));
+    }
+    if let Some(seq) = heads.seq(task_id) {
+        return Ok(Some(seq));
+    }
+    Ok(read::row(conn, task_id)?.map(|r| r.seq))
+}
+
+/// Checks the job's append against the task's head and applies it; with the
+/// snapshot JSON to store, when this append stores one. A prepared plan is
+/// taken as is when its head is still the latest.
 fn plan(
     conn: &Connection,
     heads: &Heads,
     pending: &HashMap<String, Head>,
-    req: &AppendRequest,
+    job: &mut Job,
 ) -> Result<(Plan, Option<String>), LogError> {
+    let req = &job.request;
+    if let Some(prepared) = job.prepared.take() {
+        let latest = head_seq(conn, heads, pending, &req.task_id)?;
+        let fresh = match latest {
+            None => prepared.base == 0,
+            Some(seq) => prepared.base != 0 && seq == prepared.base,
+        };
+        if fresh {
+            return Ok((prepared.plan, prepared.snapshot));
+        }
+    }
     let known = pending
         .get(&req.task_id)
         .cloned()
@@ -184,14 +270,7 @@ fn plan(
             })?
         }
     };
-    // Stored with the append's entry: none without records.
-    let at_rest = !plan.row.live;
-    let every = plan.seq / SNAPSHOT_EVERY > (plan.first - 1) / SNAPSHOT_EVERY;
-    let snapshot = if !req.records.is_empty() && (at_rest || every) {
-        Some(plan.snapshot_json()?)
-    } else {
-        None
-    };
+    let snapshot = snapshot_of(&plan, req)?;
     Ok((plan, snapshot))
 }
 
