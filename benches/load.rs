@@ -142,9 +142,11 @@ fn sqlite_batches(before: (a2a_tower::log::SqliteStats, Duration), run: &Run) ->
         now.transactions - before.0.transactions,
     );
     let cpu = writer_cpu().saturating_sub(before.1);
+    let idle = now.writer_idle.saturating_sub(before.0.writer_idle);
     Some(format!(
-        "          sqlite writer: {a} appends in {t} transactions (mean batch {:.1}), writer thread {:.0} % busy on CPU, {:.1} us CPU per request",
+        "          sqlite writer: {a} appends in {t} transactions (mean batch {:.1}), writer thread idle {:.0} %, on CPU {:.0} %, {:.1} us CPU per request",
         a as f64 / t.max(1) as f64,
+        100.0 * idle.as_secs_f64() / run.elapsed.as_secs_f64(),
         100.0 * cpu.as_secs_f64() / run.elapsed.as_secs_f64(),
         cpu.as_secs_f64() * 1e6 / run.requests.max(1) as f64,
     ))

@@ -320,6 +320,23 @@ async fn group_commit_batches_and_failures_stay_per_append() {
     );
 }
 
+/// The writer's idle time counts how long it waited for work.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writer_idle_time_is_counted() {
+    let dir = TempDir::new();
+    let log = SqliteTaskLog::open(dir.db()).unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(60)).await;
+    log.append(AppendRequest::create(
+        "a",
+        "t",
+        vec![Record::created("t", "c")],
+    ))
+    .await
+    .unwrap();
+    let idle = log.stats().writer_idle;
+    assert!(idle >= std::time::Duration::from_millis(30), "{idle:?}");
+}
+
 #[test]
 fn rejects_a_zero_batch() {
     let dir = TempDir::new();

@@ -159,7 +159,11 @@ impl SqliteTaskLogBuilder {
 ///   [`Synchronous::Normal`] skips that fsync: still safe against a crash of
 ///   the process (the WAL is in the OS page cache), not against the machine
 ///   going down.
-/// - **Schema**: created and migrated by the crate (`schema_version` table).
+/// - **Schema**: created and migrated by the crate (`schema_version` table):
+///   one `entries` row per append (its records as a JSON array) and one small
+///   `tasks` row per task (indexed for ListTasks and recovery); the task's
+///   snapshot is stored with the entry where it comes to rest (or every 64
+///   records), and reads replay the entries after it.
 /// - **One owner**: the log holds an exclusive lock on the file (a
 ///   `<database>-lock` sidecar) for as long as it is open, so a second log
 ///   on the same file, in this process or another, waits up to the
@@ -171,8 +175,9 @@ impl SqliteTaskLogBuilder {
 ///   published after COMMIT and before any caller is answered; snapshots
 ///   and watches of those tasks read no row and decode no JSON.
 /// - **Watch**: the writer wakes in-process watchers after each commit and
-///   hands them the committed records, so none is missed and none is read
-///   back.
+///   hands them the committed records, so none is missed; only records from
+///   before the watch started (a watch after an older sequence number) are
+///   read from the database.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -194,8 +199,8 @@ impl SqliteTaskLogBuilder {
 /// # });
 /// ```
 ///
-/// Cloning shares the log; the writer thread stops when the last clone is
-/// dropped.
+/// Cloning shares the log. Dropping the last clone waits for the writer
+/// thread to commit what it holds, then releases the file.
 #[derive(Debug, Clone)]
 pub struct SqliteTaskLog {
     inner: Arc<Inner>,
@@ -231,6 +236,10 @@ pub struct SqliteStats {
     pub appends: u64,
     /// Transactions (batches): `appends / transactions` is the mean batch.
     pub transactions: u64,
+    /// How long the writer waited for work: over a period of load, the
+    /// idle share of the writer thread (near zero: the writer is the
+    /// bottleneck).
+    pub writer_idle: Duration,
 }
 
 impl SqliteTaskLog {
@@ -257,6 +266,7 @@ impl SqliteTaskLog {
         SqliteStats {
             appends: self.inner.counters.appends.load(Relaxed),
             transactions: self.inner.counters.transactions.load(Relaxed),
+            writer_idle: Duration::from_nanos(self.inner.counters.idle_nanos.load(Relaxed)),
         }
     }
 

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::Instant;
 
 use rusqlite::{Connection, params};
 use tokio::sync::oneshot;
@@ -32,6 +33,8 @@ pub(crate) const SNAPSHOT_EVERY: u64 = 64;
 pub(crate) struct Counters {
     pub(crate) appends: AtomicU64,
     pub(crate) transactions: AtomicU64,
+    /// Nanoseconds spent waiting for the first job of a batch.
+    pub(crate) idle_nanos: AtomicU64,
 }
 
 /// One queued append and where to send its outcome.
@@ -56,7 +59,11 @@ pub(crate) fn run(
 ) {
     let mut batch = Vec::with_capacity(max_batch);
     let mut pending = HashMap::new();
-    while let Ok(first) = jobs.recv() {
+    loop {
+        let waiting = Instant::now();
+        let Ok(first) = jobs.recv() else { break };
+        let idle = u64::try_from(waiting.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        counters.idle_nanos.fetch_add(idle, Ordering::Relaxed);
         batch.push(first);
         while batch.len() < max_batch {
             match jobs.try_recv() {
