@@ -436,5 +436,5 @@ async fn migrates_a_version_1_database() {
     drop(log);
     let log = SqliteTaskLog::open(dir.db()).unwrap();
     assert_eq!(log.read("a", "old", 0).await.unwrap().len(), 4);
-    assert_eq!(SqliteTaskLog::SCHEMA_VERSION, 3);
+    assert_eq!(SqliteTaskLog::SCHEMA_VERSION, 4);
 }

@@ -466,6 +466,101 @@ pub(crate) async fn list_filters_and_pages(log: Arc<dyn TaskLog>) {
     assert!(one.next.is_some());
 }
 
+/// Running and rested (terminal, interrupted) tasks interleave in one order,
+/// whatever a backend keeps them in, across pages and under every filter.
+pub(crate) async fn list_mixes_running_and_rested(log: Arc<dyn TaskLog>) {
+    let auth = authority();
+    // r-0..r-11 at 100, 200, ...; every third stays running, the others come
+    // to rest (completed, failed, input-required) at their own timestamp.
+    let mut expected = Vec::new();
+    for i in 0..12i64 {
+        let id = format!("r-{i}");
+        let ctx = if i % 2 == 0 { "even" } else { "odd" };
+        create(&*log, &auth, &id, ctx, 100 * (i + 1)).await;
+        let rest = match i % 3 {
+            0 => None,
+            1 => Some(TaskState::Completed),
+            _ if i % 4 == 2 => Some(TaskState::InputRequired),
+            _ => Some(TaskState::Failed),
+        };
+        let ms = 100 * (i + 1) + 50;
+        let state = rest.unwrap_or(TaskState::Working);
+        log.append(AppendRequest::new(
+            &auth,
+            &id,
+            1,
+            1,
+            vec![status(state, ms)],
+        ))
+        .await
+        .unwrap();
+        expected.push((ms, id, ctx, state));
+    }
+    expected.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let ids = |p: &a2a_tower::log::ListPage| -> Vec<String> {
+        p.tasks.iter().map(|t| t.id.clone()).collect()
+    };
+    let walk = |query: ListQuery| {
+        let log = log.clone();
+        let auth = auth.clone();
+        async move {
+            let mut seen = Vec::new();
+            let mut after = None;
+            loop {
+                let q = ListQuery {
+                    page_size: 5,
+                    after,
+                    ..query.clone()
+                };
+                let page = log.list(&auth, &q).await.unwrap();
+                seen.extend(ids(&page));
+                match page.next {
+                    Some(c) => after = Some(c),
+                    None => return (seen, page.total),
+                }
+            }
+        }
+    };
+    type Entry<'a> = (i64, String, &'a str, TaskState);
+    let want = |f: &dyn Fn(&Entry<'_>) -> bool| -> Vec<String> {
+        expected
+            .iter()
+            .filter(|e| f(e))
+            .map(|e| e.1.clone())
+            .collect()
+    };
+    let all = want(&|_| true);
+    assert_eq!(walk(ListQuery::default()).await, (all.clone(), 12));
+    let odd = want(&|e| e.2 == "odd");
+    let q = ListQuery {
+        context_id: Some("odd".into()),
+        ..ListQuery::default()
+    };
+    assert_eq!(walk(q).await, (odd.clone(), odd.len()));
+    for state in [
+        TaskState::Working,
+        TaskState::Completed,
+        TaskState::InputRequired,
+    ] {
+        let q = ListQuery {
+            state: Some(state),
+            ..ListQuery::default()
+        };
+        let of_state = want(&|e| e.3 == state);
+        assert_eq!(
+            walk(q).await,
+            (of_state.clone(), of_state.len()),
+            "{state:?}"
+        );
+    }
+    let q = ListQuery {
+        status_after: Some(Timestamp::from_unix_millis(650)),
+        ..ListQuery::default()
+    };
+    let recent = want(&|e| e.0 >= 650);
+    assert_eq!(walk(q).await, (recent.clone(), recent.len()));
+}
+
 /// Another authority's task is indistinguishable from a missing one.
 pub(crate) async fn authority_isolation(log: Arc<dyn TaskLog>) {
     let (mine, theirs) = (authority(), authority());
@@ -845,7 +940,7 @@ macro_rules! log_suite {
     ($run:path) => {
         $crate::log_suite!(@cases $run;
             append_rules, cas_race_has_one_winner, concurrent_tasks, epochs_fence, projection,
-            list_filters_and_pages, authority_isolation, watch_without_gaps, watch_many, recovery, live_hosts,
+            list_filters_and_pages, list_mixes_running_and_rested, authority_isolation, watch_without_gaps, watch_many, recovery, live_hosts,
             invalid_batches_write_nothing, snapshot_is_the_projection);
     };
     (@cases $run:path; $($case:ident),*) => {

@@ -220,8 +220,51 @@ pub(crate) fn records(
     Ok(with_heads(out))
 }
 
-const FILTER: &str = "authority = ?1 AND (?2 IS NULL OR context_id = ?2) AND (?3 IS NULL OR state = ?3) \
-                      AND (?4 IS NULL OR status_ts >= ?4)";
+/// The filters of a list after the table, on `?1`..`?6` (authority,
+/// context, state, status timestamp lower bound, cursor).
+const FILTERS: &str = "authority = ?1 AND (?3 IS NULL OR state = ?3) AND (?4 IS NULL OR status_ts >= ?4) \
+                       AND (?5 IS NULL OR status_ts < ?5 OR (status_ts = ?5 AND task_id > ?6))";
+
+/// The number of matching tasks (the cursor ignored).
+fn count_sql(context: bool) -> String {
+    let filters = FILTERS.replace(
+        " AND (?5 IS NULL OR status_ts < ?5 OR (status_ts = ?5 AND task_id > ?6))",
+        "",
+    );
+    if context {
+        format!(
+            "SELECT count(*) FROM tasks INDEXED BY tasks_context WHERE context_id = ?2 AND {filters}"
+        )
+    } else {
+        format!("SELECT count(*) FROM tasks WHERE {filters}")
+    }
+}
+
+/// One page of at most `?7` tasks after the cursor, newest status first.
+///
+/// With a context, `tasks_context` finds the context's tasks, which are then
+/// sorted (the index is named: with no statistics the planner would rather
+/// walk `tasks_list` in order through every task of the authority). Without
+/// one, the rested tasks come in order from `tasks_list` and the live ones
+/// (few: those running now) from `tasks_live`, merged.
+fn page_sql(context: bool) -> String {
+    const COLUMNS: &str = "status_ts, task_id, seq, snapshot_seq";
+    const ORDER: &str = "ORDER BY status_ts DESC, task_id ASC";
+    if context {
+        format!(
+            "SELECT {COLUMNS} FROM tasks INDEXED BY tasks_context WHERE context_id = ?2 AND {FILTERS} \
+             {ORDER} LIMIT ?7"
+        )
+    } else {
+        format!(
+            "SELECT * FROM (SELECT {COLUMNS} FROM tasks INDEXED BY tasks_list WHERE live = 0 AND {FILTERS} \
+             {ORDER} LIMIT ?7) \
+             UNION ALL \
+             SELECT * FROM (SELECT {COLUMNS} FROM tasks INDEXED BY tasks_live WHERE live = 1 AND {FILTERS}) \
+             {ORDER} LIMIT ?7"
+        )
+    }
+}
 
 pub(crate) fn list(c: &Connection, authority: &str, q: &ListQuery) -> Result<ListPage, LogError> {
     let size = q.page_size.max(1);
@@ -235,11 +278,12 @@ pub(crate) fn list(c: &Connection, authority: &str, q: &ListQuery) -> Result<Lis
         None => (None, None),
     };
     let limit = i64::try_from(size + 1).unwrap_or(i64::MAX);
+    let context = q.context_id.is_some();
     // One read transaction: the count and the page see the same data.
     c.execute_batch("BEGIN").map_err(LogError::backend)?;
     let out = (|| {
         let total: i64 = c
-            .prepare_cached(&format!("SELECT count(*) FROM tasks WHERE {FILTER}"))
+            .prepare_cached(&count_sql(context))
             .and_then(|mut st| {
                 st.query_row(params![authority, q.context_id, state, after_ts], |r| {
                     r.get(0)
@@ -247,11 +291,7 @@ pub(crate) fn list(c: &Connection, authority: &str, q: &ListQuery) -> Result<Lis
             })
             .map_err(LogError::backend)?;
         let mut st = c
-            .prepare_cached(&format!(
-                "SELECT status_ts, task_id, seq, snapshot_seq FROM tasks WHERE {FILTER} \
-                 AND (?5 IS NULL OR status_ts < ?5 OR (status_ts = ?5 AND task_id > ?6)) \
-                 ORDER BY status_ts DESC, task_id ASC LIMIT ?7"
-            ))
+            .prepare_cached(&page_sql(context))
             .map_err(LogError::backend)?;
         let mut rows = st
             .query(params![
@@ -335,4 +375,45 @@ pub(crate) fn live(
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The query plans the indexes were chosen for: a missed index is a
+    /// scan of every task, which no functional test notices.
+    fn plan(c: &Connection, sql: &str) -> String {
+        let mut st = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let n = st.parameter_count();
+        let nulls: Vec<Option<i64>> = vec![None; n];
+        let rows = st
+            .query_map(rusqlite::params_from_iter(nulls), |r| r.get::<_, String>(3))
+            .unwrap();
+        rows.map(Result::unwrap).collect::<Vec<_>>().join("; ")
+    }
+
+    #[test]
+    fn queries_use_their_indexes() {
+        let mut c = Connection::open_in_memory().unwrap();
+        super::super::schema::migrate(&mut c).unwrap();
+        let by_context = plan(&c, &page_sql(true));
+        assert!(by_context.contains("INDEX tasks_context"), "{by_context}");
+        let all = plan(&c, &page_sql(false));
+        assert!(all.contains("INDEX tasks_list"), "{all}");
+        assert!(all.contains("INDEX tasks_live"), "{all}");
+        assert!(!all.contains("SCAN tasks"), "{all}");
+        let count = plan(&c, &count_sql(true));
+        assert!(count.contains("INDEX tasks_context"), "{count}");
+        let entries = plan(
+            &c,
+            "SELECT first, records FROM entries WHERE task_id = ?1 AND seq > ?2 ORDER BY seq",
+        );
+        assert!(entries.contains("INDEX entries_task"), "{entries}");
+        let live = plan(
+            &c,
+            "SELECT authority, task_id FROM tasks WHERE live = 1 AND (?1 IS NULL OR authority > ?1 OR (authority = ?1 AND task_id > ?2)) ORDER BY authority, task_id LIMIT ?3",
+        );
+        assert!(live.contains("tasks_live"), "{live}");
+    }
 }

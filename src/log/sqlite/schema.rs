@@ -65,6 +65,17 @@ const MIGRATIONS: &[&str] = &[
     UPDATE tasks SET snapshot_seq = seq;
     ALTER TABLE tasks DROP COLUMN snapshot;
     "#,
+    // 4: indexes that live tasks' updates leave alone. The context index
+    // loses the status timestamp (a task's context never changes, so it is
+    // written once per task; a list sorts a context's few tasks), and the
+    // list index holds only rested tasks: a list merges in the live ones
+    // from `tasks_live`, so status changes of a running task touch neither.
+    r#"
+    DROP INDEX tasks_context;
+    CREATE INDEX tasks_context ON tasks (authority, context_id);
+    DROP INDEX tasks_list;
+    CREATE INDEX tasks_list ON tasks (authority, status_ts DESC, task_id) WHERE live = 0;
+    "#,
 ];
 
 /// The schema version this crate writes.

@@ -313,15 +313,15 @@ fn write(
         ])?;
     } else {
         let sql = if snapshot.is_some() {
-            "UPDATE tasks SET context_id = ?2, state = ?3, status_ts = ?4, live = ?5, seq = ?6, epoch = ?7, snapshot_seq = ?6, updated_at = ?8, host = ?9 \
+            "UPDATE tasks SET state = ?2, status_ts = ?3, live = ?4, seq = ?5, epoch = ?6, snapshot_seq = ?5, updated_at = ?7, host = ?8 \
              WHERE task_id = ?1"
         } else {
-            "UPDATE tasks SET context_id = ?2, state = ?3, status_ts = ?4, live = ?5, seq = ?6, epoch = ?7, updated_at = ?8, host = ?9 \
+            "UPDATE tasks SET state = ?2, status_ts = ?3, live = ?4, seq = ?5, epoch = ?6, updated_at = ?7, host = ?8 \
              WHERE task_id = ?1"
         };
+        // The context never changes: not set, so its index is left alone.
         conn.prepare_cached(sql)?.execute(params![
             req.task_id,
-            row.context_id,
             row.state,
             row.status_ts,
             row.live,
