@@ -266,7 +266,7 @@ impl SqliteTaskLog {
         SqliteStats {
             appends: self.inner.counters.appends.load(Relaxed),
             transactions: self.inner.counters.transactions.load(Relaxed),
-            writer_idle: Duration::from_nanos(self.inner.counters.idle_nanos.load(Relaxed)),
+            writer_idle: self.inner.counters.idle(),
         }
     }
 

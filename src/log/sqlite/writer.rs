@@ -29,12 +29,57 @@ use crate::log::{AppendRequest, Appended, LogError};
 pub(crate) const SNAPSHOT_EVERY: u64 = 64;
 
 /// What the writer did so far.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Counters {
     pub(crate) appends: AtomicU64,
     pub(crate) transactions: AtomicU64,
-    /// Nanoseconds spent waiting for the first job of a batch.
-    pub(crate) idle_nanos: AtomicU64,
+    born: Instant,
+    /// Nanoseconds spent in finished waits for the first job of a batch.
+    idle_nanos: AtomicU64,
+    /// When the current wait began (nanoseconds since `born`, plus one);
+    /// 0 while the writer works.
+    waiting_since: AtomicU64,
+}
+
+impl Default for Counters {
+    fn default() -> Self {
+        Self {
+            appends: AtomicU64::new(0),
+            transactions: AtomicU64::new(0),
+            born: Instant::now(),
+            idle_nanos: AtomicU64::new(0),
+            waiting_since: AtomicU64::new(0),
+        }
+    }
+}
+
+impl Counters {
+    fn now(&self) -> u64 {
+        u64::try_from(self.born.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    fn wait_begins(&self) {
+        self.waiting_since.store(self.now() + 1, Ordering::Relaxed);
+    }
+
+    fn wait_ends(&self) {
+        let since = self.waiting_since.swap(0, Ordering::Relaxed);
+        if since != 0 {
+            let waited = self.now().saturating_sub(since - 1);
+            self.idle_nanos.fetch_add(waited, Ordering::Relaxed);
+        }
+    }
+
+    /// The writer's idle time so far, the wait in progress included.
+    pub(crate) fn idle(&self) -> std::time::Duration {
+        let since = self.waiting_since.load(Ordering::Relaxed);
+        let current = if since == 0 {
+            0
+        } else {
+            self.now().saturating_sub(since - 1)
+        };
+        std::time::Duration::from_nanos(self.idle_nanos.load(Ordering::Relaxed) + current)
+    }
 }
 
 /// One queued append and where to send its outcome.
@@ -60,10 +105,10 @@ pub(crate) fn run(
     let mut batch = Vec::with_capacity(max_batch);
     let mut pending = HashMap::new();
     loop {
-        let waiting = Instant::now();
-        let Ok(first) = jobs.recv() else { break };
-        let idle = u64::try_from(waiting.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        counters.idle_nanos.fetch_add(idle, Ordering::Relaxed);
+        counters.wait_begins();
+        let received = jobs.recv();
+        counters.wait_ends();
+        let Ok(first) = received else { break };
         batch.push(first);
         while batch.len() < max_batch {
             match jobs.try_recv() {
