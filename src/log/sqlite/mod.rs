@@ -1,7 +1,9 @@
 //! [`SqliteTaskLog`]: a durable [`TaskLog`] in one SQLite file.
 
+mod counters;
 mod heads;
 mod lock;
+mod plan;
 mod read;
 mod schema;
 mod writer;
@@ -117,7 +119,7 @@ impl SqliteTaskLogBuilder {
         schema::migrate(&mut conn)?;
         let hub = Arc::new(Hub::default());
         let heads = Arc::new(Heads::new(self.cached_tasks));
-        let counters = Arc::new(writer::Counters::default());
+        let counters = Arc::new(counters::Counters::default());
         let (tx, rx) = mpsc::channel();
         let max_batch = self.max_batch;
         let thread = {
@@ -213,7 +215,7 @@ struct Inner {
     writer: Option<std::thread::JoinHandle<()>>,
     hub: Arc<Hub>,
     heads: Arc<Heads>,
-    counters: Arc<writer::Counters>,
+    counters: Arc<counters::Counters>,
     readers: read::Readers,
 }
 
@@ -282,7 +284,7 @@ impl TaskLog for SqliteTaskLog {
             Ok(json) => json,
             Err(e) => return Box::pin(std::future::ready(Err(LogError::backend(e)))),
         };
-        let prepared = writer::prepare(&self.inner.heads, &request);
+        let prepared = plan::prepare(&self.inner.heads, &request);
         let (reply, rx) = tokio::sync::oneshot::channel();
         let sent = match &self.inner.jobs {
             Some(jobs) => jobs

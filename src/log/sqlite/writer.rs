@@ -4,83 +4,26 @@
 //!
 //! Per append it writes one `entries` row (the records as one JSON array,
 //! encoded by the caller before queueing, plus the task's snapshot when the
-//! task comes to rest or every [`SNAPSHOT_EVERY`] records) and updates the
-//! task row. Its checks run against the task's head in memory (the batch's
-//! own earlier appends, then the committed [`Heads`]), reading the row only
-//! for a task it has not written recently.
+//! task comes to rest or every
+//! [`SNAPSHOT_EVERY`](super::plan::SNAPSHOT_EVERY) records) and updates the
+//! task row. Its checks ([`plan`]) run against the task's head in memory (the
+//! batch's own earlier appends, then the committed [`Heads`]), reading the
+//! row only for a task it has not written recently.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, TryRecvError};
-use std::time::Instant;
 
 use rusqlite::{Connection, params};
 use tokio::sync::oneshot;
 
+use super::counters::Counters;
 use super::heads::{Head, Heads};
-use super::read;
+use super::plan::{Prepared, plan};
 use crate::log::hub::Hub;
-use crate::log::stored::{Current, Plan};
+use crate::log::stored::Plan;
 use crate::log::{AppendRequest, Appended, LogError};
-
-/// A live task's snapshot is stored at least every this many records, which
-/// bounds the replay of a read that finds no head in memory.
-pub(crate) const SNAPSHOT_EVERY: u64 = 64;
-
-/// What the writer did so far.
-#[derive(Debug)]
-pub(crate) struct Counters {
-    pub(crate) appends: AtomicU64,
-    pub(crate) transactions: AtomicU64,
-    born: Instant,
-    /// Nanoseconds spent in finished waits for the first job of a batch.
-    idle_nanos: AtomicU64,
-    /// When the current wait began (nanoseconds since `born`, plus one);
-    /// 0 while the writer works.
-    waiting_since: AtomicU64,
-}
-
-impl Default for Counters {
-    fn default() -> Self {
-        Self {
-            appends: AtomicU64::new(0),
-            transactions: AtomicU64::new(0),
-            born: Instant::now(),
-            idle_nanos: AtomicU64::new(0),
-            waiting_since: AtomicU64::new(0),
-        }
-    }
-}
-
-impl Counters {
-    fn now(&self) -> u64 {
-        u64::try_from(self.born.elapsed().as_nanos()).unwrap_or(u64::MAX)
-    }
-
-    fn wait_begins(&self) {
-        self.waiting_since.store(self.now() + 1, Ordering::Relaxed);
-    }
-
-    fn wait_ends(&self) {
-        let since = self.waiting_since.swap(0, Ordering::Relaxed);
-        if since != 0 {
-            let waited = self.now().saturating_sub(since - 1);
-            self.idle_nanos.fetch_add(waited, Ordering::Relaxed);
-        }
-    }
-
-    /// The writer's idle time so far, the wait in progress included.
-    pub(crate) fn idle(&self) -> std::time::Duration {
-        let since = self.waiting_since.load(Ordering::Relaxed);
-        let current = if since == 0 {
-            0
-        } else {
-            self.now().saturating_sub(since - 1)
-        };
-        std::time::Duration::from_nanos(self.idle_nanos.load(Ordering::Relaxed) + current)
-    }
-}
 
 /// One queued append and where to send its outcome.
 pub(crate) struct Job {
@@ -187,7 +130,8 @@ fn one(
     pending: &mut HashMap<String, Head>,
     job: &mut Job,
 ) -> rusqlite::Result<Result<Appended, LogError>> {
-    let (plan, snapshot) = match plan(conn, heads, pending, job) {
+    let prepared = job.prepared.take();
+    let (plan, snapshot) = match plan(conn, heads, pending, &job.request, prepared) {
         Ok(p) => p,
         Err(e) => return Ok(Err(e)),
     };
@@ -202,128 +146,6 @@ fn one(
         },
     );
     Ok(Ok(out))
-}
-
-/// An append checked and applied by its caller against the committed head
-/// (see [`prepare`]): the writer only confirms that head is still the latest
-/// before writing it, and plans the append itself otherwise.
-pub(crate) struct Prepared {
-    /// The head's sequence number the plan was made on (0: a new task).
-    base: u64,
-    plan: Plan,
-    snapshot: Option<String>,
-}
-
-/// Plans `req` on the caller's thread, off the writer's, when the committed
-/// head in `heads` is the one it expects (always so for an execution's own
-/// appends, which wait for each other's commit); `None` leaves the planning,
-/// and any error, to the writer.
-pub(crate) fn prepare(heads: &Heads, req: &AppendRequest) -> Option<Prepared> {
-    if req.expected == 0 {
-        let plan = Plan::new(req, None, |_| Err(LogError::backend("no head"))).ok()?;
-        let snapshot = snapshot_of(&plan, req).ok()?;
-        return Some(Prepared {
-            base: 0,
-            plan,
-            snapshot,
-        });
-    }
-    let head = heads.get(&req.task_id)?;
-    if head.snapshot.seq != req.expected {
-        return None;
-    }
-    let current = Current {
-        authority: head.authority,
-        seq: head.snapshot.seq,
-        epoch: head.snapshot.epoch,
-    };
-    let plan = Plan::new(req, Some(current), |_| Ok(head.snapshot.projection)).ok()?;
-    let snapshot = snapshot_of(&plan, req).ok()?;
-    Some(Prepared {
-        base: req.expected,
-        plan,
-        snapshot,
-    })
-}
-
-/// The snapshot JSON an append stores with its entry: when the task comes
-/// to rest, or crosses a multiple of [`SNAPSHOT_EVERY`] records; never for
-/// an append without records (it has no entry).
-fn snapshot_of(plan: &Plan, req: &AppendRequest) -> Result<Option<String>, LogError> {
-    let at_rest = !plan.row.live;
-    let every = plan.seq / SNAPSHOT_EVERY > (plan.first - 1) / SNAPSHOT_EVERY;
-    if !req.records.is_empty() && (at_rest || every) {
-        plan.snapshot_json().map(Some)
-    } else {
-        Ok(None)
-    }
-}
-
-/// The sequence number of the task's latest head (this batch's, else the
-/// committed one), `None` when the task does not exist.
-fn head_seq(
-    conn: &Connection,
-    heads: &Heads,
-    pending: &HashMap<String, Head>,
-    task_id: &str,
-) -> Result<Option<u64>, LogError> {
-    if let Some(h) = pending.get(task_id) {
-        return Ok(Some(h.snapshot.seq));
-    }
-    if let Some(seq) = heads.seq(task_id) {
-        return Ok(Some(seq));
-    }
-    Ok(read::row(conn, task_id)?.map(|r| r.seq))
-}
-
-/// Checks the job's append against the task's head and applies it; with the
-/// snapshot JSON to store, when this append stores one. A prepared plan is
-/// taken as is when its head is still the latest.
-fn plan(
-    conn: &Connection,
-    heads: &Heads,
-    pending: &HashMap<String, Head>,
-    job: &mut Job,
-) -> Result<(Plan, Option<String>), LogError> {
-    let req = &job.request;
-    if let Some(prepared) = job.prepared.take() {
-        let latest = head_seq(conn, heads, pending, &req.task_id)?;
-        let fresh = match latest {
-            None => prepared.base == 0,
-            Some(seq) => prepared.base != 0 && seq == prepared.base,
-        };
-        if fresh {
-            return Ok((prepared.plan, prepared.snapshot));
-        }
-    }
-    let known = pending
-        .get(&req.task_id)
-        .cloned()
-        .or_else(|| heads.get(&req.task_id));
-    let plan = match known {
-        Some(head) => {
-            let current = Current {
-                authority: head.authority,
-                seq: head.snapshot.seq,
-                epoch: head.snapshot.epoch,
-            };
-            Plan::new(req, Some(current), |_| Ok(head.snapshot.projection))?
-        }
-        None => {
-            let row = read::row(conn, &req.task_id)?;
-            let current = row.as_ref().map(|r| Current {
-                authority: r.authority.clone(),
-                seq: r.seq,
-                epoch: r.epoch,
-            });
-            Plan::new(req, current, |_| match &row {
-                Some(r) => r.projection(conn, &req.task_id),
-                None => Err(LogError::backend("task row vanished")),
-            })?
-        }
-    };
-    let snapshot = snapshot_of(&plan, req)?;
-    Ok((plan, snapshot))
 }
 
 /// Writes the planned append: the task row and one entry holding the job's
