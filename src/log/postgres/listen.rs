@@ -1,7 +1,9 @@
 //! The listener: one dedicated connection that LISTENs on the log's channel
-//! and wakes the hub for each NOTIFY (payload: the task id). After a lost
-//! connection it reconnects and wakes every watcher, which then catch up by
-//! sequence number, so nothing committed meanwhile is missed.
+//! and wakes the hub for each NOTIFY (payload: `<instance>:<task id>`; the
+//! log's own notifications are skipped, its appends woke their watchers at
+//! commit; an empty payload wakes every watcher). After a lost connection it
+//! reconnects and wakes every watcher, which then catch up by sequence
+//! number, so nothing committed meanwhile is missed.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,6 +45,7 @@ async fn connect(
 pub(crate) async fn run(
     config: Config,
     channel: String,
+    instance: String,
     hub: Arc<Hub>,
     ready: oneshot::Sender<Result<(), LogError>>,
 ) {
@@ -56,11 +59,12 @@ pub(crate) async fn run(
                     // Reconnected: commits may have been missed meanwhile.
                     hub.notify_all();
                 }
-                while let Some(task_id) = rx.recv().await {
-                    if task_id.is_empty() {
-                        hub.notify_all();
-                    } else {
-                        hub.notify(&task_id);
+                while let Some(payload) = rx.recv().await {
+                    match payload.split_once(':') {
+                        _ if payload.is_empty() => hub.notify_all(),
+                        Some((from, _)) if from == instance => {}
+                        Some((_, task_id)) => hub.notify(task_id),
+                        None => hub.notify(&payload),
                     }
                 }
                 tracing::warn!(target: "a2a_tower::log", "postgres listener connection lost");

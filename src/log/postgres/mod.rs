@@ -51,9 +51,13 @@ impl PostgresTaskLogBuilder {
 
     /// Connects, migrates the schema and starts listening.
     pub async fn connect(self) -> Result<PostgresTaskLog, LogError> {
-        if self.schema.is_empty() || self.schema.len() > 50 || self.pool_size == 0 {
+        if self.schema.is_empty()
+            || self.schema.len() > 50
+            || self.schema.contains(['$', '\0'])
+            || self.pool_size == 0
+        {
             return Err(LogError::backend(crate::ConfigError::new(
-                "postgres task log: schema must be 1..=50 bytes and pool_size positive",
+                "postgres task log: schema must be 1..=50 bytes without '$' or NUL, and pool_size positive",
             )));
         }
         let config: tokio_postgres::Config = self.url.parse().map_err(LogError::backend)?;
@@ -75,7 +79,16 @@ impl PostgresTaskLogBuilder {
         let channel = format!("a2a_log_{}", self.schema);
         let hub = Arc::new(Hub::default());
         let (ready, is_ready) = tokio::sync::oneshot::channel();
-        let listener = tokio::spawn(listen::run(config, channel.clone(), hub.clone(), ready));
+        // Marks this log's notifications, which its listener then skips (it
+        // woke its own watchers at commit).
+        let instance = uuid::Uuid::new_v4().simple().to_string();
+        let listener = tokio::spawn(listen::run(
+            config,
+            channel.clone(),
+            instance.clone(),
+            hub.clone(),
+            ready,
+        ));
         is_ready
             .await
             .map_err(|_| LogError::backend("postgres listener stopped"))??;
@@ -84,6 +97,7 @@ impl PostgresTaskLogBuilder {
                 sql: Sql::new(&quote(&self.schema)),
                 pool,
                 channel,
+                instance,
                 hub,
                 cache: Mutex::default(),
                 listener,
@@ -100,9 +114,12 @@ impl PostgresTaskLogBuilder {
 ///   under the primary key `(task_id, seq)` and updates the row. Creation is
 ///   `INSERT … ON CONFLICT DO NOTHING`. Two hosts can never both commit the
 ///   same sequence number, and a host with an older epoch is fenced.
-/// - **Watches across hosts**: each append sends `NOTIFY` with the task id
-///   (delivered on commit); one dedicated connection per log LISTENs and
-///   wakes the local watchers, which read the new records back by sequence
+/// - **Watches across hosts**: after its commit, each append wakes this
+///   log's own watchers and sends `NOTIFY` with the task id, in a transaction
+///   of its own without a WAL flush (inside the append, PostgreSQL would
+///   serialize every notifying commit behind the previous one's fsync); one
+///   dedicated connection per log LISTENs and wakes the watchers of other
+///   hosts' appends. Woken watchers read the new records back by sequence
 ///   number, so a record is never missed between two notifications.
 /// - **Readers** use pooled connections (`deadpool-postgres`) and never take
 ///   an epoch.
@@ -133,6 +150,8 @@ struct Inner {
     sql: Sql,
     pool: Pool,
     channel: String,
+    /// This log's mark on its notifications (`<instance>:<task id>`).
+    instance: String,
     hub: Arc<Hub>,
     cache: Mutex<ProjectionCache>,
     listener: JoinHandle<()>,
@@ -202,6 +221,30 @@ impl Sql {
             ),
         }
     }
+}
+
+/// The NOTIFY of an append to `task_id`, as one simple-protocol batch (one
+/// round trip) in its own transaction with `synchronous_commit` off.
+///
+/// Not inside the append's transaction: PostgreSQL serializes the commits
+/// of every transaction that notified (a database-wide lock held until the
+/// commit record is flushed), which would make each durable append wait
+/// for every other's fsync instead of sharing one. A wake-up needs no
+/// durability. The payload is `<instance>:<task id>`, dollar-quoted (the
+/// channel cannot hold a `$`); a task id that cannot be quoted so, or is
+/// over NOTIFY's 8000-byte payload limit, sends an empty payload, which
+/// wakes every watcher instead.
+fn notify_sql(channel: &str, instance: &str, task_id: &str) -> String {
+    const TAG: &str = "$a2a_notify$";
+    let payload = if task_id.len() < 7000 && !task_id.contains(['$', '\0']) {
+        format!("{instance}:{task_id}")
+    } else {
+        String::new()
+    };
+    format!(
+        "BEGIN; SET LOCAL synchronous_commit = off; \
+         SELECT pg_notify({TAG}{channel}{TAG}, {TAG}{payload}{TAG}); COMMIT"
+    )
 }
 
 fn db(e: tokio_postgres::Error) -> LogError {
@@ -321,19 +364,21 @@ impl Inner {
                 .await
                 .map_err(db)?;
         }
-        // Delivered to listeners on commit. Payloads are limited to 8000
-        // bytes: an empty payload wakes every watcher instead.
-        let payload = if req.task_id.len() < 7000 {
-            req.task_id.as_str()
-        } else {
-            ""
-        };
-        tx.execute("SELECT pg_notify($1, $2)", &[&self.channel, &payload])
-            .await
-            .map_err(db)?;
         tx.commit().await.map_err(db)?;
         let out = plan.appended();
         self.cache().put(&req.task_id, plan.seq, plan.projection);
+        // Watchers in this process are woken at once; other hosts' by a
+        // NOTIFY sent after the commit (see [`notify_sql`]).
+        self.hub.notify(&req.task_id);
+        let notify = notify_sql(&self.channel, &self.instance, &req.task_id);
+        if let Err(e) = client.batch_execute(&notify).await {
+            // The append is committed: say so. Remote watchers catch up at
+            // the task's next notification (or their listener's reconnect).
+            // A batch that failed after its BEGIN leaves the pooled session
+            // in an aborted transaction: end it.
+            let _ = client.batch_execute("ROLLBACK").await;
+            tracing::warn!(target: "a2a_tower::log", kind = %e.code().map_or("io", |c| c.code()), "postgres notify failed");
+        }
         Ok(out)
     }
 
@@ -517,5 +562,27 @@ impl TaskLog for PostgresTaskLog {
         limit: usize,
     ) -> LogFuture<'a, Vec<LiveTask>> {
         Box::pin(self.inner.live(after, limit))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notifications_are_marked_and_quoted() {
+        let sql = notify_sql("a2a_log_a2a", "i1", "t-1");
+        assert_eq!(
+            sql,
+            "BEGIN; SET LOCAL synchronous_commit = off; \
+             SELECT pg_notify($a2a_notify$a2a_log_a2a$a2a_notify$, $a2a_notify$i1:t-1$a2a_notify$); COMMIT"
+        );
+        // What cannot be dollar-quoted wakes everyone instead.
+        for odd in ["t$a2a_notify$; DROP TABLE x; --", "t\0", &"x".repeat(7000)] {
+            assert!(
+                notify_sql("c", "i1", odd).contains("$a2a_notify$$a2a_notify$)"),
+                "{odd:?}"
+            );
+        }
     }
 }
