@@ -305,3 +305,120 @@ async fn host_layers_between_engine_and_executor() {
         TaskState::Completed
     );
 }
+
+/// A log whose watches hear of nothing after they start: the engine must not
+/// depend on a wake-up arriving in time (another host's NOTIFY can lag).
+struct Deaf(std::sync::Arc<MemoryTaskLog>);
+
+impl a2a_tower::log::TaskLog for Deaf {
+    fn append(
+        &self,
+        request: a2a_tower::log::AppendRequest,
+    ) -> a2a_tower::log::LogFuture<'_, a2a_tower::log::Appended> {
+        self.0.append(request)
+    }
+
+    fn snapshot<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+    ) -> a2a_tower::log::LogFuture<'a, a2a_tower::log::Snapshot> {
+        self.0.snapshot(authority, task_id)
+    }
+
+    fn read<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        after: u64,
+    ) -> a2a_tower::log::LogFuture<'a, Vec<a2a_tower::log::Sequenced>> {
+        self.0.read(authority, task_id, after)
+    }
+
+    fn watch<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        after: Option<u64>,
+    ) -> a2a_tower::log::LogFuture<'a, a2a_tower::log::Watch> {
+        Box::pin(async move {
+            let w = self.0.watch(authority, task_id, after).await?;
+            // Held, never read: the watch stays registered.
+            let records = futures_util::stream::pending().chain(w.records);
+            Ok(a2a_tower::log::Watch {
+                snapshot: w.snapshot,
+                records: Box::pin(records),
+            })
+        })
+    }
+
+    fn list<'a>(
+        &'a self,
+        authority: &'a str,
+        query: &'a a2a_tower::log::ListQuery,
+    ) -> a2a_tower::log::LogFuture<'a, a2a_tower::log::ListPage> {
+        self.0.list(authority, query)
+    }
+
+    fn live_tasks<'a>(
+        &'a self,
+        after: Option<(&'a str, &'a str)>,
+        limit: usize,
+    ) -> a2a_tower::log::LogFuture<'a, Vec<a2a_tower::log::LiveTask>> {
+        self.0.live_tasks(after, limit)
+    }
+}
+
+// Issue 5, item 3: a fenced execution's stream ends with what the log holds
+// when it is fenced (here the new writer's FAILED status), even if its watch
+// was never woken for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fenced_stream_ends_with_what_fenced_it() {
+    let memory = std::sync::Arc::new(MemoryTaskLog::new());
+    let gate = Gate::default();
+    let inner = {
+        let gate = gate.clone();
+        boxed(move |ex: Execution| {
+            let gate = gate.clone();
+            async move {
+                ex.emit.working().await?;
+                gate.wait().await;
+                ex.emit.complete().await?;
+                Ok(())
+            }
+        })
+    };
+    let svc = engine_with(TaskLayer::new(card(), Deaf(memory.clone())).unwrap(), inner);
+    let stream = stream(&svc, Operation::SendStreamingMessage(send_req(user("go"))))
+        .await
+        .unwrap();
+    let collected = tokio::spawn(collect(stream));
+    // Another writer takes the task over and fails it.
+    let live = loop {
+        let live = a2a_tower::log::TaskLog::live_tasks(&*memory, None, 10)
+            .await
+            .unwrap();
+        if live.first().is_some_and(|t| t.seq >= 4) {
+            break live.into_iter().next().unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    let closed = a2a_tower::log::TaskLog::fail_live(
+        &*memory,
+        &live,
+        a2a_tower::types::Message::agent("m-x", "taken over"),
+    )
+    .await
+    .unwrap();
+    assert!(closed.is_some());
+    gate.open();
+    let events = tokio::time::timeout(Duration::from_secs(10), collected)
+        .await
+        .expect("the stream ended")
+        .unwrap();
+    let last = events.last().expect("events").as_ref().expect("no error");
+    let StreamResponse::StatusUpdate(update) = last else {
+        panic!("expected the FAILED status last, got {last:?}");
+    };
+    assert_eq!(update.status.state, TaskState::Failed);
+}

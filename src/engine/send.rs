@@ -10,12 +10,12 @@ use super::executor::{Emitter, Execution};
 use super::layer::Shared;
 use super::ops::{history_length, view, view_owned};
 use super::service::record_ids;
-use super::subscribe::{Start, event_stream};
+use super::subscribe::{Start, event_stream, until_then_catch_up};
 use super::writer::Writer;
 use super::{EmitError, run};
 use crate::log::{LogErrorKind, Record, RecordStream, Snapshot, Watch};
 use crate::types::{Part, PartContent, Role, SendMessageRequest, SendMessageResponse, Task};
-use crate::{A2aError, A2aResponse, BoxError, CallContext, ErrorKind, EventStream};
+use crate::{A2aError, A2aResponse, BoxError, CallContext, ErrorKind};
 
 /// The media type of a part: its `mediaType` without parameters, else the
 /// type its content implies.
@@ -126,6 +126,8 @@ enum Keep {
 struct Admitted {
     authority: String,
     task_id: String,
+    /// The sequence number of the admission commit; `records` follow it.
+    admitted: u64,
     /// The task after admission, if the caller asked to keep it. Otherwise
     /// it is dropped before the execution starts, so that the execution's
     /// first commit updates the task in place instead of copying it.
@@ -252,6 +254,7 @@ where
         records,
     } = watch;
     let into_task = |s: Snapshot| s.task;
+    let admitted = appended.seq;
     let admission = appended.snapshot;
     let (task, snapshot) = match keep {
         Keep::Nothing => {
@@ -274,6 +277,7 @@ where
     Ok(Admitted {
         authority,
         task_id,
+        admitted,
         snapshot,
         records,
         writer,
@@ -304,6 +308,7 @@ where
         task_id,
         snapshot,
         mut records,
+        admitted: _,
         writer,
     } = admit(
         shared,
@@ -378,17 +383,24 @@ where
     S::Future: Send + 'static,
 {
     let buffer = shared.subscriber_buffer;
+    let log = shared.log.clone();
     let Admitted {
+        authority,
+        task_id,
+        admitted,
         snapshot,
         records,
         writer,
-        ..
     } = admit(shared, inner, req, context, Keep::Watch).await?;
     let snapshot = snapshot.ok_or_else(|| A2aError::new(ErrorKind::Internal))?;
-    let events = event_stream(Watch { snapshot, records }, Start::FirstEmission, buffer);
-    // A fenced execution stops: the stream ends with the events it has.
+    // A fenced execution stops: the stream ends with what the log holds when
+    // it is fenced (what fenced it included), not only with what its watch
+    // had been woken for.
     let fenced = async move { writer.fenced.wait().await };
-    Ok(A2aResponse::Stream(EventStream::new(
-        events.take_until(fenced),
+    let records = until_then_catch_up(records, fenced, log, authority, task_id, admitted);
+    Ok(A2aResponse::Stream(event_stream(
+        Watch { snapshot, records },
+        Start::FirstEmission,
+        buffer,
     )))
 }

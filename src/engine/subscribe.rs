@@ -8,9 +8,14 @@
 //! writes) is cut off: its next read yields an `Unavailable` error event and
 //! the stream ends; it can resubscribe. Dropping a stream drops its watch.
 
+use std::pin::Pin;
+use std::sync::Arc;
+
 use futures_util::StreamExt as _;
 
-use crate::log::{Projection, Record, RecordStream, Watch};
+use crate::log::{
+    LogError, LogErrorKind, Projection, Record, RecordStream, Sequenced, TaskLog, Watch,
+};
 use crate::types::{StreamResponse, TaskArtifactUpdateEvent, TaskStatusUpdateEvent};
 use crate::{A2aError, ErrorKind, EventStream};
 
@@ -28,6 +33,80 @@ pub(crate) enum Start {
 pub(crate) fn overflow_error() -> A2aError {
     A2aError::new(ErrorKind::Unavailable)
         .with_message("The subscriber fell behind and was disconnected; resubscribe to continue")
+}
+
+/// The records of a watch (after `from`) until `stop` completes; then the
+/// records the log holds after the last one delivered, read once (the watch
+/// is kept meanwhile, so the log cannot compact the task under the read).
+/// A stream cut short when its execution is fenced thus still ends with what
+/// the new writer committed up to then (after a restart, the FAILED status),
+/// whether or not the watch had been woken for it yet. A task the log has
+/// compacted anyway is terminal and was delivered: nothing more is read.
+pub(crate) fn until_then_catch_up(
+    records: RecordStream,
+    stop: impl Future<Output = ()> + Send + 'static,
+    log: Arc<dyn TaskLog>,
+    authority: String,
+    task_id: String,
+    from: u64,
+) -> RecordStream {
+    let state = CatchUp {
+        records,
+        stop: Box::pin(stop),
+        log,
+        authority,
+        task_id,
+        last: from,
+        stopped: false,
+        rest: None,
+    };
+    Box::pin(futures_util::stream::unfold(state, CatchUp::next))
+}
+
+struct CatchUp {
+    records: RecordStream,
+    stop: Pin<Box<dyn Future<Output = ()> + Send>>,
+    log: Arc<dyn TaskLog>,
+    authority: String,
+    task_id: String,
+    /// The last sequence number delivered.
+    last: u64,
+    stopped: bool,
+    /// After `stop`: the records read, to deliver.
+    rest: Option<std::vec::IntoIter<Result<Sequenced, LogError>>>,
+}
+
+impl CatchUp {
+    async fn next(mut self) -> Option<(Result<Sequenced, LogError>, Self)> {
+        if let Some(rest) = &mut self.rest {
+            return rest.next().map(|r| (r, self));
+        }
+        if !self.stopped {
+            tokio::select! {
+                biased;
+                () = &mut self.stop => self.stopped = true,
+                item = self.records.next() => {
+                    if let Some(Ok(r)) = &item {
+                        self.last = r.seq;
+                    }
+                    return item.map(|r| (r, self));
+                }
+            }
+        }
+        let read = self
+            .log
+            .read(&self.authority, &self.task_id, self.last)
+            .await;
+        let rest = match read {
+            Ok(records) => records.into_iter().map(Ok).collect(),
+            Err(e) if e.kind() == LogErrorKind::Compacted => Vec::new(),
+            Err(e) => vec![Err(e)],
+        };
+        let mut rest = rest.into_iter();
+        let first = rest.next();
+        self.rest = Some(rest);
+        first.map(|r| (r, self))
+    }
 }
 
 /// The event stream of one subscriber.
