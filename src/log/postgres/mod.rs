@@ -172,6 +172,10 @@ struct Sql {
     insert_task: String,
     update_task: String,
     insert_records: String,
+    /// Creation and its records in one statement (see `Inner::append_once`).
+    create_once: String,
+    /// A conditional update and its records in one statement.
+    update_once: String,
     records: String,
     count: String,
     page: String,
@@ -202,6 +206,23 @@ impl Sql {
             insert_records: format!(
                 "INSERT INTO {s}.records (task_id, seq, authority, epoch, record) \
                  SELECT $1, u.seq, $2, $3, u.record FROM unnest($4::bigint[], $5::text[]) AS u(seq, record)"
+            ),
+            create_once: format!(
+                "WITH t AS (INSERT INTO {s}.tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot, host) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id) DO NOTHING RETURNING 1), \
+                 r AS (INSERT INTO {s}.records (task_id, seq, authority, epoch, record) \
+                 SELECT $1, u.seq, $2, $8, u.record FROM unnest($11::bigint[], $12::text[]) AS u(seq, record) \
+                 WHERE EXISTS (SELECT 1 FROM t)) \
+                 SELECT count(*) FROM t"
+            ),
+            update_once: format!(
+                "WITH t AS (UPDATE {s}.tasks SET context_id = $2, state = $3, status_ts = $4, live = $5, seq = $6, \
+                 epoch = $7, snapshot = $8, host = $10, updated_at = now() \
+                 WHERE task_id = $1 AND seq = $9 AND epoch <= $7 AND authority = $11 RETURNING 1), \
+                 r AS (INSERT INTO {s}.records (task_id, seq, authority, epoch, record) \
+                 SELECT $1, u.seq, $11, $7, u.record FROM unnest($12::bigint[], $13::text[]) AS u(seq, record) \
+                 WHERE EXISTS (SELECT 1 FROM t)) \
+                 SELECT count(*) FROM t"
             ),
             records: format!(
                 "SELECT t.authority, r.seq, r.record FROM {s}.tasks t \
@@ -279,6 +300,132 @@ impl Inner {
 
     async fn append(&self, req: AppendRequest) -> Result<Appended, LogError> {
         let mut client = self.pool.get().await.map_err(LogError::backend)?;
+        let out = match self.append_once(&client, &req).await? {
+            Some(out) => out,
+            None => self.append_locked(&mut client, &req).await?,
+        };
+        // Watchers in this process are woken at once; other hosts' by a
+        // NOTIFY sent after the commit (see [`notify_sql`]).
+        self.hub.notify(&req.task_id);
+        let notify = notify_sql(&self.channel, &self.instance, &req.task_id);
+        if let Err(e) = client.batch_execute(&notify).await {
+            // The append is committed: say so. Remote watchers catch up at
+            // the task's next notification (or their listener's reconnect).
+            // A batch that failed after its BEGIN leaves the pooled session
+            // in an aborted transaction: end it.
+            let _ = client.batch_execute("ROLLBACK").await;
+            tracing::warn!(target: "a2a_tower::log", kind = %e.code().map_or("io", |c| c.code()), "postgres notify failed");
+        }
+        Ok(out)
+    }
+
+    /// The append as one statement (one round trip, its own transaction),
+    /// when it can be planned without reading the row: a creation, or an
+    /// append after the sequence number this log last committed for the task
+    /// (its projection is in the cache). The statement writes only if the
+    /// row is still at that sequence number, of the same authority, with no
+    /// newer epoch; `Ok(None)` when it was not (or could not be planned so):
+    /// [`append_locked`](Self::append_locked) then reads the row and gives
+    /// the exact answer.
+    async fn append_once(
+        &self,
+        client: &deadpool_postgres::Client,
+        req: &AppendRequest,
+    ) -> Result<Option<Appended>, LogError> {
+        let create = req.expected == 0;
+        let (current, base) = if create {
+            (None, crate::log::Projection::default())
+        } else {
+            let Some(base) = self.cache().take(&req.task_id, req.expected) else {
+                return Ok(None);
+            };
+            // Stands for the row the statement checks.
+            let row = Current {
+                authority: req.authority.clone(),
+                seq: req.expected,
+                epoch: req.epoch,
+            };
+            (Some(row), base)
+        };
+        let plan = Plan::new(req, current, |_| Ok(base))?;
+        let (seq, epoch) = (plan.seq as i64, plan.epoch as i64);
+        let row = &plan.row;
+        let snapshot = plan.snapshot_json()?;
+        let (seqs, jsons) = plan.record_rows(req)?;
+        let written: i64 = if create {
+            let st = client
+                .prepare_cached(&self.sql.create_once)
+                .await
+                .map_err(db)?;
+            client
+                .query_one(
+                    &st,
+                    &[
+                        &req.task_id,
+                        &req.authority,
+                        &row.context_id,
+                        &row.state,
+                        &row.status_ts,
+                        &row.live,
+                        &seq,
+                        &epoch,
+                        &snapshot,
+                        &row.host,
+                        &seqs,
+                        &jsons,
+                    ],
+                )
+                .await
+                .map_err(db)?
+                .get(0)
+        } else {
+            let st = client
+                .prepare_cached(&self.sql.update_once)
+                .await
+                .map_err(db)?;
+            let expected = req.expected as i64;
+            client
+                .query_one(
+                    &st,
+                    &[
+                        &req.task_id,
+                        &row.context_id,
+                        &row.state,
+                        &row.status_ts,
+                        &row.live,
+                        &seq,
+                        &epoch,
+                        &snapshot,
+                        &expected,
+                        &row.host,
+                        &req.authority,
+                        &seqs,
+                        &jsons,
+                    ],
+                )
+                .await
+                .map_err(db)?
+                .get(0)
+        };
+        match (written, create) {
+            (1, _) => {
+                let out = plan.appended();
+                self.cache().put(&req.task_id, plan.seq, plan.projection);
+                Ok(Some(out))
+            }
+            // The task exists already (any authority): as the locked path.
+            (_, true) => Err(LogError::new(LogErrorKind::Conflict)),
+            _ => Ok(None),
+        }
+    }
+
+    /// The append in a transaction that locks the row first: reads it,
+    /// checks and plans against it, writes.
+    async fn append_locked(
+        &self,
+        client: &mut deadpool_postgres::Client,
+        req: &AppendRequest,
+    ) -> Result<Appended, LogError> {
         let tx = client.transaction().await.map_err(db)?;
         let head = tx.prepare_cached(&self.sql.head).await.map_err(db)?;
         let current = match tx.query_opt(&head, &[&req.task_id]).await.map_err(db)? {
@@ -304,7 +451,7 @@ impl Inner {
             }
             _ => None,
         };
-        let plan = Plan::new(&req, current, |_| {
+        let plan = Plan::new(req, current, |_| {
             stored.unwrap_or_else(|| Err(LogError::backend("task row vanished")))
         })?;
         let (seq, epoch) = (plan.seq as i64, plan.epoch as i64);
@@ -355,7 +502,7 @@ impl Inner {
             return Err(LogError::new(LogErrorKind::Conflict));
         }
         if !req.records.is_empty() {
-            let (seqs, jsons) = plan.record_rows(&req)?;
+            let (seqs, jsons) = plan.record_rows(req)?;
             let st = tx
                 .prepare_cached(&self.sql.insert_records)
                 .await
@@ -367,18 +514,6 @@ impl Inner {
         tx.commit().await.map_err(db)?;
         let out = plan.appended();
         self.cache().put(&req.task_id, plan.seq, plan.projection);
-        // Watchers in this process are woken at once; other hosts' by a
-        // NOTIFY sent after the commit (see [`notify_sql`]).
-        self.hub.notify(&req.task_id);
-        let notify = notify_sql(&self.channel, &self.instance, &req.task_id);
-        if let Err(e) = client.batch_execute(&notify).await {
-            // The append is committed: say so. Remote watchers catch up at
-            // the task's next notification (or their listener's reconnect).
-            // A batch that failed after its BEGIN leaves the pooled session
-            // in an aborted transaction: end it.
-            let _ = client.batch_execute("ROLLBACK").await;
-            tracing::warn!(target: "a2a_tower::log", kind = %e.code().map_or("io", |c| c.code()), "postgres notify failed");
-        }
         Ok(out)
     }
 
