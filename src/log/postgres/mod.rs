@@ -108,12 +108,16 @@ impl PostgresTaskLogBuilder {
 
 /// A [`TaskLog`] in PostgreSQL, shared by several hosts.
 ///
-/// - **Conditional appends in the database**: an append is one transaction
-///   that locks the task row (`SELECT … FOR UPDATE`), checks the writer's
-///   epoch and expected sequence number against it, inserts the records
-///   under the primary key `(task_id, seq)` and updates the row. Creation is
-///   `INSERT … ON CONFLICT DO NOTHING`. Two hosts can never both commit the
-///   same sequence number, and a host with an older epoch is fenced.
+/// - **Conditional appends in the database**: an append after the sequence
+///   number this log last committed for the task (or a creation) is one
+///   statement that updates the row and inserts the records only if the row
+///   is still at that sequence number, of the same authority, with no newer
+///   epoch (creation: `INSERT … ON CONFLICT DO NOTHING`); any other append,
+///   or one whose condition failed, is a transaction that locks the row
+///   (`SELECT … FOR UPDATE`), checks the epoch and sequence number against
+///   it and writes. Records are keyed `(task_id, seq)`. Two hosts can never
+///   both commit the same sequence number, and a host with an older epoch is
+///   fenced.
 /// - **Watches across hosts**: after its commit, each append wakes this
 ///   log's own watchers and sends `NOTIFY` with the task id, in a transaction
 ///   of its own without a WAL flush (inside the append, PostgreSQL would
