@@ -26,7 +26,10 @@
 //! `postgres://postgres@127.0.0.1:5432/test`; dropped afterwards).
 //! `LOAD_SIDES` picks the sides after `raw` (default `full,sqlite,pg`;
 //! `full` is the memory log); each round reports every side's ratio to raw.
-//! `LOAD_SQLITE_SYNC=normal` runs SQLite without an fsync per commit.
+//! `LOAD_SQLITE_SYNC=normal` runs SQLite without an fsync per commit. After
+//! each SQLite run a line gives the writer's mean batch, the share of the run
+//! its thread spent idle (waiting for work) and on CPU, and its CPU time per
+//! request: an idle share near zero means the writer is the bottleneck.
 //!
 //! Each line also gives the process CPU time per request (servers and load
 //! generator together), which other processes on the machine disturb less
