@@ -57,3 +57,24 @@ impl Counters {
         Duration::from_nanos(self.idle_nanos.load(Ordering::Relaxed) + current)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idle_counts_finished_waits_and_the_current_one() {
+        let c = Counters::default();
+        assert_eq!(c.idle(), Duration::ZERO);
+        c.wait_begins();
+        std::thread::sleep(Duration::from_millis(20));
+        let during = c.idle();
+        assert!(during >= Duration::from_millis(20), "{during:?}");
+        c.wait_ends();
+        let after = c.idle();
+        assert!(after >= during, "{after:?} < {during:?}");
+        // Working time is not idle time.
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(c.idle() < after + Duration::from_millis(20));
+    }
+}
