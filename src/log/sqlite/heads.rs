@@ -67,14 +67,15 @@ impl Heads {
             .cloned()
     }
 
-    /// The sequence number of the committed head of `task_id`, if kept.
-    pub(crate) fn seq(&self, task_id: &str) -> Option<u64> {
+    /// The sequence number and epoch of the committed head of `task_id`, if
+    /// kept.
+    pub(crate) fn position(&self, task_id: &str) -> Option<(u64, u64)> {
         let shard = self.shard(task_id);
         shard
             .young
             .get(task_id)
             .or_else(|| shard.old.get(task_id))
-            .map(|h| h.snapshot.seq)
+            .map(|h| (h.snapshot.seq, h.snapshot.epoch))
     }
 
     /// Records a committed head (writer thread only, after COMMIT).

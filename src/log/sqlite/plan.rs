@@ -19,8 +19,9 @@ pub(crate) const SNAPSHOT_EVERY: u64 = 64;
 /// (see [`prepare`]): the writer only confirms that head is still the latest
 /// before writing it, and plans the append itself otherwise.
 pub(crate) struct Prepared {
-    /// The head's sequence number the plan was made on (0: a new task).
-    base: u64,
+    /// The head's sequence number and epoch the plan was made on (0, 0: a
+    /// new task). Both: an append without records raises the epoch alone.
+    base: (u64, u64),
     plan: Plan,
     snapshot: Option<String>,
 }
@@ -34,7 +35,7 @@ pub(crate) fn prepare(heads: &Heads, req: &AppendRequest) -> Option<Prepared> {
         let plan = Plan::new(req, None, |_| Err(LogError::backend("no head"))).ok()?;
         let snapshot = snapshot_of(&plan, req).ok()?;
         return Some(Prepared {
-            base: 0,
+            base: (0, 0),
             plan,
             snapshot,
         });
@@ -43,6 +44,7 @@ pub(crate) fn prepare(heads: &Heads, req: &AppendRequest) -> Option<Prepared> {
     if head.snapshot.seq != req.expected {
         return None;
     }
+    let base = (head.snapshot.seq, head.snapshot.epoch);
     let current = Current {
         authority: head.authority,
         seq: head.snapshot.seq,
@@ -51,7 +53,7 @@ pub(crate) fn prepare(heads: &Heads, req: &AppendRequest) -> Option<Prepared> {
     let plan = Plan::new(req, Some(current), |_| Ok(head.snapshot.projection)).ok()?;
     let snapshot = snapshot_of(&plan, req).ok()?;
     Some(Prepared {
-        base: req.expected,
+        base,
         plan,
         snapshot,
     })
@@ -70,21 +72,21 @@ fn snapshot_of(plan: &Plan, req: &AppendRequest) -> Result<Option<String>, LogEr
     }
 }
 
-/// The sequence number of the task's latest head (this batch's, else the
-/// committed one), `None` when the task does not exist.
-fn head_seq(
+/// The sequence number and epoch of the task's latest head (this batch's,
+/// else the committed one), `None` when the task does not exist.
+fn latest(
     conn: &Connection,
     heads: &Heads,
     pending: &HashMap<String, Head>,
     task_id: &str,
-) -> Result<Option<u64>, LogError> {
+) -> Result<Option<(u64, u64)>, LogError> {
     if let Some(h) = pending.get(task_id) {
-        return Ok(Some(h.snapshot.seq));
+        return Ok(Some((h.snapshot.seq, h.snapshot.epoch)));
     }
-    if let Some(seq) = heads.seq(task_id) {
-        return Ok(Some(seq));
+    if let Some(at) = heads.position(task_id) {
+        return Ok(Some(at));
     }
-    Ok(read::row(conn, task_id)?.map(|r| r.seq))
+    Ok(read::row(conn, task_id)?.map(|r| (r.seq, r.epoch)))
 }
 
 /// Checks `req` against the task's head and applies it; with the
@@ -98,10 +100,9 @@ pub(crate) fn plan(
     prepared: Option<Prepared>,
 ) -> Result<(Plan, Option<String>), LogError> {
     if let Some(prepared) = prepared {
-        let latest = head_seq(conn, heads, pending, &req.task_id)?;
-        let fresh = match latest {
-            None => prepared.base == 0,
-            Some(seq) => prepared.base != 0 && seq == prepared.base,
+        let fresh = match latest(conn, heads, pending, &req.task_id)? {
+            None => prepared.base.0 == 0,
+            Some(at) => prepared.base.0 != 0 && at == prepared.base,
         };
         if fresh {
             return Ok((prepared.plan, prepared.snapshot));
@@ -205,6 +206,16 @@ mod tests {
             panic!("planned on a stale head");
         };
         assert_eq!(err.kind(), crate::log::LogErrorKind::Conflict);
+        // An append without records raised the epoch alone: fenced.
+        let prepared = prepare(&heads, &req).unwrap();
+        let mut pending = HashMap::new();
+        let mut raised = head_at(1, &created);
+        raised.snapshot.epoch = 2;
+        pending.insert("t".to_owned(), raised);
+        let Err(err) = plan(&conn, &heads, &pending, &req, Some(prepared)) else {
+            panic!("planned on a lower epoch");
+        };
+        assert_eq!(err.kind(), crate::log::LogErrorKind::Fenced);
         // Unmoved, the prepared plan is taken as is.
         let prepared = prepare(&heads, &req).unwrap();
         let (p, _) = plan(&conn, &heads, &HashMap::new(), &req, Some(prepared)).unwrap();
