@@ -9,13 +9,14 @@
 //! `postgres`, `A2A_TEST_POSTGRES_URL` or the local default) runs with its
 //! pool. Prints appends per second and, for SQLite, the mean batch size.
 //!
-//! Then the shape of a SendMessage to a text agent, without HTTP: C clients
-//! each run tasks one after another, each task an admission append (Created,
-//! the user's message, ExecutionStarted) and, after its commit, a completion
-//! append (WORKING, one artifact chunk, COMPLETED). Prints tasks per second,
-//! bytes written by the process per task (Linux `/proc/self/io`), and the
-//! writer thread's CPU time per task. `DURABLE_CLIENTS` (default 32) and
-//! `DURABLE_TASKS` (default 20 000; 0 skips it).
+//! First, the shape of a SendMessage to a text agent, without HTTP, under
+//! both `synchronous` settings: C clients each run tasks one after another,
+//! each task an admission append (Created, the user's message,
+//! ExecutionStarted) and, after its commit, a completion append (WORKING, one
+//! artifact chunk, COMPLETED). Prints tasks per second, bytes written by the
+//! process per task (Linux `/proc/self/io`), and the writer thread's CPU time
+//! per task. `DURABLE_CLIENTS` (default 32), `DURABLE_TASKS` (default 20 000;
+//! 0 skips it), `DURABLE_ONLY_ECHO=1` (only this part).
 
 use std::sync::Arc;
 use std::time::Instant;
