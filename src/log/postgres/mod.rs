@@ -5,7 +5,7 @@ mod schema;
 
 use std::sync::{Arc, Mutex};
 
-use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio::task::JoinHandle;
 use tokio_postgres::NoTls;
 use tokio_postgres::error::SqlState;
@@ -173,9 +173,6 @@ struct Sql {
     head: String,
     snapshot_only: String,
     snapshot: String,
-    insert_task: String,
-    update_task: String,
-    insert_records: String,
     /// Creation and its records in one statement (see `Inner::append_once`).
     create_once: String,
     /// A conditional update and its records in one statement.
@@ -198,18 +195,6 @@ impl Sql {
             snapshot_only: format!("SELECT snapshot FROM {s}.tasks WHERE task_id = $1"),
             snapshot: format!(
                 "SELECT authority, seq, epoch, snapshot FROM {s}.tasks WHERE task_id = $1"
-            ),
-            insert_task: format!(
-                "INSERT INTO {s}.tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot, host) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id) DO NOTHING"
-            ),
-            update_task: format!(
-                "UPDATE {s}.tasks SET context_id = $2, state = $3, status_ts = $4, live = $5, seq = $6, \
-                 epoch = $7, snapshot = $8, host = $10, updated_at = now() WHERE task_id = $1 AND seq = $9 AND epoch <= $7"
-            ),
-            insert_records: format!(
-                "INSERT INTO {s}.records (task_id, seq, authority, epoch, record) \
-                 SELECT $1, u.seq, $2, $3, u.record FROM unnest($4::bigint[], $5::text[]) AS u(seq, record)"
             ),
             create_once: format!(
                 "WITH t AS (INSERT INTO {s}.tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot, host) \
@@ -336,8 +321,7 @@ impl Inner {
         client: &deadpool_postgres::Client,
         req: &AppendRequest,
     ) -> Result<Option<Appended>, LogError> {
-        let create = req.expected == 0;
-        let (current, base) = if create {
+        let (current, base) = if req.expected == 0 {
             (None, crate::log::Projection::default())
         } else {
             let Some(base) = self.cache().take(&req.task_id, req.expected) else {
@@ -352,11 +336,34 @@ impl Inner {
             (Some(row), base)
         };
         let plan = Plan::new(req, current, |_| Ok(base))?;
+        let written = self.write_planned(client, req, &plan).await?;
+        match (written, plan.create) {
+            (1, _) => {
+                let out = plan.appended();
+                self.cache().put(&req.task_id, plan.seq, plan.projection);
+                Ok(Some(out))
+            }
+            // The task exists already (any authority): as the locked path.
+            (_, true) => Err(LogError::new(LogErrorKind::Conflict)),
+            _ => Ok(None),
+        }
+    }
+
+    /// Writes a planned append in one statement: the task row (created, or
+    /// updated only if still at `req.expected`, of `req.authority`, with no
+    /// newer epoch) and the records, all or nothing. Returns the number of
+    /// task rows written: 0 when the condition did not hold.
+    async fn write_planned(
+        &self,
+        client: &impl GenericClient,
+        req: &AppendRequest,
+        plan: &Plan,
+    ) -> Result<i64, LogError> {
         let (seq, epoch) = (plan.seq as i64, plan.epoch as i64);
         let row = &plan.row;
         let snapshot = plan.snapshot_json()?;
         let (seqs, jsons) = plan.record_rows(req)?;
-        let written: i64 = if create {
+        let row = if plan.create {
             let st = client
                 .prepare_cached(&self.sql.create_once)
                 .await
@@ -380,8 +387,6 @@ impl Inner {
                     ],
                 )
                 .await
-                .map_err(db)?
-                .get(0)
         } else {
             let st = client
                 .prepare_cached(&self.sql.update_once)
@@ -408,19 +413,8 @@ impl Inner {
                     ],
                 )
                 .await
-                .map_err(db)?
-                .get(0)
         };
-        match (written, create) {
-            (1, _) => {
-                let out = plan.appended();
-                self.cache().put(&req.task_id, plan.seq, plan.projection);
-                Ok(Some(out))
-            }
-            // The task exists already (any authority): as the locked path.
-            (_, true) => Err(LogError::new(LogErrorKind::Conflict)),
-            _ => Ok(None),
-        }
+        Ok(row.map_err(db)?.get(0))
     }
 
     /// The append in a transaction that locks the row first: reads it,
@@ -458,62 +452,9 @@ impl Inner {
         let plan = Plan::new(req, current, |_| {
             stored.unwrap_or_else(|| Err(LogError::backend("task row vanished")))
         })?;
-        let (seq, epoch) = (plan.seq as i64, plan.epoch as i64);
-        let row = &plan.row;
-        let snapshot = plan.snapshot_json()?;
-        let n = if plan.create {
-            let st = tx.prepare_cached(&self.sql.insert_task).await.map_err(db)?;
-            tx.execute(
-                &st,
-                &[
-                    &req.task_id,
-                    &req.authority,
-                    &row.context_id,
-                    &row.state,
-                    &row.status_ts,
-                    &row.live,
-                    &seq,
-                    &epoch,
-                    &snapshot,
-                    &row.host,
-                ],
-            )
-            .await
-            .map_err(db)?
-        } else {
-            let st = tx.prepare_cached(&self.sql.update_task).await.map_err(db)?;
-            let expected = req.expected as i64;
-            tx.execute(
-                &st,
-                &[
-                    &req.task_id,
-                    &row.context_id,
-                    &row.state,
-                    &row.status_ts,
-                    &row.live,
-                    &seq,
-                    &epoch,
-                    &snapshot,
-                    &expected,
-                    &row.host,
-                ],
-            )
-            .await
-            .map_err(db)?
-        };
-        if n != 1 {
+        if self.write_planned(&tx, req, &plan).await? != 1 {
             // Another host created the task first (or the row moved on).
             return Err(LogError::new(LogErrorKind::Conflict));
-        }
-        if !req.records.is_empty() {
-            let (seqs, jsons) = plan.record_rows(req)?;
-            let st = tx
-                .prepare_cached(&self.sql.insert_records)
-                .await
-                .map_err(db)?;
-            tx.execute(&st, &[&req.task_id, &req.authority, &epoch, &seqs, &jsons])
-                .await
-                .map_err(db)?;
         }
         tx.commit().await.map_err(db)?;
         let out = plan.appended();
