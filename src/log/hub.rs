@@ -155,11 +155,32 @@ struct State {
     done: bool,
 }
 
+/// A watch from `snapshot`, read after `sub` was registered: the records
+/// after `after` (or after the snapshot) up to the snapshot, read with
+/// `fetch` only if there are any, then every record committed later. Any
+/// commit after the snapshot wakes `sub`, so nothing is missed.
+pub(crate) async fn watch(
+    sub: Subscription,
+    snapshot: super::Snapshot,
+    after: Option<u64>,
+    fetch: Fetch,
+) -> Result<super::Watch, LogError> {
+    let cursor = after.unwrap_or(snapshot.seq);
+    let buf = if cursor >= snapshot.seq {
+        Vec::new()
+    } else {
+        fetch(cursor).await?
+    };
+    let done = snapshot.projection.is_terminal();
+    let records = stream(sub, fetch, cursor, buf, done);
+    Ok(super::Watch { snapshot, records })
+}
+
 /// The live record stream of a watch: `buf` first (records after `cursor`
 /// read when the watch started, after `sub` was registered), then every
 /// record committed later, read back from the database on each wake-up.
 /// Ends after a terminal record (or at once if `done`).
-pub(crate) fn stream(
+fn stream(
     sub: Subscription,
     fetch: Fetch,
     cursor: u64,

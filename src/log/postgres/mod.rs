@@ -618,17 +618,13 @@ impl TaskLog for PostgresTaskLog {
             // Subscribe first: a commit after this point wakes the stream.
             let sub = self.inner.hub.subscribe(task_id);
             let snapshot = self.inner.snapshot(authority, task_id).await?;
-            let cursor = after.unwrap_or(snapshot.seq);
-            let buf = self.inner.read(authority, task_id, cursor).await?;
             let inner = self.inner.clone();
             let (a, t): (Arc<str>, Arc<str>) = (authority.into(), task_id.into());
             let fetch: Fetch = Arc::new(move |after| {
                 let (inner, a, t) = (inner.clone(), a.clone(), t.clone());
                 Box::pin(async move { inner.read(&a, &t, after).await })
             });
-            let done = snapshot.projection.is_terminal();
-            let records = hub::stream(sub, fetch, cursor, buf, done);
-            Ok(Watch { snapshot, records })
+            hub::watch(sub, snapshot, after, fetch).await
         })
     }
 

@@ -333,14 +333,6 @@ impl TaskLog for SqliteTaskLog {
         Box::pin(async move {
             let sub = self.inner.hub.subscribe(task_id);
             let snapshot = self.inner.snapshot(authority, task_id).await?;
-            let cursor = after.unwrap_or(snapshot.seq);
-            // Registered before the snapshot was taken: every record after it
-            // wakes `sub`, so only records up to the snapshot are read here.
-            let buf = if cursor >= snapshot.seq {
-                Vec::new()
-            } else {
-                self.read(authority, task_id, cursor).await?
-            };
             let inner = self.inner.clone();
             let (a, t) = (authority.to_owned(), task_id.to_owned());
             let fetch: Fetch = Arc::new(move |after| {
@@ -351,9 +343,7 @@ impl TaskLog for SqliteTaskLog {
                 let (a, t) = (a.clone(), t.clone());
                 Box::pin(inner.readers.run(move |c| read::records(c, &a, &t, after)))
             });
-            let done = snapshot.projection.is_terminal();
-            let records = hub::stream(sub, fetch, cursor, buf, done);
-            Ok(Watch { snapshot, records })
+            hub::watch(sub, snapshot, after, fetch).await
         })
     }
 
