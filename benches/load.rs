@@ -128,7 +128,8 @@ async fn start_full() -> SocketAddr {
             .expect("log"),
         None => MemoryTaskLog::new(),
     };
-    let app = echo::app(&card, log).expect("echo stack");
+    let tasks = TaskLayer::new(card.clone(), log).expect("engine");
+    let app = echo::app_with(&card, tasks).expect("echo stack");
     tokio::spawn(serve(listener, app));
     addr
 }
@@ -200,7 +201,8 @@ async fn start_sqlite(dir: &std::path::Path) -> SocketAddr {
         .open()
         .expect("sqlite log");
     let _ = SQLITE.set(log.clone());
-    let app = echo::app(&card, log).expect("echo stack");
+    let tasks = TaskLayer::new(card.clone(), log).expect("engine");
+    let app = echo::app_with(&card, tasks).expect("echo stack");
     tokio::spawn(serve(listener, app));
     addr
 }
@@ -221,7 +223,8 @@ async fn start_pg(schema: &str) -> SocketAddr {
         .connect()
         .await
         .unwrap_or_else(|e| panic!("PostgreSQL at {}: {e:?}", pg_url()));
-    let app = echo::app(&card, log).expect("echo stack");
+    let tasks = TaskLayer::new(card.clone(), log).expect("engine");
+    let app = echo::app_with(&card, tasks).expect("echo stack");
     tokio::spawn(serve(listener, app));
     addr
 }

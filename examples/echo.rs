@@ -43,7 +43,7 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use a2a_tower::engine::{Agent, AgentExecutor, AgentInput, TaskLayer};
-use a2a_tower::log::{SqliteTaskLog, TaskLog};
+use a2a_tower::log::SqliteTaskLog;
 use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
 use a2a_tower::{
     A2aBodyLimitLayer, A2aExtensionsLayer, A2aVersionLayer, AgentCardLayer, Body, BoxError,
@@ -125,26 +125,8 @@ pub(crate) fn card(base_url: &str) -> AgentCard {
 }
 
 /// The whole HTTP application: the edge layers, both bindings, the engine
-/// over `log`, and the echo agent (used by `benches/load.rs`).
-#[allow(dead_code)]
-pub(crate) fn app<L: TaskLog>(
-    card: &AgentCard,
-    log: L,
-) -> Result<
-    impl Service<
-        http::Request<hyper::body::Incoming>,
-        Response = http::Response<Body>,
-        Error = Infallible,
-        Future: Send + 'static,
-    > + Clone
-    + Send
-    + 'static,
-    BoxError,
-> {
-    app_with(card, TaskLayer::new(card.clone(), log)?)
-}
-
-/// [`app`] over an engine configured by the caller (log, host id).
+/// `tasks` (its log and host id chosen by the caller) and the echo agent
+/// (also used by `benches/load.rs`).
 pub(crate) fn app_with(
     card: &AgentCard,
     tasks: TaskLayer,
