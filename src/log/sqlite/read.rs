@@ -152,20 +152,7 @@ fn replay(
         (_, None) => return Err(LogError::backend("stored snapshot missing")),
     };
     if seq > snapshot_seq {
-        let mut st = c
-            .prepare_cached(
-                "SELECT first, records FROM entries WHERE task_id = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq",
-            )
-            .map_err(LogError::backend)?;
-        let mut rows = st
-            .query(params![task_id, to_i64(snapshot_seq)?, to_i64(seq)?])
-            .map_err(LogError::backend)?;
-        let mut records = Vec::new();
-        while let Some(row) = rows.next().map_err(LogError::backend)? {
-            let first: i64 = row.get(0).map_err(LogError::backend)?;
-            let json: String = row.get(1).map_err(LogError::backend)?;
-            decode_entry(first, &json, snapshot_seq, &mut records)?;
-        }
+        let records = entries(c, task_id, snapshot_seq, seq)?;
         if records.last().map(|r| r.seq) != Some(seq) {
             return Err(LogError::backend("task entries missing"));
         }
@@ -203,13 +190,25 @@ pub(crate) fn records(
     if owner.as_deref() != Some(authority) {
         return Err(not_found());
     }
-    let mut st = c
-        .prepare_cached(
-            "SELECT first, records FROM entries WHERE task_id = ?1 AND seq > ?2 ORDER BY seq",
-        )
-        .map_err(LogError::backend)?;
+    Ok(with_heads(entries(c, task_id, after, u64::MAX)?))
+}
+
+/// The statement behind [`entries`].
+const ENTRIES: &str =
+    "SELECT first, records FROM entries WHERE task_id = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq";
+
+/// The records of `task_id` numbered after `after` and up to `upto`, from
+/// the entries that hold them.
+fn entries(
+    c: &Connection,
+    task_id: &str,
+    after: u64,
+    upto: u64,
+) -> Result<Vec<Sequenced>, LogError> {
+    let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    let mut st = c.prepare_cached(ENTRIES).map_err(LogError::backend)?;
     let mut rows = st
-        .query(params![task_id, i64::try_from(after).unwrap_or(i64::MAX)])
+        .query(params![task_id, clamp(after), clamp(upto)])
         .map_err(LogError::backend)?;
     let mut out = Vec::new();
     while let Some(row) = rows.next().map_err(LogError::backend)? {
@@ -217,7 +216,7 @@ pub(crate) fn records(
         let json: String = row.get(1).map_err(LogError::backend)?;
         decode_entry(first, &json, after, &mut out)?;
     }
-    Ok(with_heads(out))
+    Ok(out)
 }
 
 /// The filters of a list after the table, on `?1`..`?6` (authority,
@@ -405,10 +404,7 @@ mod tests {
         assert!(!all.contains("SCAN tasks"), "{all}");
         let count = plan(&c, &count_sql(true));
         assert!(count.contains("INDEX tasks_context"), "{count}");
-        let entries = plan(
-            &c,
-            "SELECT first, records FROM entries WHERE task_id = ?1 AND seq > ?2 ORDER BY seq",
-        );
+        let entries = plan(&c, ENTRIES);
         assert!(entries.contains("INDEX entries_task"), "{entries}");
         let live = plan(
             &c,
