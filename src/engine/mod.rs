@@ -10,7 +10,7 @@
 //! ```text
 //! A2aRequest ─▶ TaskService ─┬─ GetTask / ListTasks / SubscribeToTask: read the log
 //!                            ├─ CancelTask: the live writer commits CANCELED
-//!                            └─ SendMessage: admit (one log commit), spawn the execution
+//!                            └─ SendMessage: admit (a log commit), spawn the execution
 //!                                  └─▶ host layers ─▶ Service<Execution> (your executor)
 //!                                         └─ Emitter: status, artifact chunks, reply → log
 //! ```
@@ -33,6 +33,16 @@
 //! - **Every call is scoped by an [`Authority`]** derived from the call
 //!   context; a task of another authority is reported as not found.
 //!
+//! - **Admission is one commit with the answer when it can be.** A stream,
+//!   a `returnImmediately` send and a continuation commit the message's
+//!   admission before the executor runs. A blocking SendMessage that
+//!   creates a task (whose id nobody knows before the answer) lets the
+//!   admission ride with what the executor commits in its first poll, so a
+//!   quick agent writes each task once; if the executor (or a host layer in
+//!   front of it) waits for anything first, the admission is committed
+//!   alone at once, and the task is listed meanwhile. If that commit fails,
+//!   no task exists and the caller gets the error, as for any refused
+//!   admission.
 //! - **Fenced executions stop cleanly.** Every execution records its host
 //!   ([`TaskLayer::host_id`]); a writer whose append is refused because
 //!   another writer took the task over (a newer epoch, or a record appended

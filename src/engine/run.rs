@@ -1,7 +1,10 @@
 //! The driver of one execution: runs the inner service detached from the
 //! connection, enforces the inactivity timeout, and records the outcome.
 
+use std::future::Future as _;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use futures_util::FutureExt as _;
 use tower_service::Service;
@@ -37,6 +40,7 @@ where
             let outcome = drive(&shared, inner, execution, &writer).await;
             tracing::Span::current().record("outcome", outcome);
             shared.registry.remove(&writer);
+            writer.ended.fire();
         }
         .instrument(span),
     );
@@ -54,10 +58,23 @@ where
     S::Future: Send + 'static,
 {
     // Wait for the inner service (a host concurrency limit, say); a cancel
-    // while waiting ends the execution before it starts.
-    let ready = tokio::select! {
-        r = std::future::poll_fn(|cx| inner.poll_ready(cx)) => r.map_err(Into::<BoxError>::into),
-        () = writer.closed.wait() => return "canceled",
+    // while waiting ends the execution before it starts. A deferred
+    // admission is committed first rather than wait for it.
+    let mut poll_ready = std::future::poll_fn(|cx| {
+        inner
+            .poll_ready(cx)
+            .map(|r| r.map_err(Into::<BoxError>::into))
+    });
+    let first = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut poll_ready).poll(cx))).await;
+    let ready = match first {
+        Poll::Ready(r) => r,
+        Poll::Pending => {
+            writer.commit_admission().await;
+            tokio::select! {
+                r = &mut poll_ready => r,
+                () = writer.closed.wait() => return "canceled",
+            }
+        }
     };
     if let Err(e) = ready {
         tracing::warn!(error.kind = classify(&*e), "executor not ready");
@@ -72,29 +89,26 @@ where
         .call(execution)
         .map(|r| r.map_err(Into::<BoxError>::into));
     let mut handle = std::pin::pin!(std::panic::AssertUnwindSafe(fut).catch_unwind());
+    // A deferred admission rides with what the executor commits in its first
+    // poll. If it waits for anything else first, the admission is committed
+    // alone at once, beside it (not here: the executor may be queued on the
+    // writer's lock and must keep being polled).
+    if writer.admission_pending() {
+        let first = std::future::poll_fn(|cx| Poll::Ready(handle.as_mut().poll(cx))).await;
+        if let Poll::Ready(res) = first {
+            return settle(writer, res).await;
+        }
+        if writer.admission_pending() {
+            let writer = writer.clone();
+            tokio::spawn(async move { writer.commit_admission().await });
+        }
+    }
     loop {
         let idle = shared
             .inactivity_timeout
             .map(|t| tokio::time::Instant::from_std(writer.idle_deadline(t)));
         tokio::select! {
-            res = &mut handle => {
-                return match res {
-                    Ok(Ok(())) => {
-                        writer.finish(TaskState::Completed, None).await;
-                        "completed"
-                    }
-                    Ok(Err(e)) => {
-                        tracing::warn!(error.kind = classify(&*e), "executor failed");
-                        writer.finish(TaskState::Failed, Some(EXECUTOR_FAILED)).await;
-                        "failed"
-                    }
-                    Err(_panic) => {
-                        tracing::warn!(error.kind = "PANIC", "executor panicked");
-                        writer.finish(TaskState::Failed, Some(EXECUTOR_FAILED)).await;
-                        "panicked"
-                    }
-                };
-            }
+            res = &mut handle => return settle(writer, res).await,
             () = writer.closed.wait() => {
                 // Terminal, interrupted or canceled: let the executor return
                 // (it sees the cancellation), then stop it (drop it).
@@ -109,6 +123,33 @@ where
                     writer.finish(TaskState::Failed, Some(EXECUTOR_TIMED_OUT)).await;
                 }
             }
+        }
+    }
+}
+
+/// Records how the executor returned (a no-op if it closed the task).
+async fn settle(
+    writer: &Writer,
+    res: Result<Result<(), BoxError>, Box<dyn std::any::Any + Send>>,
+) -> &'static str {
+    match res {
+        Ok(Ok(())) => {
+            writer.finish(TaskState::Completed, None).await;
+            "completed"
+        }
+        Ok(Err(e)) => {
+            tracing::warn!(error.kind = classify(&*e), "executor failed");
+            writer
+                .finish(TaskState::Failed, Some(EXECUTOR_FAILED))
+                .await;
+            "failed"
+        }
+        Err(_panic) => {
+            tracing::warn!(error.kind = "PANIC", "executor panicked");
+            writer
+                .finish(TaskState::Failed, Some(EXECUTOR_FAILED))
+                .await;
+            "panicked"
         }
     }
 }

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use futures_util::StreamExt as _;
 use tower_service::Service;
 
 use super::executor::{Emitter, Execution};
@@ -11,9 +10,9 @@ use super::layer::Shared;
 use super::ops::{history_length, view, view_owned};
 use super::service::record_ids;
 use super::subscribe::{Start, event_stream, until_then_catch_up};
-use super::writer::Writer;
+use super::writer::{Outcome, Writer};
 use super::{EmitError, run};
-use crate::log::{LogErrorKind, Record, RecordStream, Snapshot, Watch};
+use crate::log::{LogErrorKind, Projection, Record, RecordStream, Snapshot, Watch};
 use crate::types::{Part, PartContent, Role, SendMessageRequest, SendMessageResponse, Task};
 use crate::{A2aError, A2aResponse, BoxError, CallContext, ErrorKind};
 
@@ -113,7 +112,8 @@ fn emit_error(e: EmitError) -> A2aError {
 /// Which snapshot of the task [`admit`] keeps for its caller.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Keep {
-    /// None (SendMessage waits for the outcome).
+    /// None: SendMessage waits for the writer's outcome. A new task's
+    /// admission then goes out with the execution's first commit.
     Nothing,
     /// The snapshot of the admission commit (SendMessage returnImmediately).
     Admission,
@@ -121,18 +121,20 @@ enum Keep {
     Watch,
 }
 
-/// An admitted message: the task after admission and a watch registered
-/// before the execution was spawned.
+/// An admitted message: the task after admission and, for a stream, a
+/// watch registered before the execution was spawned.
 struct Admitted {
     authority: String,
     task_id: String,
-    /// The sequence number of the admission commit; `records` follow it.
+    /// The sequence number of the admission commit (0 if deferred); the
+    /// watch's records follow it.
     admitted: u64,
     /// The task after admission, if the caller asked to keep it. Otherwise
     /// it is dropped before the execution starts, so that the execution's
     /// first commit updates the task in place instead of copying it.
     snapshot: Option<Snapshot>,
-    records: RecordStream,
+    /// The watch's records ([`Keep::Watch`] only).
+    records: Option<RecordStream>,
     writer: Arc<Writer>,
 }
 
@@ -153,7 +155,7 @@ where
     let mut message = req.message;
     message.role = Role::User;
     let is_new = message.task_id.is_empty();
-    let writer = if is_new {
+    let (task_id, context_id, base) = if is_new {
         // Time-ordered (UUIDv7): a durable log's keys and indexes then grow
         // at their end instead of touching a random page per new task.
         let task_id = uuid::Uuid::now_v7().to_string();
@@ -162,7 +164,7 @@ where
         }
         message.task_id.clone_from(&task_id);
         let context_id = message.context_id.clone();
-        Writer::new(shared.log.clone(), authority, task_id, context_id, 0, 1)
+        (task_id, context_id, None)
     } else {
         // A continuation (a2a-spec.md §4.1): the task must exist for this
         // authority, accept messages, and share the message's context.
@@ -191,23 +193,16 @@ where
         }
         message.context_id.clone_from(&task.context_id);
         // A higher epoch fences any older writer of this task.
-        Writer::new(
-            shared.log.clone(),
-            authority,
+        (
             task.id.clone(),
             task.context_id.clone(),
-            snap.seq,
-            snap.epoch + 1,
+            Some((snap.seq, snap.epoch + 1)),
         )
     };
-    record_ids(&writer.task_id, &writer.context_id);
-    let writer = Arc::new(writer);
-    if !shared.registry.claim(&writer) {
-        return Err(busy(&writer.task_id));
-    }
-    let mut records = Vec::with_capacity(2);
-    if is_new {
-        let mut created = Record::created(writer.task_id.clone(), writer.context_id.clone());
+    record_ids(&task_id, &context_id);
+    let mut records = Vec::with_capacity(3);
+    if base.is_none() {
+        let mut created = Record::created(task_id.clone(), context_id.clone());
         if let Record::Created { metadata, .. } = &mut created {
             metadata.clone_from(&req.metadata);
         }
@@ -219,6 +214,43 @@ where
     records.push(Record::ExecutionStarted {
         host: shared.host_id.to_string(),
     });
+    let log = shared.log.clone();
+    if base.is_none() && keep == Keep::Nothing {
+        // Nobody can know the task before SendMessage answers, so its
+        // admission may ride with the execution's first commit: one append
+        // per task when the executor answers without waiting.
+        let task = Projection::replay(&records)
+            .map_err(|_| A2aError::new(ErrorKind::Internal))?
+            .task()
+            .clone();
+        let writer = Arc::new(Writer::deferred(
+            log, authority, task_id, context_id, records,
+        ));
+        if !shared.registry.claim(&writer) {
+            return Err(busy(&writer.task_id));
+        }
+        let execution = Execution {
+            message,
+            task,
+            context,
+            emit: Emitter::new(writer.clone()),
+        };
+        run::spawn(shared, inner, execution, writer.clone());
+        return Ok(Admitted {
+            authority: writer.authority.clone(),
+            task_id: writer.task_id.clone(),
+            admitted: 0,
+            snapshot: None,
+            records: None,
+            writer,
+        });
+    }
+    let (seq, epoch) = base.unwrap_or((0, 1));
+    let writer = Writer::new(log, authority, task_id, context_id, seq, epoch);
+    let writer = Arc::new(writer);
+    if !shared.registry.claim(&writer) {
+        return Err(busy(&writer.task_id));
+    }
     let appended = match writer.commit(records).await {
         Ok(a) => a,
         Err(e) => {
@@ -230,42 +262,30 @@ where
             });
         }
     };
-    // Register the watch before the execution can commit anything.
-    let watch = match shared
-        .log
-        .watch(&writer.authority, &writer.task_id, Some(appended.seq))
-        .await
-    {
-        Ok(w) => w,
-        Err(e) => {
-            writer
-                .finish(crate::types::TaskState::Failed, Some(run::EXECUTOR_FAILED))
-                .await;
-            shared.registry.remove(&writer);
-            return Err(e.into());
-        }
-    };
     let authority = writer.authority.clone();
     let task_id = writer.task_id.clone();
-    // Only the execution's `task` and what the caller keeps may still hold
-    // the task when the execution starts.
-    let Watch {
-        snapshot: watched,
-        records,
-    } = watch;
-    let into_task = |s: Snapshot| s.task;
     let admitted = appended.seq;
     let admission = appended.snapshot;
-    let (task, snapshot) = match keep {
-        Keep::Nothing => {
-            drop(watched);
-            (into_task(admission), None)
+    // Only the execution's `task` and what the caller keeps may still hold
+    // the task when the execution starts.
+    let (task, snapshot, records) = match keep {
+        Keep::Nothing => (admission.task, None, None),
+        Keep::Admission => (admission.task.clone(), Some(admission), None),
+        Keep::Watch => {
+            // Registered before the execution can commit anything.
+            let watch = match shared.log.watch(&authority, &task_id, Some(admitted)).await {
+                Ok(w) => w,
+                Err(e) => {
+                    writer
+                        .finish(crate::types::TaskState::Failed, Some(run::EXECUTOR_FAILED))
+                        .await;
+                    shared.registry.remove(&writer);
+                    return Err(e.into());
+                }
+            };
+            let Watch { snapshot, records } = watch;
+            (admission.task, Some(snapshot), Some(records))
         }
-        Keep::Admission => {
-            drop(watched);
-            (admission.task.clone(), Some(admission))
-        }
-        Keep::Watch => (into_task(admission), Some(watched)),
     };
     let execution = Execution {
         message,
@@ -307,9 +327,8 @@ where
         authority,
         task_id,
         snapshot,
-        mut records,
-        admitted: _,
         writer,
+        ..
     } = admit(
         shared,
         inner,
@@ -322,51 +341,34 @@ where
         },
     )
     .await?;
-    let respond = |task: &Task| {
-        A2aResponse::SendMessage(SendMessageResponse::Task(view(task, history_length, true)))
-    };
     if let Some(snapshot) = snapshot {
-        return Ok(respond(&snapshot.task));
+        return Ok(respond(view(&snapshot.task, history_length, true)));
     }
-    // A fenced execution stops: answer with the task as the log has it. The
-    // wait is registered once, not once per record.
-    let fenced = writer.fenced.wait();
-    tokio::pin!(fenced);
-    loop {
-        let item = tokio::select! {
-            biased;
-            item = records.next() => item,
-            () = &mut fenced => break,
-        };
-        let Some(item) = item else { break };
-        let seq = item?;
-        match &*seq.record {
-            Record::Replied { message, .. } => {
-                return Ok(A2aResponse::SendMessage(SendMessageResponse::Message(
-                    message.clone(),
-                )));
-            }
-            r if r
-                .state()
-                .is_some_and(|s| s.is_terminal() || s.is_interrupted()) =>
-            {
-                break;
-            }
-            _ => {}
+    // Wait for the execution to close the task (terminal or interrupted),
+    // for another writer to fence it, or for it to end without closing it.
+    tokio::select! {
+        () = writer.closed.wait() => {}
+        () = writer.ended.wait() => {}
+    }
+    let task = match writer.outcome() {
+        Some(Outcome::Reply(message)) => {
+            return Ok(A2aResponse::SendMessage(SendMessageResponse::Message(
+                *message,
+            )));
         }
-    }
-    // Read the final task while still watching: a terminal task is packed
-    // once its last watcher is gone, and this read then needs no decode.
-    let latest = log.snapshot(&authority, &task_id).await;
-    drop(records);
-    // Packed, the log no longer holds the task: move it into the answer.
-    let Snapshot {
-        task, projection, ..
-    } = latest?;
-    drop(projection);
-    Ok(A2aResponse::SendMessage(SendMessageResponse::Task(
-        view_owned(task, history_length, true),
-    )))
+        Some(Outcome::NotAdmitted(EmitError::Superseded)) => return Err(busy(&task_id)),
+        Some(Outcome::NotAdmitted(e)) => return Err(emit_error(e)),
+        Some(Outcome::Task(task)) => task,
+        // Fenced, or the execution ended without closing the task: answer
+        // with the task as the log has it.
+        None => log.snapshot(&authority, &task_id).await?.task,
+    };
+    drop(writer);
+    Ok(respond(view_owned(task, history_length, true)))
+}
+
+fn respond(task: Task) -> A2aResponse {
+    A2aResponse::SendMessage(SendMessageResponse::Task(task))
 }
 
 /// SendStreamingMessage: the Task (or a lone Message), then updates until a
@@ -392,7 +394,9 @@ where
         records,
         writer,
     } = admit(shared, inner, req, context, Keep::Watch).await?;
-    let snapshot = snapshot.ok_or_else(|| A2aError::new(ErrorKind::Internal))?;
+    let (Some(snapshot), Some(records)) = (snapshot, records) else {
+        return Err(A2aError::new(ErrorKind::Internal));
+    };
     // A fenced execution stops: the stream ends with what the log holds when
     // it is fenced (what fenced it included), not only with what its watch
     // had been woken for.

@@ -10,7 +10,7 @@ use tokio::sync::Notify;
 
 use super::executor::EmitError;
 use crate::log::{AppendRequest, Appended, LogErrorKind, Record, TaskLog};
-use crate::types::{Message, TaskState, TaskStatus, Timestamp};
+use crate::types::{Message, Task, TaskState, TaskStatus, Timestamp};
 
 /// A one-shot, level-triggered signal.
 #[derive(Debug, Default)]
@@ -43,9 +43,26 @@ impl Signal {
     }
 }
 
+/// How an execution's writer closed, for a SendMessage that waits for it.
+#[derive(Debug, Clone)]
+pub(crate) enum Outcome {
+    /// The task as the closing commit left it.
+    Task(Arc<Task>),
+    /// The execution replied with a direct message.
+    Reply(Box<Message>),
+    /// The task was never created: the commit that carried its admission
+    /// failed with this error.
+    NotAdmitted(EmitError),
+}
+
 /// Writes the records of one execution. All appends go through its lock, so
 /// the executor's emissions, a cancel and the driver's final status are
 /// serialized; the first terminal or interrupted status closes it.
+///
+/// A new task's admission may be deferred ([`Writer::deferred`]): its records
+/// then go out with the execution's first commit, in one append, and the
+/// driver commits them alone as soon as the execution waits for anything
+/// else first.
 pub(crate) struct Writer {
     log: Arc<dyn TaskLog>,
     pub(crate) authority: String,
@@ -53,6 +70,10 @@ pub(crate) struct Writer {
     pub(crate) context_id: String,
     /// `(seq, epoch)`.
     state: tokio::sync::Mutex<(u64, u64)>,
+    /// The admission records not committed yet (taken under `state`).
+    admission: Mutex<Option<Vec<Record>>>,
+    /// Set with the signal `closed`, or when the admission failed.
+    outcome: Mutex<Option<Outcome>>,
     open: AtomicBool,
     /// Asks the executor to stop.
     pub(crate) cancel: Signal,
@@ -61,6 +82,8 @@ pub(crate) struct Writer {
     /// Another writer took the task over: calls waiting on this execution
     /// stop waiting.
     pub(crate) fenced: Signal,
+    /// The execution's driver has returned: nothing will commit any more.
+    pub(crate) ended: Signal,
     started: Instant,
     last_ms: AtomicU64,
 }
@@ -89,13 +112,49 @@ impl Writer {
             task_id,
             context_id,
             state: tokio::sync::Mutex::new((seq, epoch)),
+            admission: Mutex::new(None),
+            outcome: Mutex::new(None),
             open: AtomicBool::new(true),
             cancel: Signal::default(),
             closed: Signal::default(),
             fenced: Signal::default(),
+            ended: Signal::default(),
             started: Instant::now(),
             last_ms: AtomicU64::new(0),
         }
+    }
+
+    /// The writer of a new task whose admission `records` (starting with
+    /// `Created`) are committed with the execution's first commit.
+    pub(crate) fn deferred(
+        log: Arc<dyn TaskLog>,
+        authority: String,
+        task_id: String,
+        context_id: String,
+        records: Vec<Record>,
+    ) -> Self {
+        let w = Self::new(log, authority, task_id, context_id, 0, 1);
+        *lock(&w.admission) = Some(records);
+        w
+    }
+
+    /// The admission is still waiting for a commit to carry it.
+    pub(crate) fn admission_pending(&self) -> bool {
+        lock(&self.admission).is_some()
+    }
+
+    /// Commits a deferred admission alone, if no commit has carried it yet.
+    pub(crate) async fn commit_admission(&self) {
+        if self.admission_pending() {
+            // An empty batch: only the admission goes out. A failure is
+            // recorded as the outcome (see `commit`).
+            let _ = self.commit(Vec::new()).await;
+        }
+    }
+
+    /// How the writer closed (see [`Outcome`]), once `closed` has fired.
+    pub(crate) fn outcome(&self) -> Option<Outcome> {
+        lock(&self.outcome).take()
     }
 
     pub(crate) fn is_open(&self) -> bool {
@@ -115,15 +174,34 @@ impl Writer {
     /// Commits records. A terminal or interrupted state closes the writer; it
     /// is marked closed before the commit becomes visible, so whoever sees the
     /// commit also sees the writer closed.
-    pub(crate) async fn commit(&self, records: Vec<Record>) -> Result<Appended, EmitError> {
+    ///
+    /// A deferred admission goes out first in the same append. If that
+    /// append fails, the task does not exist: the writer closes, the
+    /// execution is asked to stop, and the outcome is the error.
+    pub(crate) async fn commit(&self, mut records: Vec<Record>) -> Result<Appended, EmitError> {
         let mut st = self.state.lock().await;
         if !self.is_open() {
             return Err(EmitError::Closed);
+        }
+        let admits = lock(&self.admission).take().map(|mut admission| {
+            admission.append(&mut records);
+            records = admission;
+        });
+        if admits.is_none() && records.is_empty() {
+            return Err(EmitError::Invalid);
         }
         let closes = records
             .iter()
             .filter_map(Record::state)
             .any(|s| s.is_terminal() || s.is_interrupted());
+        let reply = closes
+            .then(|| {
+                records.iter().find_map(|r| match r {
+                    Record::Replied { message, .. } => Some(message.clone()),
+                    _ => None,
+                })
+            })
+            .flatten();
         if closes {
             self.open.store(false, Ordering::Release);
         }
@@ -134,36 +212,45 @@ impl Writer {
             st.1,
             records,
         );
-        match self.log.append(req).await {
+        let result = self.log.append(req).await;
+        let err = match result {
             Ok(appended) => {
                 st.0 = appended.seq;
                 self.touch();
                 if closes {
+                    *lock(&self.outcome) = Some(match reply {
+                        Some(message) => Outcome::Reply(Box::new(message)),
+                        None => Outcome::Task(appended.snapshot.task.clone()),
+                    });
                     self.closed.fire();
                 }
-                Ok(appended)
+                return Ok(appended);
             }
             Err(e) => match e.kind() {
                 LogErrorKind::Conflict | LogErrorKind::Fenced | LogErrorKind::NotFound => {
-                    // Another writer owns the task now: stop for good.
-                    self.open.store(false, Ordering::Release);
-                    self.fenced.fire();
-                    self.closed.fire();
-                    self.cancel.fire();
-                    Err(EmitError::Superseded)
+                    EmitError::Superseded
                 }
-                kind => {
-                    if closes {
-                        self.open.store(true, Ordering::Release);
-                    }
-                    Err(if kind == LogErrorKind::Invalid {
-                        EmitError::Invalid
-                    } else {
-                        EmitError::Log(kind)
-                    })
-                }
+                LogErrorKind::Invalid => EmitError::Invalid,
+                kind => EmitError::Log(kind),
             },
+        };
+        if admits.is_some() {
+            // The task was never created: nothing can follow.
+            *lock(&self.outcome) = Some(Outcome::NotAdmitted(err));
         }
+        if admits.is_some() || err == EmitError::Superseded {
+            // Another writer owns the task now, or there is no task: stop
+            // for good.
+            self.open.store(false, Ordering::Release);
+            if err == EmitError::Superseded {
+                self.fenced.fire();
+            }
+            self.closed.fire();
+            self.cancel.fire();
+        } else if closes {
+            self.open.store(true, Ordering::Release);
+        }
+        Err(err)
     }
 
     /// Commits a final status if the writer is still open.
@@ -202,6 +289,10 @@ impl Writer {
         }
         m
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The live executions of this host, by task id.

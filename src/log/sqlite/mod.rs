@@ -165,7 +165,9 @@ impl SqliteTaskLogBuilder {
 ///   one `entries` row per append (its records as a JSON array) and one small
 ///   `tasks` row per task (indexed for ListTasks and recovery); the task's
 ///   snapshot is stored with the entry where it comes to rest (or every 64
-///   records), and reads replay the entries after it.
+///   records), and reads replay the entries after it. A task's first entry
+///   stores none: it is the whole log, as cheap to replay as a snapshot is
+///   to decode.
 /// - **One owner**: the log holds an exclusive lock on the file (a
 ///   `<database>-lock` sidecar) for as long as it is open, so a second log
 ///   on the same file, in this process or another, waits up to the

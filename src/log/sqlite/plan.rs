@@ -61,11 +61,15 @@ pub(crate) fn prepare(heads: &Heads, req: &AppendRequest) -> Option<Prepared> {
 
 /// The snapshot JSON an append stores with its entry: when the task comes
 /// to rest, or crosses a multiple of [`SNAPSHOT_EVERY`] records; never for
-/// an append without records (it has no entry).
+/// an append without records (it has no entry), nor for the task's first
+/// entry: that entry holds the task's whole log, which reads replay as
+/// cheaply as they would decode a snapshot (a task created and answered in
+/// one append, as a SendMessage to a quick agent is, writes it once).
 fn snapshot_of(plan: &Plan, req: &AppendRequest) -> Result<Option<String>, LogError> {
     let at_rest = !plan.row.live;
     let every = plan.seq / SNAPSHOT_EVERY > (plan.first - 1) / SNAPSHOT_EVERY;
-    if !req.records.is_empty() && (at_rest || every) {
+    let whole_log = plan.first == 1;
+    if !req.records.is_empty() && !whole_log && (at_rest || every) {
         plan.snapshot_json().map(Some)
     } else {
         Ok(None)
@@ -164,6 +168,16 @@ mod tests {
         let create = AppendRequest::create("a", "t", created.to_vec());
         let p = prepare(&heads, &create).unwrap();
         assert!(p.snapshot.is_none(), "a running task stores none");
+        let answered = AppendRequest::create(
+            "a",
+            "t",
+            vec![
+                Record::created("t", "c"),
+                Record::status(TaskStatus::new(TaskState::Completed)),
+            ],
+        );
+        let p = prepare(&heads, &answered).unwrap();
+        assert!(p.snapshot.is_none(), "the first entry is the whole log");
         heads.put("t".into(), head_at(63, &created));
         let crossing = AppendRequest::new("a", "t", 63, 1, vec![msg(1)]);
         assert!(prepare(&heads, &crossing).unwrap().snapshot.is_some());
