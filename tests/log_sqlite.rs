@@ -444,3 +444,64 @@ async fn migrates_a_version_1_database() {
     assert_eq!(log.read("a", "old", 0).await.unwrap().len(), 4);
     assert_eq!(SqliteTaskLog::SCHEMA_VERSION, 4);
 }
+
+/// A task created and answered in one append: its entry is its whole log
+/// and stores no snapshot; reads (with no head in memory, and after a
+/// reopen) replay it. Creating it again is a conflict that writes nothing,
+/// though this log never held its head.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_written_once_is_replayed_and_not_created_twice() {
+    let dir = TempDir::new();
+    let whole = || {
+        vec![
+            Record::created("t", "c"),
+            msg(0),
+            Record::ArtifactChunk {
+                artifact: artifact("hello"),
+                append: false,
+                last_chunk: true,
+            },
+            Record::status(TaskStatus::new(TaskState::Completed)),
+        ]
+    };
+    {
+        let log = SqliteTaskLog::builder(dir.db())
+            .cached_tasks(0)
+            .open()
+            .unwrap();
+        let done = log
+            .append(AppendRequest::create("a", "t", whole()))
+            .await
+            .unwrap();
+        assert_eq!(done.seq, 4);
+        let snap = log.snapshot("a", "t").await.unwrap();
+        assert_eq!(*snap.task, *done.snapshot.task);
+    }
+    let stored = |q: &str| -> i64 {
+        let c = rusqlite::Connection::open(dir.db()).unwrap();
+        c.query_row(q, [], |r| r.get(0)).unwrap()
+    };
+    assert_eq!(
+        stored("SELECT count(*) FROM entries WHERE snapshot IS NOT NULL"),
+        0
+    );
+    assert_eq!(stored("SELECT snapshot_seq FROM tasks"), 0);
+    let log = SqliteTaskLog::open(dir.db()).unwrap();
+    let snap = log.snapshot("a", "t").await.unwrap();
+    assert_eq!((snap.seq, snap.state()), (4, TaskState::Completed));
+    assert_eq!(snap.task.artifacts.len(), 1);
+    let page = log
+        .list("a", &a2a_tower::log::ListQuery::default())
+        .await
+        .unwrap();
+    assert_eq!(*page.tasks[0], *snap.task);
+    for authority in ["a", "b"] {
+        let again = log
+            .append(AppendRequest::create(authority, "t", whole()))
+            .await
+            .unwrap_err();
+        assert_eq!(again.kind(), LogErrorKind::Conflict, "{authority}");
+    }
+    assert_eq!(stored("SELECT count(*) FROM entries"), 1);
+    assert_eq!(log.snapshot("a", "t").await.unwrap().seq, 4);
+}

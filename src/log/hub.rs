@@ -38,12 +38,18 @@ impl Hub {
 
     /// Wakes the watchers of `task_id` after an in-process commit of
     /// `records` (sequence numbers from `first`), keeping them for
-    /// [`recent`](Self::recent). Called in commit order.
+    /// [`recent`](Self::recent). Called in commit order. Records nobody
+    /// watches are handed back, for the caller to free.
     #[cfg_attr(not(feature = "sqlite"), allow(dead_code))] // the recent-records cache serves SQLite
-    pub(crate) fn publish(&self, task_id: &str, first: u64, records: Vec<super::Record>) {
+    pub(crate) fn publish(
+        &self,
+        task_id: &str,
+        first: u64,
+        records: Vec<super::Record>,
+    ) -> Option<Vec<super::Record>> {
         let mut map = self.lock();
         let Some(e) = map.get_mut(task_id) else {
-            return;
+            return Some(records);
         };
         let head = first + records.len() as u64 - 1;
         if e.recent.back().is_some_and(|r| r.seq + 1 != first) {
@@ -64,6 +70,7 @@ impl Hub {
             r.head = head;
         }
         e.tx.send_modify(|n| *n = n.wrapping_add(1));
+        None
     }
 
     /// The published records of `task_id` after `after`, when memory holds

@@ -41,6 +41,12 @@ struct Shard {
 
 const SHARDS: usize = 16;
 
+/// A generation of heads dropped from the map, to be freed.
+#[derive(Debug)]
+pub(crate) struct Retired {
+    _heads: HashMap<String, Head>,
+}
+
 impl Heads {
     /// Keeps between `capacity / 2` and `capacity` heads (rounded up to one
     /// per shard and generation); none at all when `capacity` is 0.
@@ -78,10 +84,13 @@ impl Heads {
             .map(|h| (h.snapshot.seq, h.snapshot.epoch))
     }
 
-    /// Records a committed head (writer thread only, after COMMIT).
-    pub(crate) fn put(&self, task_id: String, head: Head) {
+    /// Records a committed head (writer thread only, after COMMIT). Returns
+    /// the generation of heads it retired, if any, for the caller to free
+    /// (the writer hands it to a thread that is not its bottleneck).
+    #[must_use = "the retired generation is freed where it is dropped"]
+    pub(crate) fn put(&self, task_id: String, head: Head) -> Option<Retired> {
         if self.generation == 0 {
-            return;
+            return None;
         }
         let retired = {
             let mut shard = self.shard(&task_id);
@@ -96,8 +105,8 @@ impl Heads {
             shard.young.insert(task_id, head);
             retired
         };
-        // Freed outside the lock.
-        drop(retired);
+        // Freed outside the lock, by the caller.
+        retired.map(|heads| Retired { _heads: heads })
     }
 
     /// The number of heads kept.
@@ -129,12 +138,12 @@ mod tests {
     #[test]
     fn latest_put_wins_and_the_bound_holds() {
         let heads = Heads::new(64);
-        heads.put("t".into(), head(1));
-        heads.put("t".into(), head(2));
+        let _ = heads.put("t".into(), head(1));
+        let _ = heads.put("t".into(), head(2));
         assert_eq!(heads.get("t").unwrap().snapshot.seq, 2);
         assert!(heads.get("u").is_none());
         for i in 0..10_000 {
-            heads.put(format!("t{i}"), head(1));
+            let _ = heads.put(format!("t{i}"), head(1));
         }
         assert!(heads.len() <= 64, "{}", heads.len());
         // The most recent one is always kept.
@@ -144,22 +153,22 @@ mod tests {
     #[test]
     fn capacity_zero_keeps_nothing() {
         let heads = Heads::new(0);
-        heads.put("t".into(), head(1));
+        assert!(heads.put("t".into(), head(1)).is_none());
         assert!(heads.get("t").is_none());
     }
 
     #[test]
     fn an_old_head_is_replaced_not_shadowed() {
         let heads = Heads::new(2 * SHARDS);
-        heads.put("t".into(), head(1));
+        let _ = heads.put("t".into(), head(1));
         // Age "t" into the old generation of its shard, then update it.
         for i in 0..1000 {
-            heads.put(format!("x{i}"), head(1));
+            let _ = heads.put(format!("x{i}"), head(1));
             if heads.get("t").is_none() {
                 break;
             }
         }
-        heads.put("t".into(), head(5));
+        let _ = heads.put("t".into(), head(5));
         assert_eq!(heads.get("t").unwrap().snapshot.seq, 5);
     }
 }

@@ -303,8 +303,12 @@ impl TaskLog for SqliteTaskLog {
             if !sent {
                 return Err(LogError::backend("sqlite writer stopped"));
             }
-            rx.await
-                .map_err(|_| LogError::backend("sqlite writer stopped"))?
+            let writer::Reply { outcome, leftovers } = rx
+                .await
+                .map_err(|_| LogError::backend("sqlite writer stopped"))?;
+            // Freed here, on the caller's thread.
+            drop(leftovers);
+            outcome
         })
     }
 

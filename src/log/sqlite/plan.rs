@@ -104,9 +104,13 @@ pub(crate) fn plan(
     prepared: Option<Prepared>,
 ) -> Result<(Plan, Option<String>), LogError> {
     if let Some(prepared) = prepared {
-        let fresh = match latest(conn, heads, pending, &req.task_id)? {
-            None => prepared.base.0 == 0,
-            Some(at) => prepared.base.0 != 0 && at == prepared.base,
+        let fresh = if prepared.base.0 == 0 {
+            // A creation: only memory is consulted here; the INSERT itself
+            // refuses a task that exists in the database (see
+            // `writer::write`), which saves a lookup per new task.
+            !pending.contains_key(&req.task_id) && heads.position(&req.task_id).is_none()
+        } else {
+            latest(conn, heads, pending, &req.task_id)? == Some(prepared.base)
         };
         if fresh {
             return Ok((prepared.plan, prepared.snapshot));
@@ -178,7 +182,7 @@ mod tests {
         );
         let p = prepare(&heads, &answered).unwrap();
         assert!(p.snapshot.is_none(), "the first entry is the whole log");
-        heads.put("t".into(), head_at(63, &created));
+        let _ = heads.put("t".into(), head_at(63, &created));
         let crossing = AppendRequest::new("a", "t", 63, 1, vec![msg(1)]);
         assert!(prepare(&heads, &crossing).unwrap().snapshot.is_some());
         let done = AppendRequest::new(
@@ -197,7 +201,7 @@ mod tests {
     fn only_the_expected_head_is_planned_on() {
         let heads = Heads::new(64);
         assert!(prepare(&heads, &AppendRequest::new("a", "t", 1, 1, vec![msg(1)])).is_none());
-        heads.put("t".into(), head_at(1, &[Record::created("t", "c")]));
+        let _ = heads.put("t".into(), head_at(1, &[Record::created("t", "c")]));
         assert!(prepare(&heads, &AppendRequest::new("a", "t", 2, 1, vec![msg(1)])).is_none());
         // Refusals are left to the writer, which answers them.
         assert!(prepare(&heads, &AppendRequest::new("b", "t", 1, 1, vec![msg(1)])).is_none());
@@ -210,7 +214,7 @@ mod tests {
         super::super::schema::migrate(&mut conn).unwrap();
         let heads = Heads::new(64);
         let created = [Record::created("t", "c")];
-        heads.put("t".into(), head_at(1, &created));
+        let _ = heads.put("t".into(), head_at(1, &created));
         let req = AppendRequest::new("a", "t", 1, 1, vec![msg(1)]);
         let prepared = prepare(&heads, &req).unwrap();
         // Another append of the batch moved the task on in the meantime.

@@ -19,11 +19,11 @@ use rusqlite::{Connection, params};
 use tokio::sync::oneshot;
 
 use super::counters::Counters;
-use super::heads::{Head, Heads};
+use super::heads::{Head, Heads, Retired};
 use super::plan::{Prepared, plan};
 use crate::log::hub::Hub;
 use crate::log::stored::Plan;
-use crate::log::{AppendRequest, Appended, LogError};
+use crate::log::{AppendRequest, Appended, LogError, LogErrorKind};
 
 /// One queued append and where to send its outcome.
 pub(crate) struct Job {
@@ -32,7 +32,32 @@ pub(crate) struct Job {
     pub(crate) records: String,
     /// The append planned by its caller, if it could.
     pub(crate) prepared: Option<Prepared>,
-    pub(crate) reply: oneshot::Sender<Result<Appended, LogError>>,
+    pub(crate) reply: oneshot::Sender<Reply>,
+}
+
+/// An append's outcome, and what the writer is done with.
+pub(crate) struct Reply {
+    pub(crate) outcome: Result<Appended, LogError>,
+    /// Freed by the caller that receives the reply, not by the writer
+    /// thread: under load the writer is the bottleneck, and freeing a batch
+    /// of tasks is a good part of its CPU time.
+    pub(crate) leftovers: Leftovers,
+}
+
+/// What the writer is done with (see [`Reply::leftovers`]).
+#[derive(Default)]
+pub(crate) struct Leftovers {
+    _job: Option<(AppendRequest, String)>,
+    _retired: Vec<Retired>,
+}
+
+impl Reply {
+    fn new(outcome: Result<Appended, LogError>) -> Self {
+        Self {
+            outcome,
+            leftovers: Leftovers::default(),
+        }
+    }
 }
 
 /// Runs until every sender is gone: takes one job, drains up to `max_batch`
@@ -75,7 +100,9 @@ fn exec(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
 
 fn fail_all(batch: &mut Vec<Job>, e: &rusqlite::Error) {
     for job in batch.drain(..) {
-        let _ = job.reply.send(Err(LogError::backend(e.to_string())));
+        let _ = job
+            .reply
+            .send(Reply::new(Err(LogError::backend(e.to_string()))));
     }
 }
 
@@ -109,16 +136,31 @@ fn commit_batch(
         let _ = exec(conn, "ROLLBACK");
         return fail_all(batch, &e);
     }
-    for (task_id, head) in pending.drain() {
-        heads.put(task_id, head);
-    }
+    let mut retired: Vec<Retired> = pending
+        .drain()
+        .filter_map(|(task_id, head)| heads.put(task_id, head))
+        .collect();
     for (job, outcome) in batch.drain(..).zip(outcomes) {
-        let Job { request, reply, .. } = job;
+        let Job {
+            mut request,
+            reply,
+            records,
+            ..
+        } = job;
         if let Ok(appended) = &outcome {
             let first = appended.seq + 1 - request.records.len() as u64;
-            hub.publish(&request.task_id, first, request.records);
+            let published = std::mem::take(&mut request.records);
+            if let Some(unwatched) = hub.publish(&request.task_id, first, published) {
+                request.records = unwatched;
+            }
         }
-        let _ = reply.send(outcome);
+        let _ = reply.send(Reply {
+            outcome,
+            leftovers: Leftovers {
+                _job: Some((request, records)),
+                _retired: std::mem::take(&mut retired),
+            },
+        });
     }
 }
 
@@ -135,7 +177,10 @@ fn one(
         Ok(p) => p,
         Err(e) => return Ok(Err(e)),
     };
-    write(conn, job, &plan, snapshot.as_deref())?;
+    if !write(conn, job, &plan, snapshot.as_deref())? {
+        // A creation of a task that exists: nothing was written.
+        return Ok(Err(LogError::new(LogErrorKind::Conflict)));
+    }
     let req = &job.request;
     let out = plan.appended();
     pending.insert(
@@ -150,22 +195,24 @@ fn one(
 
 /// Writes the planned append: the task row and one entry holding the job's
 /// records, and `snapshot` when given (the row then points at the entry).
+/// `false` (nothing written) when the append creates a task that exists.
 fn write(
     conn: &Connection,
     job: &Job,
     plan: &Plan,
     snapshot: Option<&str>,
-) -> rusqlite::Result<()> {
+) -> rusqlite::Result<bool> {
     let req = &job.request;
     let now = crate::types::Timestamp::now().unix_millis();
     let (seq, epoch) = (plan.seq as i64, plan.epoch as i64);
     let row = &plan.row;
     if plan.create {
-        conn.prepare_cached(
-            "INSERT INTO tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot_seq, created_at, updated_at, host) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11)",
-        )?
-        .execute(params![
+        let inserted = conn
+            .prepare_cached(
+                "INSERT INTO tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot_seq, created_at, updated_at, host) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11) ON CONFLICT (task_id) DO NOTHING",
+            )?
+            .execute(params![
             req.task_id,
             req.authority,
             row.context_id,
@@ -178,6 +225,9 @@ fn write(
             now,
             row.host
         ])?;
+        if inserted == 0 {
+            return Ok(false);
+        }
     } else {
         let sql = if snapshot.is_some() {
             "UPDATE tasks SET state = ?2, status_ts = ?3, live = ?4, seq = ?5, epoch = ?6, snapshot_seq = ?5, updated_at = ?7, host = ?8 \
@@ -212,5 +262,5 @@ fn write(
             now
         ])?;
     }
-    Ok(())
+    Ok(true)
 }
