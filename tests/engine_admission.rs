@@ -82,6 +82,27 @@ impl TaskLog for Recording {
     }
 }
 
+/// An executor that completes the task at once.
+fn completes() -> Inner {
+    boxed(|ex: Execution| async move {
+        ex.emit.complete().await?;
+        Ok(())
+    })
+}
+
+/// An executor that completes the task once `gate` opens.
+fn completes_after(gate: &Gate) -> Inner {
+    let gate = gate.clone();
+    boxed(move |ex: Execution| {
+        let gate = gate.clone();
+        async move {
+            gate.wait().await;
+            ex.emit.complete().await?;
+            Ok(())
+        }
+    })
+}
+
 fn over(log: &Recording, inner: Inner) -> Svc {
     engine_with(TaskLayer::new(card(), log.clone()).unwrap(), inner)
 }
@@ -132,13 +153,7 @@ async fn a_quick_answer_carries_the_admission_in_one_append() {
 
     // An executor that closes the task itself: one append in all.
     let log = Recording::default();
-    let svc = over(
-        &log,
-        boxed(|ex: Execution| async move {
-            ex.emit.complete().await?;
-            Ok(())
-        }),
-    );
+    let svc = over(&log, completes());
     let t = send_task(&svc, send_req(user("hi"))).await;
     assert_eq!(t.status.state, TaskState::Completed);
     assert_eq!(log.appends(), [(t.id.clone(), 0, 4)]);
@@ -148,17 +163,7 @@ async fn a_quick_answer_carries_the_admission_in_one_append() {
 async fn an_execution_that_waits_first_is_admitted_at_once() {
     let log = Recording::default();
     let gate = Gate::default();
-    let svc = over(&log, {
-        let gate = gate.clone();
-        boxed(move |ex: Execution| {
-            let gate = gate.clone();
-            async move {
-                gate.wait().await;
-                ex.emit.complete().await?;
-                Ok(())
-            }
-        })
-    });
+    let svc = over(&log, completes_after(&gate));
     let sending = send_task(&svc, send_req(in_context("ctx-wait", "hi")));
     tokio::pin!(sending);
     // Visible while the executor waits, before the SendMessage answers.
@@ -190,17 +195,7 @@ async fn an_execution_that_waits_first_is_admitted_at_once() {
 async fn a_task_queued_behind_a_concurrency_limit_is_admitted_while_it_waits() {
     let log = Recording::default();
     let gate = Gate::default();
-    let inner = {
-        let gate = gate.clone();
-        boxed(move |ex: Execution| {
-            let gate = gate.clone();
-            async move {
-                gate.wait().await;
-                ex.emit.complete().await?;
-                Ok(())
-            }
-        })
-    };
+    let inner = completes_after(&gate);
     let limited = tower::util::BoxCloneSyncService::new(
         tower::ServiceBuilder::new()
             .layer(tower::limit::ConcurrencyLimitLayer::new(1))
@@ -236,13 +231,7 @@ async fn a_refused_admission_answers_with_the_error_and_leaves_no_task() {
         (LogErrorKind::Backend, ErrorKind::Internal),
     ] {
         let log = Recording::default();
-        let svc = over(
-            &log,
-            boxed(|ex: Execution| async move {
-                ex.emit.complete().await?;
-                Ok(())
-            }),
-        );
+        let svc = over(&log, completes());
         *log.refuse.lock().unwrap() = Some(kind);
         let err = send(&svc, send_req(in_context("ctx-full", "hi")))
             .await
@@ -262,13 +251,7 @@ async fn a_refused_admission_answers_with_the_error_and_leaves_no_task() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_before_the_outcome_commit_the_admission_first() {
     let log = Recording::default();
-    let svc = over(
-        &log,
-        boxed(|ex: Execution| async move {
-            ex.emit.complete().await?;
-            Ok(())
-        }),
-    );
+    let svc = over(&log, completes());
     let r = send(&svc, immediate(user("hi"))).await.unwrap();
     let a2a_tower::types::SendMessageResponse::Task(t) = r else {
         panic!("{r:?}")

@@ -215,77 +215,24 @@ where
         host: shared.host_id.to_string(),
     });
     let log = shared.log.clone();
-    if base.is_none() && keep == Keep::Nothing {
-        // Nobody can know the task before SendMessage answers, so its
-        // admission may ride with the execution's first commit: one append
-        // per task when the executor answers without waiting.
+    // Nobody can know a new task before its blocking SendMessage answers,
+    // so its admission may ride with the execution's first commit: one
+    // append per task when the executor answers without waiting.
+    let deferred = base.is_none() && keep == Keep::Nothing;
+    let (seq, epoch) = base.unwrap_or((0, 1));
+    let writer = Arc::new(Writer::new(log, authority, task_id, context_id, seq, epoch));
+    if !shared.registry.claim(&writer) {
+        return Err(busy(&writer.task_id));
+    }
+    let (task, admitted, snapshot, records) = if deferred {
         let task = Projection::replay(&records)
             .map_err(|_| A2aError::new(ErrorKind::Internal))?
             .task()
             .clone();
-        let writer = Arc::new(Writer::deferred(
-            log, authority, task_id, context_id, records,
-        ));
-        if !shared.registry.claim(&writer) {
-            return Err(busy(&writer.task_id));
-        }
-        let execution = Execution {
-            message,
-            task,
-            context,
-            emit: Emitter::new(writer.clone()),
-        };
-        run::spawn(shared, inner, execution, writer.clone());
-        return Ok(Admitted {
-            authority: writer.authority.clone(),
-            task_id: writer.task_id.clone(),
-            admitted: 0,
-            snapshot: None,
-            records: None,
-            writer,
-        });
-    }
-    let (seq, epoch) = base.unwrap_or((0, 1));
-    let writer = Writer::new(log, authority, task_id, context_id, seq, epoch);
-    let writer = Arc::new(writer);
-    if !shared.registry.claim(&writer) {
-        return Err(busy(&writer.task_id));
-    }
-    let appended = match writer.commit(records).await {
-        Ok(a) => a,
-        Err(e) => {
-            shared.registry.remove(&writer);
-            return Err(match e {
-                // Someone else advanced the task between our read and write.
-                EmitError::Superseded => busy(&writer.task_id),
-                other => emit_error(other),
-            });
-        }
-    };
-    let authority = writer.authority.clone();
-    let task_id = writer.task_id.clone();
-    let admitted = appended.seq;
-    let admission = appended.snapshot;
-    // Only the execution's `task` and what the caller keeps may still hold
-    // the task when the execution starts.
-    let (task, snapshot, records) = match keep {
-        Keep::Nothing => (admission.task, None, None),
-        Keep::Admission => (admission.task.clone(), Some(admission), None),
-        Keep::Watch => {
-            // Registered before the execution can commit anything.
-            let watch = match shared.log.watch(&authority, &task_id, Some(admitted)).await {
-                Ok(w) => w,
-                Err(e) => {
-                    writer
-                        .finish(crate::types::TaskState::Failed, Some(run::EXECUTOR_FAILED))
-                        .await;
-                    shared.registry.remove(&writer);
-                    return Err(e.into());
-                }
-            };
-            let Watch { snapshot, records } = watch;
-            (admission.task, Some(snapshot), Some(records))
-        }
+        writer.defer_admission(records);
+        (task, 0, None, None)
+    } else {
+        admit_now(&shared, &writer, keep, records).await?
     };
     let execution = Execution {
         message,
@@ -295,12 +242,60 @@ where
     };
     run::spawn(shared, inner, execution, writer.clone());
     Ok(Admitted {
-        authority,
-        task_id,
+        authority: writer.authority.clone(),
+        task_id: writer.task_id.clone(),
         admitted,
         snapshot,
         records,
         writer,
+    })
+}
+
+/// Commits the admission `records` before the execution starts, and
+/// registers the watch of a stream: the task for the execution, the
+/// admission's sequence number, and what the caller keeps.
+async fn admit_now(
+    shared: &Shared,
+    writer: &Arc<Writer>,
+    keep: Keep,
+    records: Vec<Record>,
+) -> Result<(Arc<Task>, u64, Option<Snapshot>, Option<RecordStream>), A2aError> {
+    let appended = match writer.commit(records).await {
+        Ok(a) => a,
+        Err(e) => {
+            shared.registry.remove(writer);
+            return Err(match e {
+                // Someone else advanced the task between our read and write.
+                EmitError::Superseded => busy(&writer.task_id),
+                other => emit_error(other),
+            });
+        }
+    };
+    let admitted = appended.seq;
+    let admission = appended.snapshot;
+    // Only the execution's `task` and what the caller keeps may still hold
+    // the task when the execution starts.
+    Ok(match keep {
+        Keep::Nothing => (admission.task, admitted, None, None),
+        Keep::Admission => (admission.task.clone(), admitted, Some(admission), None),
+        Keep::Watch => {
+            // Registered before the execution can commit anything.
+            let watched = shared
+                .log
+                .watch(&writer.authority, &writer.task_id, Some(admitted))
+                .await;
+            let Watch { snapshot, records } = match watched {
+                Ok(w) => w,
+                Err(e) => {
+                    writer
+                        .finish(crate::types::TaskState::Failed, Some(run::EXECUTOR_FAILED))
+                        .await;
+                    shared.registry.remove(writer);
+                    return Err(e.into());
+                }
+            };
+            (admission.task, admitted, Some(snapshot), Some(records))
+        }
     })
 }
 

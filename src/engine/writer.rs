@@ -59,7 +59,7 @@ pub(crate) enum Outcome {
 /// the executor's emissions, a cancel and the driver's final status are
 /// serialized; the first terminal or interrupted status closes it.
 ///
-/// A new task's admission may be deferred ([`Writer::deferred`]): its records
+/// A new task's admission may be deferred ([`Writer::defer_admission`]): its records
 /// then go out with the execution's first commit, in one append, and the
 /// driver commits them alone as soon as the execution waits for anything
 /// else first.
@@ -124,18 +124,11 @@ impl Writer {
         }
     }
 
-    /// The writer of a new task whose admission `records` (starting with
-    /// `Created`) are committed with the execution's first commit.
-    pub(crate) fn deferred(
-        log: Arc<dyn TaskLog>,
-        authority: String,
-        task_id: String,
-        context_id: String,
-        records: Vec<Record>,
-    ) -> Self {
-        let w = Self::new(log, authority, task_id, context_id, 0, 1);
-        *lock(&w.admission) = Some(records);
-        w
+    /// Holds the admission `records` of a new task (starting with `Created`)
+    /// back, to go out with the execution's first commit. Called before the
+    /// execution starts.
+    pub(crate) fn defer_admission(&self, records: Vec<Record>) {
+        *lock(&self.admission) = Some(records);
     }
 
     /// The admission is still waiting for a commit to carry it.
