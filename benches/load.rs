@@ -17,7 +17,9 @@
 //! `LOAD_ROUNDS` of raw-then-full runs (default 1; the median ratio is
 //! reported), `LOAD_ONLY=raw|full` to run one side (for profiling),
 //! `LOAD_LOG_MAX_TASKS` to change the task bound of the full stack's log
-//! (default: the example's `MemoryTaskLog::new()`, 100 000 tasks).
+//! (default: the example's `MemoryTaskLog::new()`, 100 000 tasks),
+//! `LOAD_WORKERS` for the runtime's worker threads (default: one per CPU;
+//! the servers and the load generator share the runtime).
 //!
 //! Durable sides: the same full stack over a `SqliteTaskLog` in a temporary
 //! directory (`sqlite`, the example's default log) and, built with
@@ -541,7 +543,10 @@ fn main() {
     // For profiling one side: `raw` or `full`.
     let only = std::env::var("LOAD_ONLY").ok();
     let rounds = env_or("LOAD_ROUNDS", 1).max(1);
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = (env_or("LOAD_WORKERS", cpus as u64) as usize).max(1);
     let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
         .enable_all()
         .build()
         .expect("runtime");
@@ -550,7 +555,7 @@ fn main() {
             "load: {conns} keep-alive connections, {} s per server after {} s warm-up, {} worker threads",
             secs.as_secs(),
             warmup.as_secs(),
-            std::thread::available_parallelism().map_or(1, |n| n.get()),
+            workers,
         );
         // Memory first, while the heap is fresh.
         if tasks > 0 {
