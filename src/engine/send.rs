@@ -219,16 +219,19 @@ where
     // so its admission may ride with the execution's first commit: one
     // append per task when the executor answers without waiting.
     let deferred = base.is_none() && keep == Keep::Nothing;
+    // The task as its admission leaves it, for the execution.
+    let admitted_task = if deferred {
+        let p = Projection::replay(&records).map_err(|_| A2aError::new(ErrorKind::Internal))?;
+        Some(p.task().clone())
+    } else {
+        None
+    };
     let (seq, epoch) = base.unwrap_or((0, 1));
     let writer = Arc::new(Writer::new(log, authority, task_id, context_id, seq, epoch));
     if !shared.registry.claim(&writer) {
         return Err(busy(&writer.task_id));
     }
-    let (task, admitted, snapshot, records) = if deferred {
-        let task = Projection::replay(&records)
-            .map_err(|_| A2aError::new(ErrorKind::Internal))?
-            .task()
-            .clone();
+    let (task, admitted, snapshot, records) = if let Some(task) = admitted_task {
         writer.defer_admission(records);
         (task, 0, None, None)
     } else {
