@@ -227,7 +227,12 @@ where
         None
     };
     let (seq, epoch) = base.unwrap_or((0, 1));
-    let writer = Arc::new(Writer::new(log, authority, task_id, context_id, seq, epoch));
+    let writer = Writer::new(log, authority, task_id, context_id, seq, epoch);
+    let writer = Arc::new(if keep == Keep::Nothing {
+        writer.keeping_outcome()
+    } else {
+        writer
+    });
     if !shared.registry.claim(&writer) {
         return Err(busy(&writer.task_id));
     }

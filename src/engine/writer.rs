@@ -74,6 +74,9 @@ pub(crate) struct Writer {
     admission: Mutex<Option<Vec<Record>>>,
     /// Set with the signal `closed`, or when the admission failed.
     outcome: Mutex<Option<Outcome>>,
+    /// Someone waits for the outcome (a blocking SendMessage); otherwise the
+    /// closing commit's task is not kept.
+    keeps_outcome: bool,
     open: AtomicBool,
     /// Asks the executor to stop.
     pub(crate) cancel: Signal,
@@ -114,6 +117,7 @@ impl Writer {
             state: tokio::sync::Mutex::new((seq, epoch)),
             admission: Mutex::new(None),
             outcome: Mutex::new(None),
+            keeps_outcome: false,
             open: AtomicBool::new(true),
             cancel: Signal::default(),
             closed: Signal::default(),
@@ -145,7 +149,14 @@ impl Writer {
         }
     }
 
-    /// How the writer closed (see [`Outcome`]), once `closed` has fired.
+    /// Keeps how the writer closes for [`outcome`](Self::outcome).
+    pub(crate) fn keeping_outcome(mut self) -> Self {
+        self.keeps_outcome = true;
+        self
+    }
+
+    /// How the writer closed (see [`Outcome`]), once `closed` has fired, if
+    /// it was [kept](Self::keeping_outcome).
     pub(crate) fn outcome(&self) -> Option<Outcome> {
         lock(&self.outcome).take()
     }
@@ -187,7 +198,7 @@ impl Writer {
             .iter()
             .filter_map(Record::state)
             .any(|s| s.is_terminal() || s.is_interrupted());
-        let reply = closes
+        let reply = (closes && self.keeps_outcome)
             .then(|| {
                 records.iter().find_map(|r| match r {
                     Record::Replied { message, .. } => Some(message.clone()),
@@ -210,7 +221,7 @@ impl Writer {
             Ok(appended) => {
                 st.0 = appended.seq;
                 self.touch();
-                if closes {
+                if closes && self.keeps_outcome {
                     *lock(&self.outcome) = Some(match reply {
                         Some(message) => Outcome::Reply(Box::new(message)),
                         None => Outcome::Task(appended.snapshot.task.clone()),
@@ -227,7 +238,7 @@ impl Writer {
                 kind => EmitError::Log(kind),
             },
         };
-        if admits.is_some() {
+        if admits.is_some() && self.keeps_outcome {
             // The task was never created: nothing can follow.
             *lock(&self.outcome) = Some(Outcome::NotAdmitted(err));
         }
