@@ -329,12 +329,13 @@ impl Run {
 
     /// Process CPU time per request, in microseconds.
     fn cpu_us(&self) -> f64 {
-        self.cpu.as_secs_f64() * 1e6 / self.requests as f64
+        self.cpu.as_secs_f64() * 1e6 / self.requests.max(1) as f64
     }
 
     fn pct(&self, p: f64) -> Duration {
+        // Zero when nothing was sent (`LOAD_SECS=0`, the engine-only run).
         let i = ((self.latencies.len() as f64 - 1.0) * p).round() as usize;
-        self.latencies[i]
+        self.latencies.get(i).copied().unwrap_or_default()
     }
 }
 
