@@ -160,7 +160,7 @@ impl<A: Agent> Executor for AgentExecutor<A> {
             };
             let stream = agent.run(input);
             futures_util::pin_mut!(stream);
-            let artifact_id = uuid::Uuid::new_v4().to_string();
+            let artifact_id = super::id_text(uuid::Uuid::new_v4());
             // One chunk is held back so that the last one goes out with
             // `last_chunk` set: chunk k is recorded when chunk k + 1 arrives,
             // or after CHUNK_LINGER if the agent pauses.

@@ -118,6 +118,14 @@ pub const EXECUTOR_FAILED_MESSAGE: &str = run::EXECUTOR_FAILED;
 /// The fixed status message of a task whose executor timed out.
 pub const EXECUTOR_TIMED_OUT_MESSAGE: &str = run::EXECUTOR_TIMED_OUT;
 
+/// A UUID as its lowercase hyphenated text, written without `fmt` (an id or
+/// two per message).
+pub(crate) fn id_text(id: uuid::Uuid) -> String {
+    id.hyphenated()
+        .encode_lower(&mut uuid::Uuid::encode_buffer())
+        .to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,6 +143,17 @@ mod tests {
         assert_sync::<Emitter>();
         assert_send::<TaskLayer>();
         assert_sync::<TaskLayer>();
+    }
+
+    #[test]
+    fn id_text_is_the_hyphenated_lowercase_text() {
+        for id in [
+            uuid::Uuid::now_v7(),
+            uuid::Uuid::new_v4(),
+            uuid::Uuid::max(),
+        ] {
+            assert_eq!(super::id_text(id), id.to_string());
+        }
     }
 
     struct Nop;

@@ -77,7 +77,7 @@ fn is_orphan(shared: &Shared, task: &LiveTask) -> bool {
 }
 
 fn restarted(task: &LiveTask) -> Message {
-    let mut m = Message::agent(uuid::Uuid::new_v4().to_string(), RESTARTED_MESSAGE);
+    let mut m = Message::agent(super::id_text(uuid::Uuid::new_v4()), RESTARTED_MESSAGE);
     m.role = Role::Agent;
     m.task_id.clone_from(&task.task_id);
     m.context_id.clone_from(&task.context_id);

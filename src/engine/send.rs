@@ -158,9 +158,9 @@ where
     let (task_id, context_id, base) = if is_new {
         // Time-ordered (UUIDv7): a durable log's keys and indexes then grow
         // at their end instead of touching a random page per new task.
-        let task_id = uuid::Uuid::now_v7().to_string();
+        let task_id = super::id_text(uuid::Uuid::now_v7());
         if message.context_id.is_empty() {
-            message.context_id = uuid::Uuid::now_v7().to_string();
+            message.context_id = super::id_text(uuid::Uuid::now_v7());
         }
         message.task_id.clone_from(&task_id);
         let context_id = message.context_id.clone();

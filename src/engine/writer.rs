@@ -289,7 +289,7 @@ impl Writer {
         m.task_id.clone_from(&self.task_id);
         m.context_id.clone_from(&self.context_id);
         if m.message_id.is_empty() {
-            m.message_id = uuid::Uuid::new_v4().to_string();
+            m.message_id = super::id_text(uuid::Uuid::new_v4());
         }
         m
     }
