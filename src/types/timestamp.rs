@@ -128,18 +128,24 @@ impl fmt::Display for Timestamp {
         let Ok(dt) = OffsetDateTime::from_unix_timestamp_nanos(self.nanos) else {
             return Err(fmt::Error);
         };
-        write!(
-            f,
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-            dt.year(),
-            u8::from(dt.month()),
-            dt.day(),
-            dt.hour(),
-            dt.minute(),
-            dt.second(),
-            dt.millisecond()
-        )
+        write_formatted(f, &dt)
     }
+}
+
+/// The text of `dt` written with `fmt`: for years before 0, and the
+/// reference the `fmt`-free text is tested against.
+fn write_formatted(f: &mut impl fmt::Write, dt: &OffsetDateTime) -> fmt::Result {
+    write!(
+        f,
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        dt.year(),
+        u8::from(dt.month()),
+        dt.day(),
+        dt.hour(),
+        dt.minute(),
+        dt.second(),
+        dt.millisecond()
+    )
 }
 
 impl fmt::Debug for Timestamp {
@@ -174,16 +180,9 @@ mod tests {
     /// The `fmt`-free text equals the `write!` one it replaces.
     fn slow(t: Timestamp) -> String {
         let dt = OffsetDateTime::from_unix_timestamp_nanos(t.nanos).unwrap();
-        format!(
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-            dt.year(),
-            u8::from(dt.month()),
-            dt.day(),
-            dt.hour(),
-            dt.minute(),
-            dt.second(),
-            dt.millisecond()
-        )
+        let mut text = String::new();
+        write_formatted(&mut text, &dt).unwrap();
+        text
     }
 
     #[test]

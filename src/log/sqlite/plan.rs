@@ -76,21 +76,27 @@ fn snapshot_of(plan: &Plan, req: &AppendRequest) -> Result<Option<String>, LogEr
     }
 }
 
-/// The sequence number and epoch of the task's latest head (this batch's,
-/// else the committed one), `None` when the task does not exist.
+/// The sequence number and epoch of the task's latest head in memory (this
+/// batch's, else the committed one).
+fn in_memory(heads: &Heads, pending: &HashMap<String, Head>, task_id: &str) -> Option<(u64, u64)> {
+    match pending.get(task_id) {
+        Some(h) => Some((h.snapshot.seq, h.snapshot.epoch)),
+        None => heads.position(task_id),
+    }
+}
+
+/// The sequence number and epoch of the task's latest head (in memory, else
+/// its row), `None` when the task does not exist.
 fn latest(
     conn: &Connection,
     heads: &Heads,
     pending: &HashMap<String, Head>,
     task_id: &str,
 ) -> Result<Option<(u64, u64)>, LogError> {
-    if let Some(h) = pending.get(task_id) {
-        return Ok(Some((h.snapshot.seq, h.snapshot.epoch)));
+    match in_memory(heads, pending, task_id) {
+        Some(at) => Ok(Some(at)),
+        None => Ok(read::row(conn, task_id)?.map(|r| (r.seq, r.epoch))),
     }
-    if let Some(at) = heads.position(task_id) {
-        return Ok(Some(at));
-    }
-    Ok(read::row(conn, task_id)?.map(|r| (r.seq, r.epoch)))
 }
 
 /// Checks `req` against the task's head and applies it; with the
@@ -108,7 +114,7 @@ pub(crate) fn plan(
             // A creation: only memory is consulted here; the INSERT itself
             // refuses a task that exists in the database (see
             // `writer::write`), which saves a lookup per new task.
-            !pending.contains_key(&req.task_id) && heads.position(&req.task_id).is_none()
+            in_memory(heads, pending, &req.task_id).is_none()
         } else {
             latest(conn, heads, pending, &req.task_id)? == Some(prepared.base)
         };
