@@ -27,6 +27,22 @@ impl TempDir {
     fn db(&self) -> PathBuf {
         self.0.join("tasks.db")
     }
+
+    /// A log on the database that keeps no heads in memory: every read is
+    /// a query.
+    fn uncached(&self) -> SqliteTaskLog {
+        SqliteTaskLog::builder(self.db())
+            .cached_tasks(0)
+            .open()
+            .unwrap()
+    }
+
+    /// An integer the query reads from the database, on a connection of
+    /// its own.
+    fn stored(&self, query: &str) -> i64 {
+        let c = rusqlite::Connection::open(self.db()).unwrap();
+        c.query_row(query, [], |r| r.get(0)).unwrap()
+    }
 }
 
 impl Drop for TempDir {
@@ -53,11 +69,7 @@ where
     Fut: Future<Output = ()>,
 {
     let dir = TempDir::new();
-    let log = SqliteTaskLog::builder(dir.db())
-        .cached_tasks(0)
-        .open()
-        .unwrap();
-    case(Arc::new(log)).await;
+    case(Arc::new(dir.uncached())).await;
 }
 
 mod uncached {
@@ -202,10 +214,7 @@ async fn heads_in_memory_equal_the_stored_snapshot() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn entries_and_periodic_snapshots() {
     let dir = TempDir::new();
-    let log = SqliteTaskLog::builder(dir.db())
-        .cached_tasks(0)
-        .open()
-        .unwrap();
+    let log = dir.uncached();
     log.append(AppendRequest::create(
         "a",
         "t",
@@ -218,10 +227,7 @@ async fn entries_and_periodic_snapshots() {
             .await
             .unwrap();
     }
-    let stored = |q: &str| -> i64 {
-        let c = rusqlite::Connection::open(dir.db()).unwrap();
-        c.query_row(q, [], |r| r.get(0)).unwrap()
-    };
+    let stored = |q: &str| dir.stored(q);
     assert_eq!(stored("SELECT count(*) FROM entries"), 149);
     assert_eq!(
         stored("SELECT count(*) FROM entries WHERE snapshot IS NOT NULL"),
@@ -465,10 +471,7 @@ async fn a_task_written_once_is_replayed_and_not_created_twice() {
         ]
     };
     {
-        let log = SqliteTaskLog::builder(dir.db())
-            .cached_tasks(0)
-            .open()
-            .unwrap();
+        let log = dir.uncached();
         let done = log
             .append(AppendRequest::create("a", "t", whole()))
             .await
@@ -477,10 +480,7 @@ async fn a_task_written_once_is_replayed_and_not_created_twice() {
         let snap = log.snapshot("a", "t").await.unwrap();
         assert_eq!(*snap.task, *done.snapshot.task);
     }
-    let stored = |q: &str| -> i64 {
-        let c = rusqlite::Connection::open(dir.db()).unwrap();
-        c.query_row(q, [], |r| r.get(0)).unwrap()
-    };
+    let stored = |q: &str| dir.stored(q);
     assert_eq!(
         stored("SELECT count(*) FROM entries WHERE snapshot IS NOT NULL"),
         0
