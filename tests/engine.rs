@@ -40,19 +40,6 @@ fn asker() -> Inner {
     })
 }
 
-/// Waits on the gate, then completes.
-fn gated(gate: Gate) -> Inner {
-    boxed(move |ex: Execution| {
-        let gate = gate.clone();
-        async move {
-            ex.emit.working().await?;
-            gate.wait().await;
-            ex.emit.complete().await?;
-            Ok(())
-        }
-    })
-}
-
 // a2a-spec.md §4.1: blocking send returns the terminal task with its
 // artifacts; ids are server-generated and appear in the task.
 #[tokio::test]

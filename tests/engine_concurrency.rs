@@ -255,18 +255,7 @@ async fn host_layers_between_engine_and_executor() {
     let gate = Gate::default();
     let inner = tower::ServiceBuilder::new()
         .concurrency_limit(1)
-        .service(boxed({
-            let gate = gate.clone();
-            move |ex: Execution| {
-                let gate = gate.clone();
-                async move {
-                    ex.emit.working().await?;
-                    gate.wait().await;
-                    ex.emit.complete().await?;
-                    Ok(())
-                }
-            }
-        }));
+        .service(gated(gate.clone()));
     let svc = engine_with(
         TaskLayer::new(card(), MemoryTaskLog::new()).unwrap(),
         tower::util::BoxCloneSyncService::new(inner),
@@ -376,19 +365,10 @@ impl a2a_tower::log::TaskLog for Deaf {
 async fn fenced_stream_ends_with_what_fenced_it() {
     let memory = std::sync::Arc::new(MemoryTaskLog::new());
     let gate = Gate::default();
-    let inner = {
-        let gate = gate.clone();
-        boxed(move |ex: Execution| {
-            let gate = gate.clone();
-            async move {
-                ex.emit.working().await?;
-                gate.wait().await;
-                ex.emit.complete().await?;
-                Ok(())
-            }
-        })
-    };
-    let svc = engine_with(TaskLayer::new(card(), Deaf(memory.clone())).unwrap(), inner);
+    let svc = engine_with(
+        TaskLayer::new(card(), Deaf(memory.clone())).unwrap(),
+        gated(gate.clone()),
+    );
     let stream = stream(&svc, Operation::SendStreamingMessage(send_req(user("go"))))
         .await
         .unwrap();

@@ -145,6 +145,19 @@ impl Gate {
     }
 }
 
+/// Records WORKING, waits on the gate, then completes.
+pub fn gated(gate: Gate) -> Inner {
+    boxed(move |ex: Execution| {
+        let gate = gate.clone();
+        async move {
+            ex.emit.working().await?;
+            gate.wait().await;
+            ex.emit.complete().await?;
+            Ok(())
+        }
+    })
+}
+
 pub fn channel<T>() -> (mpsc::UnboundedSender<T>, mpsc::UnboundedReceiver<T>) {
     mpsc::unbounded_channel()
 }
