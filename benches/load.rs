@@ -12,10 +12,11 @@
 //! own estimate ([`MemoryTaskLog::bytes`]).
 //!
 //! `cargo bench --bench load`. Environment: `LOAD_CONNS` (default 32),
-//! `LOAD_SECS` per server (default 5), `LOAD_WARMUP_SECS` (default 1),
+//! `LOAD_SECS` per run (default 2), `LOAD_WARMUP_SECS` (default 1),
 //! `LOAD_TASKS` for the memory figure (default 100000, 0 skips it),
-//! `LOAD_ROUNDS` of raw-then-full runs (default 1; the median ratio is
-//! reported), `LOAD_ONLY=raw|full` to run one side (for profiling),
+//! `LOAD_ROUNDS` (default 9; in each round every side runs right after a
+//! raw run of its own, and the median of its ratios to those is
+//! reported), `LOAD_ONLY=raw|full|sqlite|pg` to run one side (for profiling),
 //! `LOAD_LOG_MAX_TASKS` to change the task bound of the full stack's log
 //! (default: the example's `MemoryTaskLog::new()`, 100 000 tasks),
 //! `LOAD_WORKERS` for the runtime's worker threads (default: one per CPU;
@@ -35,7 +36,8 @@
 //!
 //! Each line also gives the process CPU time per request (servers and load
 //! generator together), which other processes on the machine disturb less
-//! than throughput. The allocator matters: with glibc malloc, once the full
+//! than throughput, and the machine's idle share during the run: a side
+//! with idle CPU is bound by waiting, not by CPU. The allocator matters: with glibc malloc, once the full
 //! stack's log is at its bound and evicts, CPU per request rises on both
 //! sides over the rounds; `LD_PRELOAD=libjemalloc.so.2` on the bench binary
 //! (`target/release/deps/load-*`) shows the difference.
@@ -320,6 +322,10 @@ struct Run {
     latencies: Vec<Duration>,
     /// Process CPU time (all threads: servers and load generator).
     cpu: Duration,
+    /// The machine's idle share during the run (idle and iowait of
+    /// /proc/stat; `None` elsewhere): well above zero, the side is bound by
+    /// waiting (for fsync, a lock, its few connections), not by CPU.
+    idle: Option<f64>,
 }
 
 impl Run {
@@ -373,6 +379,7 @@ async fn connection(addr: SocketAddr, body: Bytes, until: Instant) -> Vec<Durati
 async fn load(addr: SocketAddr, conns: usize, duration: Duration) -> Run {
     let body = send_body();
     let cpu_start = cpu_time();
+    let machine_start = machine_ticks();
     let start = Instant::now();
     let until = start + duration;
     let tasks: Vec<_> = (0..conns)
@@ -384,18 +391,24 @@ async fn load(addr: SocketAddr, conns: usize, duration: Duration) -> Run {
     }
     let elapsed = start.elapsed();
     let cpu = cpu_time().saturating_sub(cpu_start);
+    let idle = machine_start
+        .zip(machine_ticks())
+        .map(|((i0, t0), (i1, t1))| {
+            (i1.saturating_sub(i0)) as f64 / (t1.saturating_sub(t0)).max(1) as f64
+        });
     latencies.sort_unstable();
     Run {
         requests: latencies.len(),
         elapsed,
         latencies,
         cpu,
+        idle,
     }
 }
 
 fn report(name: &str, run: &Run) {
     println!(
-        "{name:<5} {:>9.0} req/s  p50 {:>7.3} ms  p99 {:>7.3} ms  max {:>7.3} ms  cpu {:>5.1} us/req  ({} requests in {:.2} s)",
+        "{name:<5} {:>9.0} req/s  p50 {:>7.3} ms  p99 {:>7.3} ms  max {:>7.3} ms  cpu {:>5.1} us/req  idle {:>3}  ({} requests in {:.2} s)",
         run.rps(),
         run.pct(0.50).as_secs_f64() * 1e3,
         run.pct(0.99).as_secs_f64() * 1e3,
@@ -406,9 +419,28 @@ fn report(name: &str, run: &Run) {
             .as_secs_f64()
             * 1e3,
         run.cpu_us(),
+        run.idle
+            .map_or_else(|| "-".to_owned(), |i| format!("{:.0}%", 100.0 * i)),
         run.requests,
         run.elapsed.as_secs_f64(),
     );
+}
+
+/// The machine's idle (idle + iowait) and total clock ticks so far, from the
+/// first line of /proc/stat (Linux; `None` elsewhere).
+fn machine_ticks() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let ticks: Vec<u64> = stat
+        .lines()
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal (guest time is
+    // already inside user).
+    let total = ticks.iter().take(8).sum();
+    Some((ticks.get(3)? + ticks.get(4)?, total))
 }
 
 /// The process's CPU time so far (utime + stime of /proc/self/stat, in
@@ -495,14 +527,17 @@ async fn memory(count: usize) {
     drop(engine);
 }
 
-/// Runs raw, then every other side, `rounds` times (alternating so that a
-/// noisy neighbour hits all alike), and reports each side's ratio to raw.
+/// Runs each side right after its own raw run, `rounds` times, and reports
+/// each side's ratio to the raw run beside it: the VM this was tuned on
+/// changes speed by half within minutes, so a ratio means something only
+/// between runs seconds apart, and the median of many short rounds is
+/// steadier than one long round.
 async fn rounds_of(servers: &[(&str, SocketAddr)], conns: usize, secs: Duration, rounds: u64) {
     let mut ratios: Vec<(Vec<f64>, Vec<f64>)> = vec![Default::default(); servers.len()];
     for round in 1..=rounds {
-        let raw = load(servers[0].1, conns, secs).await;
-        report("raw", &raw);
         for (i, &(name, addr)) in servers.iter().enumerate().skip(1) {
+            let raw = load(servers[0].1, conns, secs).await;
+            report("raw", &raw);
             let before = sqlite_stats();
             let run = load(addr, conns, secs).await;
             report(name, &run);
@@ -538,12 +573,12 @@ async fn rounds_of(servers: &[(&str, SocketAddr)], conns: usize, secs: Duration,
 fn main() {
     // `cargo bench` passes `--bench`; nothing else to parse.
     let conns = env_or("LOAD_CONNS", 32) as usize;
-    let secs = Duration::from_secs(env_or("LOAD_SECS", 5));
+    let secs = Duration::from_secs(env_or("LOAD_SECS", 2));
     let warmup = Duration::from_secs(env_or("LOAD_WARMUP_SECS", 1));
     let tasks = env_or("LOAD_TASKS", 100_000) as usize;
-    // For profiling one side: `raw` or `full`.
+    // For profiling one side: `raw`, `full`, `sqlite` or `pg`.
     let only = std::env::var("LOAD_ONLY").ok();
-    let rounds = env_or("LOAD_ROUNDS", 1).max(1);
+    let rounds = env_or("LOAD_ROUNDS", 9).max(1);
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = (env_or("LOAD_WORKERS", cpus as u64) as usize).max(1);
     let rt = tokio::runtime::Builder::new_multi_thread()
