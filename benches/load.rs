@@ -37,9 +37,10 @@
 //! Each line also gives the process CPU time per request (servers and load
 //! generator together), which other processes on the machine disturb less
 //! than throughput, and the machine's idle share during the run: a side
-//! with idle CPU is bound by waiting, not by CPU. The allocator matters: with glibc malloc, once the full
-//! stack's log is at its bound and evicts, CPU per request rises on both
-//! sides over the rounds; `LD_PRELOAD=libjemalloc.so.2` on the bench binary
+//! with idle CPU is bound by waiting, not by CPU. The allocator matters:
+//! with glibc malloc, once the full stack's log is at its bound and evicts,
+//! CPU per request rises on both sides over the rounds;
+//! `LD_PRELOAD=libjemalloc.so.2` on the bench binary
 //! (`target/release/deps/load-*`) shows the difference.
 
 // The example itself (its `main` and unit tests unused here).
