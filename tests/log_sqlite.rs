@@ -448,7 +448,7 @@ async fn migrates_a_version_1_database() {
     drop(log);
     let log = SqliteTaskLog::open(dir.db()).unwrap();
     assert_eq!(log.read("a", "old", 0).await.unwrap().len(), 4);
-    assert_eq!(SqliteTaskLog::SCHEMA_VERSION, 4);
+    assert_eq!(SqliteTaskLog::SCHEMA_VERSION, 5);
 }
 
 /// A task created and answered in one append: its entry is its whole log

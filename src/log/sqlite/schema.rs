@@ -76,6 +76,14 @@ const MIGRATIONS: &[&str] = &[
     DROP INDEX tasks_list;
     CREATE INDEX tasks_list ON tasks (authority, status_ts DESC, task_id) WHERE live = 0;
     "#,
+    // 5: the list index in the order tasks come to rest (the status
+    // timestamp ascending), so that a new entry lands in its last leaf
+    // instead of splitting its first one; a list walks it backwards, which
+    // `task_id DESC` makes the order lists want (newest first, ties by id).
+    r#"
+    DROP INDEX tasks_list;
+    CREATE INDEX tasks_list ON tasks (authority, status_ts, task_id DESC) WHERE live = 0;
+    "#,
 ];
 
 /// The schema version this crate writes.
