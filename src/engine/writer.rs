@@ -187,11 +187,13 @@ impl Writer {
         if !self.is_open() {
             return Err(EmitError::Closed);
         }
-        let admits = lock(&self.admission).take().map(|mut admission| {
+        // Whether this append carries the deferred admission.
+        let admission = lock(&self.admission).take();
+        let admits = admission.is_some();
+        if let Some(mut admission) = admission {
             admission.append(&mut records);
             records = admission;
-        });
-        if admits.is_none() && records.is_empty() {
+        } else if records.is_empty() {
             return Err(EmitError::Invalid);
         }
         let closes = records
@@ -238,11 +240,11 @@ impl Writer {
                 kind => EmitError::Log(kind),
             },
         };
-        if admits.is_some() && self.keeps_outcome {
+        if admits && self.keeps_outcome {
             // The task was never created: nothing can follow.
             *lock(&self.outcome) = Some(Outcome::NotAdmitted(err));
         }
-        if admits.is_some() || err == EmitError::Superseded {
+        if admits || err == EmitError::Superseded {
             // Another writer owns the task now, or there is no task: stop
             // for good.
             self.open.store(false, Ordering::Release);
