@@ -353,7 +353,7 @@ where
         () = writer.closed.wait() => {}
         () = writer.ended.wait() => {}
     }
-    let task = match writer.outcome() {
+    let task = match writer.take_outcome() {
         Some(Outcome::Reply(message)) => {
             return Ok(A2aResponse::SendMessage(SendMessageResponse::Message(
                 *message,

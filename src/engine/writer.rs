@@ -155,9 +155,9 @@ impl Writer {
         self
     }
 
-    /// How the writer closed (see [`Outcome`]), once `closed` has fired, if
-    /// it was [kept](Self::keeping_outcome).
-    pub(crate) fn outcome(&self) -> Option<Outcome> {
+    /// Takes how the writer closed (see [`Outcome`]), once `closed` has
+    /// fired, if it was [kept](Self::keeping_outcome); `None` afterwards.
+    pub(crate) fn take_outcome(&self) -> Option<Outcome> {
         lock(&self.outcome).take()
     }
 
