@@ -9,7 +9,7 @@ use a2a_tower::types::{
     Artifact, CancelTaskRequest, GetTaskRequest, ListTasksRequest, Message, Part,
     SendMessageConfiguration, SendMessageResponse, StreamResponse, TaskState, Timestamp,
 };
-use a2a_tower::{A2aResponse, BoxError, ErrorKind, Operation};
+use a2a_tower::{A2aRequest, A2aResponse, BoxError, ErrorKind, Operation};
 use futures_util::StreamExt as _;
 use support::*;
 
@@ -517,6 +517,72 @@ async fn dropped_stream_cancels_nothing() {
     assert!(
         matches!(events.last(), Some(Ok(StreamResponse::StatusUpdate(u))) if u.status.state == TaskState::Completed)
     );
+}
+
+// A blocking SendMessage runs its execution in its own future; dropping
+// the call (the client went away) cancels nothing: the rest of the
+// execution goes on in a task of its own.
+#[tokio::test]
+async fn dropped_blocking_send_cancels_nothing() {
+    let gate = Gate::default();
+    let (ids, mut started) = channel();
+    let svc = engine(boxed({
+        let gate = gate.clone();
+        move |ex: Execution| {
+            let (gate, ids) = (gate.clone(), ids.clone());
+            async move {
+                ex.emit.working().await?;
+                ids.send(ex.task.id.clone()).unwrap();
+                gate.wait().await;
+                ex.emit.complete().await?;
+                Ok(())
+            }
+        }
+    }));
+    let req = A2aRequest::new(Operation::SendMessage(send_req(user("x"))));
+    let call = tokio::spawn(tower::ServiceExt::oneshot(svc.clone(), req));
+    let id = started.recv().await.unwrap();
+    call.abort();
+    assert!(call.await.unwrap_err().is_cancelled());
+    assert_eq!(
+        get(&svc, &id).await.unwrap().status.state,
+        TaskState::Working
+    );
+    gate.open();
+    let done = async {
+        loop {
+            if get(&svc, &id).await.unwrap().status.state == TaskState::Completed {
+                return;
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), done)
+        .await
+        .expect("the execution went on after the call was dropped");
+}
+
+// A blocking SendMessage answers when its task closes, not when the
+// executor returns: one that lingers after COMPLETED (here until it is
+// stopped after the shutdown grace of a minute) delays no answer.
+#[tokio::test(start_paused = true)]
+async fn blocking_send_answers_when_the_task_closes() {
+    let lingering = boxed(|ex: Execution| async move {
+        ex.emit.complete().await?;
+        std::future::pending::<()>().await;
+        Ok(())
+    });
+    let layer = TaskLayer::new(card(), MemoryTaskLog::new())
+        .unwrap()
+        .shutdown_grace(std::time::Duration::from_secs(60));
+    let svc = engine_with(layer, lingering);
+    let answer = tokio::time::timeout(
+        std::time::Duration::from_secs(1),
+        send_task(&svc, send_req(user("x"))),
+    )
+    .await
+    .expect("answered before the executor returned");
+    assert_eq!(answer.status.state, TaskState::Completed);
 }
 
 // a2a-spec.md §4.8: streaming undeclared → UnsupportedOperation for both

@@ -10,7 +10,7 @@
 //! ```text
 //! A2aRequest ─▶ TaskService ─┬─ GetTask / ListTasks / SubscribeToTask: read the log
 //!                            ├─ CancelTask: the live writer commits CANCELED
-//!                            └─ SendMessage: admit (a log commit), spawn the execution
+//!                            └─ SendMessage: admit (a log commit), run the execution
 //!                                  └─▶ host layers ─▶ Service<Execution> (your executor)
 //!                                         └─ Emitter: status, artifact chunks, reply → log
 //! ```
@@ -21,7 +21,11 @@
 //!   INPUT_REQUIRED / AUTH_REQUIRED and then continues with the same task id.
 //!   Queueing is the job of the optional per-context delivery queue.
 //! - **Executions are detached from connections.** Dropping a stream or a
-//!   blocking call cancels nothing; SubscribeToTask reconnects.
+//!   blocking call cancels nothing; SubscribeToTask reconnects. (A blocking
+//!   SendMessage runs its execution in its own future, which saves a task
+//!   and a wake-up per call; if the call is dropped, or the executor keeps
+//!   running after it closed the task, the rest goes on in a task of its
+//!   own.)
 //! - **Slow subscribers are cut off, never waited for**: each reads the log
 //!   at its own pace; one that falls more than
 //!   [`TaskLayer::subscriber_buffer`] records behind gets an `Unavailable`

@@ -1,7 +1,9 @@
-//! The driver of one execution: runs the inner service detached from the
-//! connection, enforces the inactivity timeout, and records the outcome.
+//! The driver of one execution: runs the inner service apart from the
+//! connection (in a task of its own, or in a blocking call's future until
+//! that is dropped), enforces the inactivity timeout, and records the
+//! outcome.
 
-use std::future::Future as _;
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
@@ -22,28 +24,74 @@ pub(crate) const EXECUTOR_FAILED: &str = "The agent failed to complete the task.
 /// The fixed explanation of a task whose executor stopped producing.
 pub(crate) const EXECUTOR_TIMED_OUT: &str = "The agent stopped responding.";
 
-/// Spawns the execution on the runtime; it outlives the call that started it.
-pub(crate) fn spawn<S>(shared: Arc<Shared>, inner: S, execution: Execution, writer: Arc<Writer>)
-where
-    S: Service<Execution, Response = ()> + Send + 'static,
-    S::Error: Into<BoxError>,
-    S::Future: Send + 'static,
-{
-    let span = tracing::info_span!(
-        "a2a.execution",
-        task_id = %writer.task_id,
-        context_id = %writer.context_id,
-        outcome = tracing::field::Empty,
-    );
-    tokio::spawn(
-        async move {
+/// One execution, from admission to its end. Either detached at once
+/// ([`Driver::detach`]) or driven by the caller's own future
+/// ([`Driver::drive`], a blocking SendMessage: no task to spawn, no wake to
+/// hand the answer over); if that future is dropped first, the rest is
+/// spawned, so an execution outlives the call that started it either way.
+pub(crate) struct Driver {
+    run: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
+    runtime: tokio::runtime::Handle,
+}
+
+impl Driver {
+    /// Prepares the execution; nothing runs until it is driven or detached.
+    pub(crate) fn new<S>(
+        shared: Arc<Shared>,
+        inner: S,
+        execution: Execution,
+        writer: Arc<Writer>,
+    ) -> Self
+    where
+        S: Service<Execution, Response = ()> + Send + 'static,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+    {
+        let span = tracing::info_span!(
+            "a2a.execution",
+            task_id = %writer.task_id,
+            context_id = %writer.context_id,
+            outcome = tracing::field::Empty,
+        );
+        let run = async move {
             let outcome = drive(&shared, inner, execution, &writer).await;
             tracing::Span::current().record("outcome", outcome);
             shared.registry.remove(&writer);
-            writer.ended.fire();
         }
-        .instrument(span),
-    );
+        .instrument(span);
+        Self {
+            run: Some(Box::pin(run)),
+            runtime: tokio::runtime::Handle::current(),
+        }
+    }
+
+    /// Spawns the execution on the runtime; it outlives the call that
+    /// started it.
+    pub(crate) fn detach(self) {
+        drop(self);
+    }
+
+    /// Runs the execution in the calling future until it ends.
+    pub(crate) async fn drive(&mut self) {
+        std::future::poll_fn(|cx| {
+            if let Some(run) = self.run.as_mut() {
+                std::task::ready!(run.as_mut().poll(cx));
+                self.run = None;
+            }
+            Poll::Ready(())
+        })
+        .await;
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        if let Some(run) = self.run.take() {
+            // A runtime shutting down drops the task: its executions stop
+            // with it, as spawned ones do.
+            drop(self.runtime.spawn(run));
+        }
+    }
 }
 
 async fn drive<S>(

@@ -121,8 +121,8 @@ enum Keep {
     Watch,
 }
 
-/// An admitted message: the task after admission and, for a stream, a
-/// watch registered before the execution was spawned.
+/// An admitted message: the task after admission, its execution (not
+/// running yet) and, for a stream, a watch registered before it runs.
 struct Admitted {
     authority: String,
     task_id: String,
@@ -136,6 +136,8 @@ struct Admitted {
     /// The watch's records ([`Keep::Watch`] only).
     records: Option<RecordStream>,
     writer: Arc<Writer>,
+    /// Detached by the caller, or driven in its future.
+    driver: run::Driver,
 }
 
 async fn admit<S>(
@@ -248,7 +250,7 @@ where
         context,
         emit: Emitter::new(writer.clone()),
     };
-    run::spawn(shared, inner, execution, writer.clone());
+    let driver = run::Driver::new(shared, inner, execution, writer.clone());
     Ok(Admitted {
         authority: writer.authority.clone(),
         task_id: writer.task_id.clone(),
@@ -256,6 +258,7 @@ where
         snapshot,
         records,
         writer,
+        driver,
     })
 }
 
@@ -331,6 +334,7 @@ where
         task_id,
         snapshot,
         writer,
+        mut driver,
         ..
     } = admit(
         shared,
@@ -345,14 +349,19 @@ where
     )
     .await?;
     if let Some(snapshot) = snapshot {
+        driver.detach();
         return Ok(respond(view(&snapshot.task, history_length, true)));
     }
-    // Wait for the execution to close the task (terminal or interrupted),
-    // for another writer to fence it, or for it to end without closing it.
+    // Run the execution here until it closes the task (terminal or
+    // interrupted), another writer fences it, or it ends without closing
+    // it. An executor still running after it closed the task (or this call
+    // dropped before) goes on in a task of its own.
     tokio::select! {
+        biased;
+        () = driver.drive() => {}
         () = writer.closed.wait() => {}
-        () = writer.ended.wait() => {}
     }
+    driver.detach();
     let task = match writer.take_outcome() {
         Some(Outcome::Reply(message)) => {
             return Ok(A2aResponse::SendMessage(SendMessageResponse::Message(
@@ -396,7 +405,9 @@ where
         snapshot,
         records,
         writer,
+        driver,
     } = admit(shared, inner, req, context, Keep::Watch).await?;
+    driver.detach();
     let (Some(snapshot), Some(records)) = (snapshot, records) else {
         return Err(A2aError::new(ErrorKind::Internal));
     };

@@ -85,8 +85,6 @@ pub(crate) struct Writer {
     /// Another writer took the task over: calls waiting on this execution
     /// stop waiting.
     pub(crate) fenced: Signal,
-    /// The execution's driver has returned: nothing will commit any more.
-    pub(crate) ended: Signal,
     started: Instant,
     last_ms: AtomicU64,
 }
@@ -122,7 +120,6 @@ impl Writer {
             cancel: Signal::default(),
             closed: Signal::default(),
             fenced: Signal::default(),
-            ended: Signal::default(),
             started: Instant::now(),
             last_ms: AtomicU64::new(0),
         }
@@ -149,7 +146,7 @@ impl Writer {
         }
     }
 
-    /// Keeps how the writer closes for [`outcome`](Self::outcome).
+    /// Keeps how the writer closes for [`take_outcome`](Self::take_outcome).
     pub(crate) fn keeping_outcome(mut self) -> Self {
         self.keeps_outcome = true;
         self
