@@ -208,6 +208,52 @@ async fn heads_in_memory_equal_the_stored_snapshot() {
     );
 }
 
+/// A terminal task keeps no head in memory: the snapshot its last append
+/// returns is its caller's alone (a blocking SendMessage moves the task into
+/// its answer instead of copying it), and reads go to the database.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_terminal_task_keeps_no_head() {
+    let dir = TempDir::new();
+    let log = SqliteTaskLog::open(dir.db()).unwrap();
+    let live = log
+        .append(AppendRequest::create(
+            "x",
+            "t",
+            vec![Record::created("t", "c"), msg(1)],
+        ))
+        .await
+        .unwrap();
+    // The caller's snapshot holds the task twice (itself and its
+    // projection); a live task's head in memory holds it too.
+    assert!(Arc::strong_count(&live.snapshot.task) > 2);
+    drop(live);
+    let done = log
+        .append(AppendRequest::new(
+            "x",
+            "t",
+            2,
+            1,
+            vec![Record::status(TaskStatus::new(TaskState::Completed))],
+        ))
+        .await
+        .unwrap();
+    assert_eq!(Arc::strong_count(&done.snapshot.task), 2);
+    let read = log.snapshot("x", "t").await.unwrap();
+    assert!(
+        !Arc::ptr_eq(&read.task, &done.snapshot.task),
+        "read from the database"
+    );
+    assert_eq!(
+        (read.seq, read.epoch),
+        (done.snapshot.seq, done.snapshot.epoch)
+    );
+    assert_eq!(read.task, done.snapshot.task);
+    assert_eq!(
+        log.snapshot("y", "t").await.unwrap_err().kind(),
+        LogErrorKind::NotFound
+    );
+}
+
 /// One `entries` row per append; a live task's snapshot is stored every 64
 /// records and when it comes to rest, and a read that finds no head in
 /// memory replays the entries after the stored snapshot.

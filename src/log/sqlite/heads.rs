@@ -1,6 +1,8 @@
 //! The committed heads of recently written tasks: the snapshot the writer
 //! committed last for each task, shared with the read side so that reads of
-//! a task this process is working on need no query and no JSON decode.
+//! a task this process is working on need no query and no JSON decode. A
+//! task that became terminal is forgotten: nothing more is written to it,
+//! and its last snapshot stays its appender's alone (no copy for an answer).
 //!
 //! Only the writer thread inserts, after its COMMIT returned and before any
 //! caller is answered, so a head is never ahead of the database; and since
@@ -107,6 +109,14 @@ impl Heads {
         };
         // Freed outside the lock, by the caller.
         retired.map(|heads| Retired { _heads: heads })
+    }
+
+    /// Forgets the head of `task_id` (writer thread only, after COMMIT);
+    /// returns it for the caller to free.
+    pub(crate) fn remove(&self, task_id: &str) -> Option<Head> {
+        let mut shard = self.shard(task_id);
+        let young = shard.young.remove(task_id);
+        young.or_else(|| shard.old.remove(task_id))
     }
 
     /// The number of heads kept.
