@@ -43,10 +43,14 @@ struct Shard {
 
 const SHARDS: usize = 16;
 
-/// A generation of heads dropped from the map, to be freed.
+/// Heads [`Heads::put`] took out of the map, to be freed by its caller.
 #[derive(Debug)]
-pub(crate) struct Retired {
-    _heads: HashMap<String, Head>,
+#[allow(dead_code, reason = "never read: freed where dropped")]
+pub(crate) enum Retired {
+    /// A whole old generation, when the young one was full.
+    Generation(HashMap<String, Head>),
+    /// A terminal head, which is not kept, and the head it replaced.
+    Terminal(Head, Option<Head>),
 }
 
 impl Heads {
@@ -86,13 +90,23 @@ impl Heads {
             .map(|h| (h.snapshot.seq, h.snapshot.epoch))
     }
 
-    /// Records a committed head (writer thread only, after COMMIT). Returns
-    /// the generation of heads it retired, if any, for the caller to free
-    /// (the writer hands it to a thread that is not its bottleneck).
-    #[must_use = "the retired generation is freed where it is dropped"]
+    /// Records a committed head (writer thread only, after COMMIT). A
+    /// terminal head is not kept: nothing more is written to its task, and
+    /// its snapshot stays its appender's alone (a blocking SendMessage moves
+    /// the task into its answer instead of copying it); it forgets the
+    /// task's head instead. Returns what it took out of the map, if
+    /// anything, for the caller to free (the writer hands it to a thread
+    /// that is not its bottleneck).
+    #[must_use = "the retired heads are freed where they are dropped"]
     pub(crate) fn put(&self, task_id: String, head: Head) -> Option<Retired> {
         if self.generation == 0 {
             return None;
+        }
+        if head.snapshot.projection.is_terminal() {
+            let mut shard = self.shard(&task_id);
+            let previous = shard.young.remove(&task_id);
+            let previous = previous.or_else(|| shard.old.remove(&task_id));
+            return Some(Retired::Terminal(head, previous));
         }
         let retired = {
             let mut shard = self.shard(&task_id);
@@ -108,15 +122,7 @@ impl Heads {
             retired
         };
         // Freed outside the lock, by the caller.
-        retired.map(|heads| Retired { _heads: heads })
-    }
-
-    /// Forgets the head of `task_id` (writer thread only, after COMMIT);
-    /// returns it for the caller to free.
-    pub(crate) fn remove(&self, task_id: &str) -> Option<Head> {
-        let mut shard = self.shard(task_id);
-        let young = shard.young.remove(task_id);
-        young.or_else(|| shard.old.remove(task_id))
+        retired.map(Retired::Generation)
     }
 
     /// The number of heads kept.
@@ -158,6 +164,31 @@ mod tests {
         assert!(heads.len() <= 64, "{}", heads.len());
         // The most recent one is always kept.
         assert!(heads.get("t9999").is_some());
+    }
+
+    #[test]
+    fn a_terminal_head_is_not_kept_and_forgets_the_live_one() {
+        let heads = Heads::new(64);
+        let _ = heads.put("t".into(), head(1));
+        let done = Projection::replay([
+            &Record::created("t", "c"),
+            &Record::status(crate::types::TaskStatus::new(
+                crate::types::TaskState::Completed,
+            )),
+        ])
+        .unwrap();
+        let terminal = Head {
+            authority: "a".into(),
+            snapshot: Snapshot::new(2, 1, done),
+        };
+        let retired = heads.put("t".into(), terminal);
+        assert!(
+            matches!(&retired, Some(Retired::Terminal(h, Some(previous)))
+                if h.snapshot.seq == 2 && previous.snapshot.seq == 1),
+            "{retired:?}"
+        );
+        assert!(heads.get("t").is_none());
+        assert_eq!(heads.len(), 0);
     }
 
     #[test]

@@ -52,7 +52,6 @@ pub(crate) struct Reply {
 pub(crate) struct Leftovers {
     _job: Option<(AppendRequest, String)>,
     _retired: Vec<Retired>,
-    _dropped: Vec<Head>,
 }
 
 impl Reply {
@@ -140,19 +139,10 @@ fn commit_batch(
         let _ = exec(conn, "ROLLBACK");
         return fail_all(batch, &e);
     }
-    let mut retired = Vec::new();
-    let mut dropped = Vec::new();
-    for (task_id, head) in pending.drain() {
-        if head.snapshot.task.status.state.is_terminal() {
-            // Nothing more is written to a terminal task: its snapshot stays
-            // with its caller alone (a blocking SendMessage moves it into
-            // its answer instead of copying it); reads go to the database.
-            dropped.extend(heads.remove(&task_id));
-            dropped.push(head);
-        } else {
-            retired.extend(heads.put(task_id, head));
-        }
-    }
+    let mut retired: Vec<Retired> = pending
+        .drain()
+        .filter_map(|(task_id, head)| heads.put(task_id, head))
+        .collect();
     for (job, outcome) in batch.drain(..).zip(outcomes) {
         let Job {
             mut request,
@@ -172,7 +162,6 @@ fn commit_batch(
             leftovers: Leftovers {
                 _job: Some((request, records)),
                 _retired: std::mem::take(&mut retired),
-                _dropped: std::mem::take(&mut dropped),
             },
         });
     }
