@@ -8,7 +8,7 @@ use crate::types::{AgentCard, BINDING_HTTP_JSON, BINDING_JSONRPC};
 use crate::{A2aError, Body, ConfigError, ErrorKind};
 
 /// The well-known path of the agent card (RFC 8615).
-pub const WELL_KNOWN_CARD_PATH: &str = "/.well-known/agent-card.json";
+pub(crate) const WELL_KNOWN_CARD_PATH: &str = "/.well-known/agent-card.json";
 
 /// The HTTP binding of a request, which decides the shape of its errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

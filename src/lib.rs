@@ -72,7 +72,6 @@ pub mod engine;
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
 pub mod log;
 
-pub use binding::WELL_KNOWN_CARD_PATH;
 pub use body::Body;
 pub use card::AgentCardLayer;
 pub use config::ConfigError;
@@ -80,13 +79,13 @@ pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
 pub use extensions::A2aExtensionsLayer;
 pub use fallback::NotFound;
 #[cfg(feature = "jsonrpc")]
-pub use jsonrpc::{JsonRpc, JsonRpcLayer};
+pub use jsonrpc::{JsonRpcLayer, JsonRpcService};
 pub use limit::A2aBodyLimitLayer;
 pub use request::{
     A2aRequest, ActivatedExtensions, CallContext, InvalidVersion, Operation, ProtocolVersion,
 };
 pub use response::{A2aResponse, EventStream};
 #[cfg(feature = "rest")]
-pub use rest::{Rest, RestLayer};
+pub use rest::{RestLayer, RestService};
 pub use service::A2aService;
 pub use version::A2aVersionLayer;

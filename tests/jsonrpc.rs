@@ -12,8 +12,8 @@ use a2a_tower::types::{
     Task, TaskPushNotificationConfig, TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
 use a2a_tower::{
-    A2aError, A2aRequest, A2aResponse, A2aService, Body, BoxError, ErrorKind, EventStream, JsonRpc,
-    JsonRpcLayer, NotFound, Operation,
+    A2aError, A2aRequest, A2aResponse, A2aService, Body, BoxError, ErrorKind, EventStream,
+    JsonRpcLayer, JsonRpcService, NotFound, Operation,
 };
 use bytes::Bytes;
 use http::{HeaderMap, Request, StatusCode};
@@ -136,13 +136,13 @@ fn core(log: Log) -> impl A2aService + Sync {
 fn app_with(
     card: &AgentCard,
     keep_alive: Duration,
-) -> (JsonRpc<impl A2aService + Sync + use<>>, Log) {
+) -> (JsonRpcService<impl A2aService + Sync + use<>>, Log) {
     let log = Log::default();
     let layer = JsonRpcLayer::new(card).unwrap().keep_alive(keep_alive);
     (layer.layer(core(log.clone())), log)
 }
 
-fn app() -> (JsonRpc<impl A2aService + Sync>, Log) {
+fn app() -> (JsonRpcService<impl A2aService + Sync>, Log) {
     app_with(&card(true), Duration::from_secs(15))
 }
 
@@ -159,7 +159,7 @@ fn rpc(method: &str, id: &str, params: &str) -> String {
 }
 
 async fn send<B>(
-    svc: JsonRpc<impl A2aService + Sync>,
+    svc: JsonRpcService<impl A2aService + Sync>,
     req: Request<B>,
 ) -> (StatusCode, HeaderMap, String)
 where
@@ -758,8 +758,8 @@ fn public_types_are_send_and_sync() {
         tower::util::ServiceFn<fn(A2aRequest) -> std::future::Ready<Result<A2aResponse, A2aError>>>;
     assert_send::<JsonRpcLayer>();
     assert_sync::<JsonRpcLayer>();
-    assert_send::<JsonRpc<Core>>();
-    assert_sync::<JsonRpc<Core>>();
+    assert_send::<JsonRpcService<Core>>();
+    assert_sync::<JsonRpcService<Core>>();
     assert_send::<ResponseFuture<<NotFound as tower::Service<Request<Body>>>::Future>>();
     assert_send::<Body>();
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use tower_layer::Layer;
 
-use super::A2aExtensions;
+use super::A2aExtensionsService;
 use crate::ConfigError;
 use crate::binding::Routes;
 use crate::types::AgentCard;
@@ -63,10 +63,10 @@ impl A2aExtensionsLayer {
 }
 
 impl<S> Layer<S> for A2aExtensionsLayer {
-    type Service = A2aExtensions<S>;
+    type Service = A2aExtensionsService<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        A2aExtensions::new(inner, Arc::clone(&self.config))
+        A2aExtensionsService::new(inner, Arc::clone(&self.config))
     }
 }
 

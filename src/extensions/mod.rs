@@ -60,7 +60,7 @@ mod service;
 
 pub use self::future::ResponseFuture;
 pub use self::layer::A2aExtensionsLayer;
-pub use self::service::A2aExtensions;
+pub use self::service::A2aExtensionsService;
 
 /// The request and response header listing extension URIs.
 const A2A_EXTENSIONS: &str = "A2A-Extensions";

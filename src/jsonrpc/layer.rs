@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tower_layer::Layer;
 
-use super::service::{Config, JsonRpc};
+use super::service::{Config, JsonRpcService};
 use crate::ConfigError;
 use crate::NotFound;
 use crate::binding::Routes;
@@ -58,10 +58,10 @@ impl<F> JsonRpcLayer<F> {
 }
 
 impl<S, F: Clone> Layer<S> for JsonRpcLayer<F> {
-    type Service = JsonRpc<S, F>;
+    type Service = JsonRpcService<S, F>;
 
     fn layer(&self, core: S) -> Self::Service {
-        JsonRpc::from_parts(core, self.fallback.clone(), Arc::new(self.config.clone()))
+        JsonRpcService::from_parts(core, self.fallback.clone(), Arc::new(self.config.clone()))
     }
 }
 

@@ -102,8 +102,7 @@ mod codec;
 mod layer;
 mod service;
 
-pub use crate::fallback::NotFound;
 pub use crate::future::ResponseFuture;
 pub use codec::{DecodeError, Id, decode_request, encode_result};
 pub use layer::JsonRpcLayer;
-pub use service::JsonRpc;
+pub use service::JsonRpcService;

@@ -1,4 +1,4 @@
-//! [`JsonRpc`]: the HTTP ⇄ [`A2aRequest`] bridge of the JSON-RPC binding.
+//! [`JsonRpcService`]: the HTTP ⇄ [`A2aRequest`] bridge of the JSON-RPC binding.
 
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -17,7 +17,7 @@ use crate::sse::EncodeFrame;
 use crate::types::{AgentCapabilities, StreamResponse};
 use crate::{A2aError, A2aRequest, A2aService, Body, BoxError, CallContext, ErrorKind, NotFound};
 
-/// Shared configuration of a [`JsonRpc`] service.
+/// Shared configuration of a [`JsonRpcService`] service.
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
     pub(crate) routes: Routes,
@@ -34,13 +34,13 @@ pub(crate) struct Config {
 /// need it rather than requests that go to the fallback, and no reserved
 /// capacity of the core is held between `poll_ready` and `call`.
 #[derive(Debug, Clone)]
-pub struct JsonRpc<S, F = NotFound> {
+pub struct JsonRpcService<S, F = NotFound> {
     core: S,
     fallback: F,
     config: Arc<Config>,
 }
 
-impl<S, F> JsonRpc<S, F> {
+impl<S, F> JsonRpcService<S, F> {
     pub(crate) fn from_parts(core: S, fallback: F, config: Arc<Config>) -> Self {
         Self {
             core,
@@ -50,8 +50,8 @@ impl<S, F> JsonRpc<S, F> {
     }
 
     /// Replaces the service for requests on other paths.
-    pub fn fallback<F2>(self, fallback: F2) -> JsonRpc<S, F2> {
-        JsonRpc {
+    pub fn fallback<F2>(self, fallback: F2) -> JsonRpcService<S, F2> {
+        JsonRpcService {
             core: self.core,
             fallback,
             config: self.config,
@@ -64,7 +64,7 @@ impl<S, F> JsonRpc<S, F> {
     }
 }
 
-impl<S, F, B, FB> Service<Request<B>> for JsonRpc<S, F>
+impl<S, F, B, FB> Service<Request<B>> for JsonRpcService<S, F>
 where
     S: A2aService,
     F: Service<Request<B>, Response = Response<FB>>,

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use tower_layer::Layer;
 
-use super::A2aBodyLimit;
+use super::A2aBodyLimitService;
 use crate::ConfigError;
 use crate::binding::Routes;
 use crate::types::AgentCard;
@@ -50,10 +50,10 @@ impl A2aBodyLimitLayer {
 }
 
 impl<S> Layer<S> for A2aBodyLimitLayer {
-    type Service = A2aBodyLimit<S>;
+    type Service = A2aBodyLimitService<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        A2aBodyLimit::new(inner, Arc::clone(&self.routes), self.max)
+        A2aBodyLimitService::new(inner, Arc::clone(&self.routes), self.max)
     }
 }
 

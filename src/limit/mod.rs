@@ -61,7 +61,7 @@ mod layer;
 mod service;
 
 pub use self::layer::{A2aBodyLimitLayer, DEFAULT_MAX_BODY_BYTES};
-pub use self::service::A2aBodyLimit;
+pub use self::service::A2aBodyLimitService;
 pub use crate::future::ResponseFuture;
 
 use crate::BoxError;

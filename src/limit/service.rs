@@ -1,4 +1,4 @@
-//! [`A2aBodyLimit`]: the body limit service.
+//! [`A2aBodyLimitService`]: the body limit service.
 
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -14,13 +14,13 @@ use crate::{A2aError, Body, BoxError, ErrorKind};
 
 /// Bounds request bodies; built by [`A2aBodyLimitLayer`](super::A2aBodyLimitLayer).
 #[derive(Debug, Clone)]
-pub struct A2aBodyLimit<S> {
+pub struct A2aBodyLimitService<S> {
     inner: S,
     routes: Arc<Routes>,
     max: usize,
 }
 
-impl<S> A2aBodyLimit<S> {
+impl<S> A2aBodyLimitService<S> {
     pub(super) fn new(inner: S, routes: Arc<Routes>, max: usize) -> Self {
         Self { inner, routes, max }
     }
@@ -56,7 +56,7 @@ impl<S> A2aBodyLimit<S> {
     }
 }
 
-impl<S, B, ResBody> Service<Request<B>> for A2aBodyLimit<S>
+impl<S, B, ResBody> Service<Request<B>> for A2aBodyLimitService<S>
 where
     S: Service<Request<Limited<B>>, Response = Response<ResBody>>,
     B: http_body::Body,
@@ -97,7 +97,7 @@ mod tests {
 
     #[test]
     fn service_and_future_are_send_and_sync() {
-        type Svc = A2aBodyLimit<
+        type Svc = A2aBodyLimitService<
             tower::util::BoxCloneSyncService<Request<Limited<Body>>, Response<Body>, Infallible>,
         >;
         assert_send::<Svc>();

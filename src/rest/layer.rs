@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tower_layer::Layer;
 
-use super::service::{Config, Rest};
+use super::service::{Config, RestService};
 use crate::binding::Routes;
 use crate::types::AgentCard;
 use crate::{ConfigError, NotFound};
@@ -51,7 +51,7 @@ impl<F> RestLayer<F> {
 
     /// The HTTP service for requests outside the HTTP+JSON prefix and on the
     /// card's JSON-RPC path (default [`NotFound`]), for example a
-    /// [`JsonRpc`](crate::JsonRpc) service over the same core.
+    /// [`JsonRpcService`](crate::JsonRpcService) service over the same core.
     pub fn fallback<F2>(self, fallback: F2) -> RestLayer<F2> {
         RestLayer {
             config: self.config,
@@ -61,10 +61,10 @@ impl<F> RestLayer<F> {
 }
 
 impl<S, F: Clone> Layer<S> for RestLayer<F> {
-    type Service = Rest<S, F>;
+    type Service = RestService<S, F>;
 
     fn layer(&self, core: S) -> Self::Service {
-        Rest::from_parts(core, self.fallback.clone(), Arc::new(self.config.clone()))
+        RestService::from_parts(core, self.fallback.clone(), Arc::new(self.config.clone()))
     }
 }
 

@@ -122,7 +122,6 @@ mod query;
 mod routes;
 mod service;
 
-pub use crate::fallback::NotFound;
 pub use crate::future::ResponseFuture;
 pub use layer::RestLayer;
-pub use service::Rest;
+pub use service::RestService;

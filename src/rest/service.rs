@@ -1,4 +1,4 @@
-//! [`Rest`]: the HTTP ⇄ [`A2aRequest`] bridge of the HTTP+JSON binding.
+//! [`RestService`]: the HTTP ⇄ [`A2aRequest`] bridge of the HTTP+JSON binding.
 
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -17,7 +17,7 @@ use crate::sse::EncodeFrame;
 use crate::types::{AgentCapabilities, StreamResponse};
 use crate::{A2aError, A2aRequest, A2aService, Body, BoxError, CallContext, ErrorKind, NotFound};
 
-/// Shared configuration of a [`Rest`] service.
+/// Shared configuration of a [`RestService`] service.
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
     pub(crate) routes: Routes,
@@ -33,13 +33,13 @@ pub(crate) struct Config {
 /// call clones it and waits for its readiness inside the response future, so
 /// a busy core delays only the calls that need it.
 #[derive(Debug, Clone)]
-pub struct Rest<S, F = NotFound> {
+pub struct RestService<S, F = NotFound> {
     core: S,
     fallback: F,
     config: Arc<Config>,
 }
 
-impl<S, F> Rest<S, F> {
+impl<S, F> RestService<S, F> {
     pub(crate) fn from_parts(core: S, fallback: F, config: Arc<Config>) -> Self {
         Self {
             core,
@@ -49,8 +49,8 @@ impl<S, F> Rest<S, F> {
     }
 
     /// Replaces the service for requests outside the HTTP+JSON prefix.
-    pub fn fallback<F2>(self, fallback: F2) -> Rest<S, F2> {
-        Rest {
+    pub fn fallback<F2>(self, fallback: F2) -> RestService<S, F2> {
+        RestService {
             core: self.core,
             fallback,
             config: self.config,
@@ -63,7 +63,7 @@ impl<S, F> Rest<S, F> {
     }
 }
 
-impl<S, F, B, FB> Service<Request<B>> for Rest<S, F>
+impl<S, F, B, FB> Service<Request<B>> for RestService<S, F>
 where
     S: A2aService,
     F: Service<Request<B>, Response = Response<FB>>,
@@ -239,8 +239,8 @@ mod tests {
     #[test]
     fn send_and_sync() {
         type Core = tower::util::BoxCloneSyncService<A2aRequest, crate::A2aResponse, A2aError>;
-        assert_send::<Rest<Core>>();
-        assert_sync::<Rest<Core>>();
+        assert_send::<RestService<Core>>();
+        assert_sync::<RestService<Core>>();
         assert_send::<ResponseFuture<<NotFound as Service<Request<Body>>>::Future>>();
     }
 }

@@ -1,4 +1,4 @@
-//! [`Bindings`]: the JSON-RPC binding, the HTTP+JSON binding, or both chained,
+//! [`BindingsService`]: the JSON-RPC binding, the HTTP+JSON binding, or both chained,
 //! as one service type, whichever interfaces the card advertises.
 
 use std::convert::Infallible;
@@ -13,23 +13,25 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::types::{AgentCard, BINDING_HTTP_JSON, BINDING_JSONRPC};
-use crate::{A2aService, Body, BoxError, ConfigError, JsonRpc, JsonRpcLayer, Rest, RestLayer};
+use crate::{
+    A2aService, Body, BoxError, ConfigError, JsonRpcLayer, JsonRpcService, RestLayer, RestService,
+};
 
 /// The bindings the card advertises over one core: JSON-RPC, HTTP+JSON, or
 /// JSON-RPC with HTTP+JSON as its fallback. Paths of neither binding get 404.
 #[derive(Debug, Clone)]
-pub struct Bindings<S> {
+pub struct BindingsService<S> {
     kind: Kind<S>,
 }
 
 #[derive(Debug, Clone)]
 enum Kind<S> {
-    JsonRpc(JsonRpc<S>),
-    Rest(Rest<S>),
-    Both(JsonRpc<S, Rest<S>>),
+    JsonRpc(JsonRpcService<S>),
+    Rest(RestService<S>),
+    Both(JsonRpcService<S, RestService<S>>),
 }
 
-/// Builds [`Bindings`] for a core from the card's interfaces.
+/// Builds [`BindingsService`] for a core from the card's interfaces.
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct BindingsLayer {
@@ -66,23 +68,23 @@ impl BindingsLayer {
 }
 
 impl<S: Clone> Layer<S> for BindingsLayer {
-    type Service = Bindings<S>;
+    type Service = BindingsService<S>;
 
-    fn layer(&self, core: S) -> Bindings<S> {
+    fn layer(&self, core: S) -> BindingsService<S> {
         let kind = match (&self.jsonrpc, &self.rest) {
             (Some(j), Some(r)) => Kind::Both(j.clone().fallback(r.layer(core.clone())).layer(core)),
             (Some(j), None) => Kind::JsonRpc(j.layer(core)),
             (None, Some(r)) => Kind::Rest(r.layer(core)),
             (None, None) => unreachable!("BindingsLayer::new requires one binding"),
         };
-        Bindings { kind }
+        BindingsService { kind }
     }
 }
 
 type NotFoundFuture = Ready<Result<Response<Body>, Infallible>>;
 
 pin_project! {
-    /// The response future of [`Bindings`].
+    /// The response future of [`BindingsService`].
     pub struct ResponseFuture {
         #[pin]
         kind: FutureKind,
@@ -110,7 +112,7 @@ impl Future for ResponseFuture {
     }
 }
 
-impl<S, B> Service<Request<B>> for Bindings<S>
+impl<S, B> Service<Request<B>> for BindingsService<S>
 where
     S: A2aService,
     B: http_body::Body<Data = Bytes> + Send + 'static,

@@ -5,23 +5,23 @@ use std::time::Duration;
 
 use tower_layer::{Identity, Layer, Stack};
 
-use super::bindings::{Bindings, BindingsLayer};
+use super::bindings::{BindingsLayer, BindingsService};
 use crate::card::{AgentCardService, StackCapabilities};
 use crate::engine::{
     Agent, AgentExecutor, Authority, Execution, Executor, ExecutorService, TaskLayer, TaskService,
 };
-use crate::extensions::A2aExtensions;
-use crate::limit::{A2aBodyLimit, DEFAULT_MAX_BODY_BYTES};
+use crate::extensions::A2aExtensionsService;
+use crate::limit::{A2aBodyLimitService, DEFAULT_MAX_BODY_BYTES};
 use crate::log::{MemoryTaskLog, TaskLog};
 use crate::types::AgentCard;
-use crate::version::A2aVersion;
+use crate::version::A2aVersionService;
 use crate::{
     A2aBodyLimitLayer, A2aExtensionsLayer, A2aService, A2aVersionLayer, AgentCardLayer, BoxError,
     ConfigError,
 };
 
 /// The HTTP stack below the card endpoint and the host's HTTP layers.
-pub type Edge<S> = A2aBodyLimit<A2aVersion<A2aExtensions<Bindings<S>>>>;
+pub type Edge<S> = A2aBodyLimitService<A2aVersionService<A2aExtensionsService<BindingsService<S>>>>;
 
 /// The assembled service: the card endpoint around the host's HTTP layers
 /// (`HL`) around the A2A edge over the core.
@@ -61,7 +61,7 @@ impl A2aServer {
 /// AgentCardLayer            GET /.well-known/agent-card.json (public)
 ///  └ http_layer(..)         host HTTP layers, in the order added (first = outermost)
 ///    └ A2aBodyLimitLayer → A2aVersionLayer → A2aExtensionsLayer
-///      └ JsonRpc / Rest     the card's JSONRPC and HTTP+JSON interfaces
+///      └ JsonRpcService / RestService  the card's JSONRPC and HTTP+JSON interfaces
 ///        └ a2a_layer(..)    host A2aRequest layers (authority, quotas, audit)
 ///          └ TaskService    the task engine over the task log (or a raw core)
 ///            └ your Agent / Executor

@@ -1,5 +1,5 @@
 //! One-call assembly of the whole A2A surface ([`A2aServer`]), the
-//! [`Bindings`] the card advertises as one service, and
+//! [`BindingsService`] the card advertises as one service, and
 //! [`A2aServiceBuilderExt`] for composing by hand.
 //!
 //! ```
@@ -44,6 +44,6 @@ mod bindings;
 mod builder;
 mod ext;
 
-pub use bindings::{Bindings, BindingsLayer, ResponseFuture};
+pub use bindings::{BindingsLayer, BindingsService, ResponseFuture};
 pub use builder::{A2aHttpService, A2aServer, A2aServerBuilder, Edge};
 pub use ext::A2aServiceBuilderExt;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tower_layer::Layer;
 
-use super::A2aVersion;
+use super::A2aVersionService;
 use crate::binding::Routes;
 use crate::types::{AgentCard, BINDING_HTTP_JSON, BINDING_JSONRPC};
 use crate::{ConfigError, ProtocolVersion};
@@ -77,10 +77,10 @@ impl A2aVersionLayer {
 }
 
 impl<S> Layer<S> for A2aVersionLayer {
-    type Service = A2aVersion<S>;
+    type Service = A2aVersionService<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        A2aVersion::new(inner, Arc::clone(&self.config))
+        A2aVersionService::new(inner, Arc::clone(&self.config))
     }
 }
 

@@ -66,5 +66,5 @@ mod layer;
 mod service;
 
 pub use self::layer::A2aVersionLayer;
-pub use self::service::A2aVersion;
+pub use self::service::A2aVersionService;
 pub use crate::future::ResponseFuture;

@@ -1,4 +1,4 @@
-//! [`A2aVersion`]: the version check.
+//! [`A2aVersionService`]: the version check.
 
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -17,7 +17,7 @@ const A2A_VERSION: &str = "A2A-Version";
 
 /// Checks `A2A-Version`; built by [`A2aVersionLayer`](super::A2aVersionLayer).
 #[derive(Debug, Clone)]
-pub struct A2aVersion<S> {
+pub struct A2aVersionService<S> {
     inner: S,
     config: Arc<Config>,
 }
@@ -115,7 +115,7 @@ impl Config {
     }
 }
 
-impl<S> A2aVersion<S> {
+impl<S> A2aVersionService<S> {
     pub(super) fn new(inner: S, config: Arc<Config>) -> Self {
         Self { inner, config }
     }
@@ -123,7 +123,7 @@ impl<S> A2aVersion<S> {
     crate::macros::define_inner_service_accessors!(inner);
 }
 
-impl<S, B, ResBody> Service<Request<B>> for A2aVersion<S>
+impl<S, B, ResBody> Service<Request<B>> for A2aVersionService<S>
 where
     S: Service<Request<B>, Response = Response<ResBody>>,
     ResBody: http_body::Body<Data = Bytes> + Send + 'static,
@@ -213,8 +213,8 @@ mod tests {
     fn service_and_future_are_send_and_sync() {
         type Inner = tower::util::BoxCloneSyncService<Request<Body>, Response<Body>, Infallible>;
         type Fut = ResponseFuture<std::future::Ready<Result<Response<Body>, Infallible>>>;
-        assert_send::<A2aVersion<Inner>>();
-        assert_sync::<A2aVersion<Inner>>();
+        assert_send::<A2aVersionService<Inner>>();
+        assert_sync::<A2aVersionService<Inner>>();
         assert_send::<Fut>();
     }
 }
