@@ -3,7 +3,7 @@
 
 use std::hint::black_box;
 
-use a2a_tower::jsonrpc::{Id, decode_request, encode_result};
+use a2a_tower::jsonrpc::codec::{Id, decode_request, encode_result};
 use a2a_tower::types::{Artifact, Message, Part, Task, TaskState, TaskStatus};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 

@@ -2,7 +2,8 @@
 //!
 //! `a2a-tower` turns any `tower::Service<http::Request<_>>` host (hyper, axum,
 //! actix through an adapter) into a conformant A2A endpoint, built from layers
-//! the host can reorder and interleave with its own:
+//! the host can reorder and interleave with its own, around a core that is a
+//! `Service<A2aRequest>`: the task engine over a durable task log, or your own.
 //!
 //! ```text
 //! HTTP request (the host's server)
@@ -13,13 +14,85 @@
 //!          └ A2aExtensionsLayer  A2A-Extensions → activated extensions, required ones enforced
 //!            └ JsonRpcLayer | RestLayer   HTTP ⇄ A2aRequest / A2aResponse, SSE for streams
 //!              └ host A2aRequest layers: authority, quotas, audit   (the host's own)
-//!                └ the core: any `Service<A2aRequest>` (see [`A2aService`])
+//!                └ the core, one of:
+//!                    TaskLayer → TaskService   the task engine: admission, executions,
+//!                    │                         reads and subscriptions from the task log
+//!                    ├ host layers over executions: timeouts, concurrency limits
+//!                    ├ Executor / text Agent   your code (status, artifacts, questions)
+//!                    └ TaskLog                 memory | SQLite (embedded) | PostgreSQL (hosts)
+//!                    your own Service<A2aRequest>          (see [`A2aService`])
 //! ```
 //!
 //! Everything above the binding is `Service<http::Request<B>>` and answers
 //! HTTP-level faults with a response shaped for the binding (a JSON-RPC error
 //! object or the REST error body). Everything below it is
 //! `Service<A2aRequest>` and never touches HTTP framing.
+//! [`server::A2aServer`] assembles the whole stack in one call;
+//! [`server::A2aServiceBuilderExt`] adds the layers one by one to a
+//! `tower::ServiceBuilder`.
+//!
+//! ```
+//! # #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+//! # {
+//! use a2a_tower::engine::{Agent, AgentInput};
+//! use a2a_tower::server::A2aServer;
+//! use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
+//! use a2a_tower::BoxError;
+//! use futures_core::Stream;
+//!
+//! struct Echo;
+//! impl Agent for Echo {
+//!     fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
+//!         futures_util::stream::iter([Ok(input.text)])
+//!     }
+//! }
+//!
+//! let card = AgentCard::new("Echo", "Echoes text", "1.0.0")
+//!     .with_interface(AgentInterface::jsonrpc("http://localhost:8080/"))
+//!     .with_interface(AgentInterface::http_json("http://localhost:8080/rest"))
+//!     .with_skill(AgentSkill::new("echo", "Echo", "Echoes text"));
+//! // A Service<http::Request<B>>, ready for hyper, axum or an actix adapter.
+//! let app = A2aServer::builder(card).agent(Echo)?;
+//! # let _ = app;
+//! # }
+//! # Ok::<(), a2a_tower::ConfigError>(())
+//! ```
+//!
+//! # Modules
+//!
+//! The layout follows which part may use which: each row uses only the rows
+//! above it (and `http` where it says so); the task engine and the task logs
+//! never see HTTP, and the bindings see the core only as an [`A2aService`].
+//!
+//! | part | modules | may use |
+//! |---|---|---|
+//! | wire model | [`types`] | serde, serde_json |
+//! | protocol core | `A2aRequest`, [`A2aResponse`], [`A2aService`], [`A2aError`], [`ConfigError`], the operation rules | the wire model |
+//! | HTTP plumbing | [`Body`], [`NotFound`], routes, response futures | the above, `http` |
+//! | edge layers | [`card`], [`limit`], [`version`], [`extensions`] | the above |
+//! | bindings | `jsonrpc`, `rest`, the bindings router ([`server::BindingsLayer`]) | the above; the core only as an [`A2aService`] |
+//! | task engine | `engine` | the wire model, the protocol core, the `log::TaskLog` trait |
+//! | task logs | `log` (memory, SQLite, PostgreSQL) | the `TaskLog` trait and the wire model |
+//! | assembly | [`server`] | all of the above |
+//!
+//! Each protocol rule lives once: the required parameters, ranges and
+//! capability checks of an operation are applied by the bindings before the
+//! core, and by the engine again for callers that reach it without a binding,
+//! through the same functions.
+//!
+//! # Cargo features
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `jsonrpc` | yes | the JSON-RPC 2.0 binding (`JsonRpcLayer`), SSE streaming |
+//! | `rest` | yes | the HTTP+JSON binding (`RestLayer`), SSE streaming |
+//! | `engine` | yes | the task engine (`engine::TaskLayer`, executors, text agents) and the task log with its bounded in-memory backend (`log`) |
+//! | `sqlite` | yes | the durable SQLite task log (`log::SqliteTaskLog`), SQLite compiled in |
+//! | `postgres` | no | the PostgreSQL task log (`log::PostgresTaskLog`) for several hosts sharing tasks |
+//!
+//! With `jsonrpc` and `rest`, [`server`] has the bindings router; with
+//! `engine` as well, the one-call [`server::A2aServer`]. The edge layers and
+//! [`server::A2aServiceBuilderExt`] need no feature.
 //!
 //! The wire model ([`types`]) is ProtoJSON of `a2a.proto` exactly; errors
 //! ([`A2aError`]) come from one table of codes, statuses and reasons.
@@ -29,38 +102,12 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod binding;
-mod body;
-#[cfg(any(feature = "jsonrpc", feature = "rest"))]
-mod capability;
-mod config;
-mod error;
-#[cfg(any(feature = "jsonrpc", feature = "rest"))]
-mod exchange;
-mod fallback;
-mod future;
-mod macros;
-mod request;
-mod response;
-mod service;
-#[cfg(any(feature = "jsonrpc", feature = "rest"))]
-mod sse;
-#[cfg(any(feature = "jsonrpc", feature = "rest"))]
-mod validate;
+mod plumbing;
+mod protocol;
 
 pub mod card;
 pub mod extensions;
-#[cfg(feature = "jsonrpc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "jsonrpc")))]
-pub mod jsonrpc;
 pub mod limit;
-#[cfg(feature = "rest")]
-#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
-pub mod rest;
-#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
-#[cfg_attr(
-    docsrs,
-    doc(cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine")))
-)]
 pub mod server;
 pub mod types;
 pub mod version;
@@ -72,20 +119,21 @@ pub mod engine;
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
 pub mod log;
 
-pub use body::Body;
+#[cfg(feature = "jsonrpc")]
+pub use binding::jsonrpc;
+#[cfg(feature = "rest")]
+pub use binding::rest;
+
 pub use card::AgentCardLayer;
-pub use config::ConfigError;
-pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
 pub use extensions::A2aExtensionsLayer;
-pub use fallback::NotFound;
 #[cfg(feature = "jsonrpc")]
 pub use jsonrpc::{JsonRpcLayer, JsonRpcService};
 pub use limit::A2aBodyLimitLayer;
-pub use request::{
-    A2aRequest, ActivatedExtensions, CallContext, InvalidVersion, Operation, ProtocolVersion,
+pub use plumbing::{Body, NotFound};
+pub use protocol::{
+    A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
+    ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, InvalidVersion, Operation, ProtocolVersion,
 };
-pub use response::{A2aResponse, EventStream};
 #[cfg(feature = "rest")]
 pub use rest::{RestLayer, RestService};
-pub use service::A2aService;
 pub use version::A2aVersionLayer;

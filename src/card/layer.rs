@@ -12,7 +12,7 @@ use super::WELL_KNOWN_PATH;
 use super::service::AgentCardService;
 use super::validate::{StackCapabilities, validate};
 use crate::ConfigError;
-use crate::binding::trim_slash;
+use crate::plumbing::routes::trim_slash;
 use crate::types::AgentCard;
 
 /// The default `Cache-Control: max-age`.

@@ -86,10 +86,14 @@ mod layer;
 mod service;
 mod validate;
 
-pub use crate::future::ResponseFuture;
 pub use layer::AgentCardLayer;
 pub use service::AgentCardService;
 pub use validate::StackCapabilities;
 
 /// The well-known path of the agent card (a2a-spec.md §2.1, RFC 8615).
-pub const WELL_KNOWN_PATH: &str = crate::binding::WELL_KNOWN_CARD_PATH;
+pub const WELL_KNOWN_PATH: &str = crate::plumbing::routes::WELL_KNOWN_CARD_PATH;
+
+crate::plumbing::future::opaque_future! {
+    /// Response future of [`AgentCardService`].
+    pub type ResponseFuture<F> = crate::plumbing::future::EdgeFuture<F>;
+}

@@ -6,9 +6,10 @@ use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use tower_service::Service;
 
+use super::ResponseFuture;
 use super::layer::{AgentCardLayer, Frozen};
-use crate::binding::rest_error_response;
-use crate::future::ResponseFuture;
+use crate::plumbing::future::EdgeFuture;
+use crate::plumbing::routes::rest_error_response;
 use crate::{A2aError, Body, BoxError, ErrorKind};
 
 const ALLOW: HeaderValue = HeaderValue::from_static("GET, HEAD, OPTIONS");
@@ -30,7 +31,7 @@ impl<S> AgentCardService<S> {
         Self { inner, card }
     }
 
-    crate::macros::define_inner_service_accessors!(inner);
+    crate::plumbing::macros::define_inner_service_accessors!(inner);
 }
 
 impl<S, ReqBody, ResBody> Service<Request<ReqBody>> for AgentCardService<S>
@@ -49,9 +50,9 @@ where
 
     fn call(&mut self, req: Request<ReqBody>) -> Self::Future {
         if req.uri().path() == &*self.card.path {
-            ResponseFuture::ready(respond(&self.card, req.method(), req.headers()))
+            EdgeFuture::ready(respond(&self.card, req.method(), req.headers())).into()
         } else {
-            ResponseFuture::inner(self.inner.call(req))
+            EdgeFuture::inner(self.inner.call(req)).into()
         }
     }
 }

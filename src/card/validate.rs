@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use crate::ConfigError;
-use crate::binding::{interface_path, trim_slash};
+use crate::plumbing::routes::{interface_path, trim_slash};
 use crate::types::{
     AgentCard, BINDING_GRPC, BINDING_HTTP_JSON, BINDING_JSONRPC, OAuthFlows, SecurityRequirement,
     SecurityScheme,

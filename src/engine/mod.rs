@@ -95,11 +95,13 @@
 //! # });
 //! ```
 
+mod admit;
 mod agent;
 mod authority;
 mod executor;
 mod future;
 mod layer;
+mod media;
 mod ops;
 mod recovery;
 mod run;

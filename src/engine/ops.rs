@@ -11,21 +11,16 @@ use crate::types::{
 };
 use crate::{A2aError, A2aResponse, CallContext, ErrorKind};
 
-/// Checks a `historyLength` (a2a-spec.md §3.8: negative is invalid).
-pub(crate) fn history_length(n: Option<i32>, field: &'static str) -> Result<(), A2aError> {
-    match n {
-        Some(n) if n < 0 => Err(A2aError::invalid_params(field, "must not be negative")),
-        _ => Ok(()),
-    }
+/// How many of `len` messages a `historyLength` keeps: all when unset, the
+/// most recent `n` otherwise (a negative value was refused at dispatch).
+fn kept(history: Option<i32>, len: usize) -> usize {
+    history.map_or(len, |n| usize::try_from(n).unwrap_or(0).min(len))
 }
 
 /// The task as returned to a client: at most `history` most recent messages
 /// (all when unset, none for 0), artifacts only if `artifacts`.
 pub(crate) fn view(task: &Task, history: Option<i32>, artifacts: bool) -> Task {
-    let keep = match history {
-        None => task.history.len(),
-        Some(n) => usize::try_from(n).unwrap_or(0).min(task.history.len()),
-    };
+    let keep = kept(history, task.history.len());
     Task {
         id: task.id.clone(),
         context_id: task.context_id.clone(),
@@ -49,10 +44,7 @@ pub(crate) fn view_owned(
 ) -> Task {
     match std::sync::Arc::try_unwrap(task) {
         Ok(mut t) => {
-            let keep = match history {
-                None => t.history.len(),
-                Some(n) => usize::try_from(n).unwrap_or(0).min(t.history.len()),
-            };
+            let keep = kept(history, t.history.len());
             t.history.drain(..t.history.len() - keep);
             if !artifacts {
                 t.artifacts = Vec::new();
@@ -75,7 +67,6 @@ pub(crate) async fn get(
     req: GetTaskRequest,
     ctx: &CallContext,
 ) -> Result<A2aResponse, A2aError> {
-    history_length(req.history_length, "historyLength")?;
     let authority = shared.authority.resolve(ctx)?;
     let snap = shared
         .log
@@ -95,12 +86,8 @@ pub(crate) async fn list(
     req: ListTasksRequest,
     ctx: &CallContext,
 ) -> Result<A2aResponse, A2aError> {
-    let page_size = match req.page_size {
-        None => 50,
-        Some(n @ 1..=100) => n,
-        Some(_) => return Err(A2aError::invalid_params("pageSize", "must be 1..=100")),
-    };
-    history_length(req.history_length, "historyLength")?;
+    // In 1..=100 when set: checked at dispatch (a2a-spec.md §4.4).
+    let page_size = req.page_size.unwrap_or(50);
     let after =
         match req.page_token.as_str() {
             "" => None,
@@ -210,11 +197,8 @@ pub(crate) async fn subscribe(
     )))
 }
 
+/// GetExtendedAgentCard; the card declares the capability (checked at dispatch).
 pub(crate) fn extended_card(shared: &Shared, ctx: &CallContext) -> Result<A2aResponse, A2aError> {
-    if !shared.card.capabilities.extended_agent_card() {
-        return Err(A2aError::new(ErrorKind::UnsupportedOperation)
-            .with_message("This agent declares no extended agent card"));
-    }
     shared
         .extended_card
         .as_ref()
@@ -239,7 +223,6 @@ mod tests {
         let two = view(&task, Some(2), true);
         assert_eq!(two.history[0].message_id, "3", "most recent");
         assert_eq!(view(&task, Some(50), true).history.len(), 5);
-        assert!(history_length(Some(-1), "h").is_err());
     }
 
     // Moving the last reference gives exactly what copying gives.

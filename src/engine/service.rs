@@ -11,6 +11,7 @@ use super::executor::Execution;
 use super::future::ResponseFuture;
 use super::layer::Shared;
 use super::{ops, send};
+use crate::protocol::check;
 use crate::{A2aError, A2aRequest, A2aResponse, BoxError, ErrorKind, Operation};
 
 /// A complete A2A core over a task log and an inner executor service.
@@ -30,10 +31,7 @@ impl<S> TaskService<S> {
         self.shared.registry.len()
     }
 
-    /// The inner service.
-    pub fn get_ref(&self) -> &S {
-        &self.inner
-    }
+    crate::plumbing::macros::define_inner_service_accessors!(inner);
 }
 
 impl<S: Clone> Clone for TaskService<S> {
@@ -101,19 +99,22 @@ where
     S::Future: Send + 'static,
 {
     let A2aRequest { operation, context } = req;
-    let push = || Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
-    match operation {
-        // The card decides what exists before anything is looked up.
-        Operation::SendStreamingMessage(_) | Operation::SubscribeToTask(_)
-            if !shared.card.capabilities.streaming() =>
-        {
-            Err(A2aError::new(ErrorKind::UnsupportedOperation)
-                .with_message("Streaming is not supported by this agent"))
-        }
+    // The card decides what exists before anything is looked up; then the
+    // protocol's parameter rules, as the bindings apply them, for callers
+    // that reach the engine without a binding.
+    check::capability(&shared.card.capabilities, &operation)?;
+    if matches!(
+        operation,
         Operation::CreateTaskPushNotificationConfig(_)
-        | Operation::GetTaskPushNotificationConfig(_)
-        | Operation::ListTaskPushNotificationConfigs(_)
-        | Operation::DeleteTaskPushNotificationConfig(_) => push(),
+            | Operation::GetTaskPushNotificationConfig(_)
+            | Operation::ListTaskPushNotificationConfigs(_)
+            | Operation::DeleteTaskPushNotificationConfig(_)
+    ) {
+        // The engine keeps no push configs (its card cannot declare them).
+        return Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
+    }
+    check::operation(&operation)?;
+    match operation {
         Operation::GetExtendedAgentCard(_) => ops::extended_card(&shared, &context),
         Operation::SendMessage(r) => send::send(shared, inner, r, context).await,
         Operation::SendStreamingMessage(r) => send::stream(shared, inner, r, context).await,

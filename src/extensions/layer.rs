@@ -6,7 +6,7 @@ use tower_layer::Layer;
 
 use super::A2aExtensionsService;
 use crate::ConfigError;
-use crate::binding::Routes;
+use crate::plumbing::routes::Routes;
 use crate::types::AgentCard;
 
 /// Activates requested extensions and enforces required ones. See the

@@ -10,7 +10,7 @@ use tower_service::Service;
 use super::A2A_EXTENSIONS;
 use super::ResponseFuture;
 use super::layer::Config;
-use crate::binding::error_response;
+use crate::plumbing::routes::error_response;
 use crate::{A2aError, ActivatedExtensions, Body, BoxError, ErrorKind};
 
 /// Activates extensions; built by [`A2aExtensionsLayer`](super::A2aExtensionsLayer).
@@ -68,7 +68,7 @@ impl<S> A2aExtensionsService<S> {
         Self { inner, config }
     }
 
-    crate::macros::define_inner_service_accessors!(inner);
+    crate::plumbing::macros::define_inner_service_accessors!(inner);
 }
 
 impl<S, B, ResBody> Service<Request<B>> for A2aExtensionsService<S>

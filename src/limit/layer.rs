@@ -6,7 +6,7 @@ use tower_layer::Layer;
 
 use super::A2aBodyLimitService;
 use crate::ConfigError;
-use crate::binding::Routes;
+use crate::plumbing::routes::Routes;
 use crate::types::AgentCard;
 
 /// The default body limit: 4 MiB.

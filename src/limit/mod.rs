@@ -62,7 +62,6 @@ mod service;
 
 pub use self::layer::{A2aBodyLimitLayer, DEFAULT_MAX_BODY_BYTES};
 pub use self::service::A2aBodyLimitService;
-pub use crate::future::ResponseFuture;
 
 use crate::BoxError;
 
@@ -130,4 +129,9 @@ mod tests {
         let wrapped: BoxError = Box::new(Wrapper(other));
         assert!(!is_length_limit(&wrapped));
     }
+}
+
+crate::plumbing::future::opaque_future! {
+    /// Response future of [`A2aBodyLimitService`].
+    pub type ResponseFuture<F> = crate::plumbing::future::EdgeFuture<F>;
 }

@@ -9,7 +9,8 @@ use http_body_util::Limited;
 use tower_service::Service;
 
 use super::ResponseFuture;
-use crate::binding::{Routes, error_response};
+use crate::plumbing::future::EdgeFuture;
+use crate::plumbing::routes::{Routes, error_response};
 use crate::{A2aError, Body, BoxError, ErrorKind};
 
 /// Bounds request bodies; built by [`A2aBodyLimitLayer`](super::A2aBodyLimitLayer).
@@ -25,7 +26,7 @@ impl<S> A2aBodyLimitService<S> {
         Self { inner, routes, max }
     }
 
-    crate::macros::define_inner_service_accessors!(inner);
+    crate::plumbing::macros::define_inner_service_accessors!(inner);
 
     /// The declared size of the body, from `Content-Length` or else an exact
     /// size hint, is over the limit.
@@ -73,10 +74,10 @@ where
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
         if self.declared_too_large(&req) {
-            return ResponseFuture::ready(self.refusal(req.uri().path()));
+            return EdgeFuture::ready(self.refusal(req.uri().path())).into();
         }
         let max = self.max;
-        ResponseFuture::inner(self.inner.call(req.map(|b| Limited::new(b, max))))
+        EdgeFuture::inner(self.inner.call(req.map(|b| Limited::new(b, max)))).into()
     }
 }
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tower_layer::{Identity, Layer, Stack};
 
-use super::bindings::{BindingsLayer, BindingsService};
+use crate::binding::router::{BindingsLayer, BindingsService};
 use crate::card::{AgentCardService, StackCapabilities};
 use crate::engine::{
     Agent, AgentExecutor, Authority, Execution, Executor, ExecutorService, TaskLayer, TaskService,

@@ -4,7 +4,8 @@
 use tower::ServiceBuilder;
 use tower_layer::Stack;
 
-use super::bindings::BindingsLayer;
+#[cfg(all(feature = "jsonrpc", feature = "rest"))]
+use crate::binding::router::BindingsLayer;
 use crate::types::AgentCard;
 use crate::{A2aBodyLimitLayer, A2aExtensionsLayer, A2aVersionLayer, AgentCardLayer, ConfigError};
 
@@ -86,6 +87,8 @@ pub trait A2aServiceBuilderExt<L>: sealed::Sealed + Sized {
     }
 
     /// Adds the bindings the card advertises ([`BindingsLayer`]).
+    #[cfg(all(feature = "jsonrpc", feature = "rest"))]
+    #[cfg_attr(docsrs, doc(cfg(all(feature = "jsonrpc", feature = "rest"))))]
     fn a2a_bindings(
         self,
         card: &AgentCard,
@@ -121,6 +124,7 @@ impl<L> A2aServiceBuilderExt<L> for ServiceBuilder<L> {
         Ok(self.layer(A2aExtensionsLayer::new(card)?))
     }
 
+    #[cfg(all(feature = "jsonrpc", feature = "rest"))]
     fn a2a_bindings(
         self,
         card: &AgentCard,

@@ -40,10 +40,17 @@
 //! # }).unwrap();
 //! ```
 
-mod bindings;
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 mod builder;
 mod ext;
 
-pub use bindings::{BindingsLayer, BindingsService, ResponseFuture};
+#[cfg(all(feature = "jsonrpc", feature = "rest"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "jsonrpc", feature = "rest"))))]
+pub use crate::binding::router::{BindingsLayer, BindingsService, ResponseFuture};
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine")))
+)]
 pub use builder::{A2aHttpService, A2aServer, A2aServerBuilder, Edge};
 pub use ext::A2aServiceBuilderExt;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tower_layer::Layer;
 
 use super::A2aVersionService;
-use crate::binding::Routes;
+use crate::plumbing::routes::Routes;
 use crate::types::{AgentCard, BINDING_HTTP_JSON, BINDING_JSONRPC};
 use crate::{ConfigError, ProtocolVersion};
 

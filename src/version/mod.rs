@@ -67,4 +67,8 @@ mod service;
 
 pub use self::layer::A2aVersionLayer;
 pub use self::service::A2aVersionService;
-pub use crate::future::ResponseFuture;
+
+crate::plumbing::future::opaque_future! {
+    /// Response future of [`A2aVersionService`].
+    pub type ResponseFuture<F> = crate::plumbing::future::EdgeFuture<F>;
+}

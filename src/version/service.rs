@@ -9,7 +9,8 @@ use tower_service::Service;
 
 use super::ResponseFuture;
 use super::layer::Config;
-use crate::binding::{Binding, error_response};
+use crate::plumbing::future::EdgeFuture;
+use crate::plumbing::routes::{Binding, error_response};
 use crate::{A2aError, Body, BoxError, ErrorKind, ProtocolVersion};
 
 /// The header and query parameter carrying the requested version.
@@ -120,7 +121,7 @@ impl<S> A2aVersionService<S> {
         Self { inner, config }
     }
 
-    crate::macros::define_inner_service_accessors!(inner);
+    crate::plumbing::macros::define_inner_service_accessors!(inner);
 }
 
 impl<S, B, ResBody> Service<Request<B>> for A2aVersionService<S>
@@ -139,17 +140,17 @@ where
 
     fn call(&mut self, mut req: Request<B>) -> Self::Future {
         let Some(binding) = self.config.routes.binding(req.uri().path()) else {
-            return ResponseFuture::inner(self.inner.call(req));
+            return EdgeFuture::inner(self.inner.call(req)).into();
         };
         let asked = requested(req.headers(), req.uri().query());
         match self.config.negotiate(binding, asked) {
             Ok(version) => {
                 req.extensions_mut().insert(version);
-                ResponseFuture::inner(self.inner.call(req))
+                EdgeFuture::inner(self.inner.call(req)).into()
             }
             Err(err) => {
                 tracing::debug!(kind = %err.kind(), "A2A-Version refused");
-                ResponseFuture::ready(error_response(binding, &err))
+                EdgeFuture::ready(error_response(binding, &err)).into()
             }
         }
     }

@@ -1,11 +1,17 @@
-//! Parameter checks shared by the bindings: what a2a-spec.md marks required
-//! (§3.7) and the ranges it gives (§3.8, §4.4). A failure is InvalidParams
-//! (JSON-RPC −32602, REST 400) with one BadRequest field violation per problem.
+//! The operation-level rules of the protocol, written once: the bindings call
+//! them before the core, and the task engine calls them again for callers that
+//! reach it without a binding (a host's own `Service<A2aRequest>` stack).
+//!
+//! - [`operation`]: what a2a-spec.md marks required (§3.7) and the ranges it
+//!   gives (§3.8 `historyLength`, §4.4 `pageSize`). A failure is InvalidParams
+//!   (JSON-RPC −32602, REST 400) with one BadRequest field violation per problem.
+//! - [`capability`]: an operation whose capability the card does not declare
+//!   fails before the core is called (§4.8).
 //!
 //! Only what the spec requires is checked here; anything else (a role, a
 //! media type, whether a task exists) is the core's decision.
 
-use crate::types::{Message, SendMessageRequest};
+use crate::types::{AgentCapabilities, Message, SendMessageRequest};
 use crate::{A2aError, ErrorKind, Operation};
 
 /// Field violations collected for one request.
@@ -90,9 +96,38 @@ pub(crate) fn operation(op: &Operation) -> Result<(), A2aError> {
     v.into_result()
 }
 
+/// The error for `op` if the card's capabilities do not allow it.
+///
+/// | undeclared            | operations                          | error  |
+/// |-----------------------|-------------------------------------|--------|
+/// | `streaming`           | SendStreamingMessage, SubscribeToTask | −32004 |
+/// | `pushNotifications`   | the four push-config operations     | −32003 |
+/// | `extendedAgentCard`   | GetExtendedAgentCard                | −32004 |
+pub(crate) fn capability(caps: &AgentCapabilities, op: &Operation) -> Result<(), A2aError> {
+    let missing = match op {
+        Operation::SendStreamingMessage(_) | Operation::SubscribeToTask(_) => {
+            (!caps.streaming()).then_some(ErrorKind::UnsupportedOperation)
+        }
+        Operation::CreateTaskPushNotificationConfig(_)
+        | Operation::GetTaskPushNotificationConfig(_)
+        | Operation::ListTaskPushNotificationConfigs(_)
+        | Operation::DeleteTaskPushNotificationConfig(_) => {
+            (!caps.push_notifications()).then_some(ErrorKind::PushNotificationNotSupported)
+        }
+        Operation::GetExtendedAgentCard(_) => {
+            (!caps.extended_agent_card()).then_some(ErrorKind::UnsupportedOperation)
+        }
+        _ => None,
+    };
+    missing.map_or(Ok(()), |k| Err(A2aError::new(k)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::{
+        GetExtendedAgentCardRequest, TaskPushNotificationConfig, TaskPushNotificationConfigId,
+    };
     use crate::types::{
         GetTaskRequest, ListTasksRequest, SendMessageConfiguration, SubscribeToTaskRequest,
     };
@@ -163,5 +198,60 @@ mod tests {
             fields(Operation::SubscribeToTask(SubscribeToTaskRequest::default())),
             ["id"]
         );
+    }
+
+    fn code(caps: &AgentCapabilities, op: &Operation) -> Option<i64> {
+        capability(caps, op).err().map(|e| e.kind().jsonrpc_code())
+    }
+
+    #[test]
+    fn section_4_8_table() {
+        let none = AgentCapabilities::default();
+        let all = AgentCapabilities {
+            streaming: Some(true),
+            push_notifications: Some(true),
+            extended_agent_card: Some(true),
+            ..Default::default()
+        };
+        let declared_false = AgentCapabilities {
+            streaming: Some(false),
+            push_notifications: Some(false),
+            extended_agent_card: Some(false),
+            ..Default::default()
+        };
+        let cases = [
+            (
+                Operation::SendStreamingMessage(SendMessageRequest::default()),
+                -32004,
+            ),
+            (Operation::SubscribeToTask(Default::default()), -32004),
+            (
+                Operation::CreateTaskPushNotificationConfig(TaskPushNotificationConfig::default()),
+                -32003,
+            ),
+            (
+                Operation::GetTaskPushNotificationConfig(TaskPushNotificationConfigId::default()),
+                -32003,
+            ),
+            (
+                Operation::ListTaskPushNotificationConfigs(Default::default()),
+                -32003,
+            ),
+            (
+                Operation::DeleteTaskPushNotificationConfig(Default::default()),
+                -32003,
+            ),
+            (
+                Operation::GetExtendedAgentCard(GetExtendedAgentCardRequest::default()),
+                -32004,
+            ),
+        ];
+        for (op, want) in &cases {
+            assert_eq!(code(&none, op), Some(*want), "{}", op.method());
+            assert_eq!(code(&declared_false, op), Some(*want), "{}", op.method());
+            assert_eq!(code(&all, op), None, "{}", op.method());
+        }
+        let get = Operation::GetTask(GetTaskRequest::default());
+        assert_eq!(code(&none, &get), None);
     }
 }

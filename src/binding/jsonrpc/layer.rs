@@ -8,7 +8,7 @@ use tower_layer::Layer;
 use super::service::{Config, JsonRpcService};
 use crate::ConfigError;
 use crate::NotFound;
-use crate::binding::Routes;
+use crate::plumbing::routes::Routes;
 use crate::types::AgentCard;
 
 /// Serves the card's JSON-RPC interface over a core [`A2aService`](crate::A2aService);
@@ -33,7 +33,7 @@ impl JsonRpcLayer {
             config: Config {
                 routes,
                 capabilities: card.capabilities.clone(),
-                keep_alive: Some(crate::sse::DEFAULT_KEEP_ALIVE),
+                keep_alive: Some(crate::binding::sse::DEFAULT_KEEP_ALIVE),
             },
             fallback: NotFound,
         })

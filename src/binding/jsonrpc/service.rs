@@ -9,11 +9,12 @@ use http::{HeaderValue, Method as HttpMethod, Request, Response, StatusCode, hea
 use tower_service::Service;
 use tracing::Instrument;
 
+use super::ResponseFuture;
 use super::codec::{self, Id};
-use crate::binding::{Routes, json_response, jsonrpc_error_response};
-use crate::exchange::{self, EncodeResult, Expected, MediaType, Reply};
-use crate::future::ResponseFuture;
-use crate::sse::EncodeFrame;
+use crate::binding::exchange::{self, EncodeResult, Expected, MediaType, Reply};
+use crate::binding::sse::EncodeFrame;
+use crate::plumbing::future::BindingFuture;
+use crate::plumbing::routes::{Routes, json_response, jsonrpc_error_response};
 use crate::types::{AgentCapabilities, StreamResponse};
 use crate::{A2aError, A2aRequest, A2aService, Body, BoxError, CallContext, ErrorKind, NotFound};
 
@@ -58,10 +59,7 @@ impl<S, F> JsonRpcService<S, F> {
         }
     }
 
-    /// The core service.
-    pub fn get_ref(&self) -> &S {
-        &self.core
-    }
+    crate::plumbing::macros::define_inner_service_accessors!(core);
 }
 
 impl<S, F, B, FB> Service<Request<B>> for JsonRpcService<S, F>
@@ -83,18 +81,19 @@ where
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
         if !self.config.routes.is_jsonrpc(req.uri().path()) {
-            return ResponseFuture::inner(self.fallback.call(req));
+            return BindingFuture::inner(self.fallback.call(req)).into();
         }
         if req.method() != HttpMethod::POST {
             let err = A2aError::new(ErrorKind::MethodNotAllowed);
             let mut res = jsonrpc_error_response(&serde_json::Value::Null, &err);
             res.headers_mut()
                 .insert(header::ALLOW, HeaderValue::from_static("POST"));
-            return ResponseFuture::ready(res);
+            return BindingFuture::ready(res).into();
         }
         if MediaType::of(req.headers()) != MediaType::Json {
             let err = A2aError::new(ErrorKind::UnsupportedMediaType);
-            return ResponseFuture::ready(jsonrpc_error_response(&serde_json::Value::Null, &err));
+            return BindingFuture::ready(jsonrpc_error_response(&serde_json::Value::Null, &err))
+                .into();
         }
         let span = tracing::info_span!(
             "a2a.jsonrpc",
@@ -102,7 +101,7 @@ where
             error = tracing::field::Empty,
         );
         let call = handle(self.core.clone(), self.config.clone(), req);
-        ResponseFuture::call(Box::pin(call.instrument(span)))
+        BindingFuture::call(Box::pin(call.instrument(span))).into()
     }
 }
 
@@ -128,7 +127,7 @@ where
         Err(e) => return error_response(&e.id, &e.error),
     };
     tracing::Span::current().record("method", op.method());
-    if let Err(e) = crate::capability::check(&config.capabilities, &op) {
+    if let Err(e) = crate::protocol::check::capability(&config.capabilities, &op) {
         return error_response(&id, &e);
     }
     let expected = Expected::of(&op);

@@ -6,7 +6,7 @@ use std::time::Duration;
 use tower_layer::Layer;
 
 use super::service::{Config, RestService};
-use crate::binding::Routes;
+use crate::plumbing::routes::Routes;
 use crate::types::AgentCard;
 use crate::{ConfigError, NotFound};
 
@@ -34,7 +34,7 @@ impl RestLayer {
             config: Config {
                 routes,
                 capabilities: card.capabilities.clone(),
-                keep_alive: Some(crate::sse::DEFAULT_KEEP_ALIVE),
+                keep_alive: Some(crate::binding::sse::DEFAULT_KEEP_ALIVE),
             },
             fallback: NotFound,
         })

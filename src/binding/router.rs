@@ -67,6 +67,29 @@ impl BindingsLayer {
     }
 }
 
+impl<S> BindingsService<S> {
+    /// The core.
+    pub fn get_ref(&self) -> &S {
+        match &self.kind {
+            Kind::JsonRpc(s) => s.get_ref(),
+            Kind::Rest(s) => s.get_ref(),
+            Kind::Both(s) => s.get_ref(),
+        }
+    }
+
+    /// Consumes `self`, returning the core.
+    ///
+    /// There is no `get_mut`: with both bindings the core is held twice (a
+    /// clone per binding), so a change through one would not reach the other.
+    pub fn into_inner(self) -> S {
+        match self.kind {
+            Kind::JsonRpc(s) => s.into_inner(),
+            Kind::Rest(s) => s.into_inner(),
+            Kind::Both(s) => s.into_inner(),
+        }
+    }
+}
+
 impl<S: Clone> Layer<S> for BindingsLayer {
     type Service = BindingsService<S>;
 

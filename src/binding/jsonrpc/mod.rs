@@ -5,7 +5,7 @@
 //!
 //! - Served at the exact path of the card's first `JSONRPC` interface, with or
 //!   without a trailing slash; other paths go to the fallback service
-//!   ([`NotFound`] by default, replace it with [`JsonRpcLayer::fallback`] to
+//!   ([`NotFound`](crate::NotFound) by default, replace it with [`JsonRpcLayer::fallback`] to
 //!   chain bindings).
 //! - `POST` only (`405` with `Allow: POST` otherwise). `Content-Type` must be
 //!   `application/json` or `application/a2a+json`; any other is error −32005.
@@ -98,11 +98,15 @@
 //! # }).unwrap();
 //! ```
 
-mod codec;
+#[doc(hidden)]
+pub mod codec;
 mod layer;
 mod service;
 
-pub use crate::future::ResponseFuture;
-pub use codec::{DecodeError, Id, decode_request, encode_result};
 pub use layer::JsonRpcLayer;
 pub use service::JsonRpcService;
+
+crate::plumbing::future::opaque_future! {
+    /// Response future of [`JsonRpcService`].
+    pub type ResponseFuture<F> = crate::plumbing::future::BindingFuture<F>;
+}

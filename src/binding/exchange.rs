@@ -15,7 +15,7 @@ use http::{HeaderMap, HeaderValue, Response, header};
 use http_body_util::BodyExt;
 use serde::{Serialize, Serializer};
 
-use crate::sse::{EncodeFrame, SseBody};
+use crate::binding::sse::{EncodeFrame, SseBody};
 use crate::{A2aError, A2aRequest, A2aResponse, A2aService, Body, BoxError, ErrorKind};
 use crate::{EventStream, Operation};
 

@@ -8,7 +8,7 @@
 //! without a tenant are matched first, so `/tasks/tasks` is the task `tasks`
 //! (§7.1, recommended). Path segments are percent-decoded; a trailing slash is
 //! ignored. Requests outside the prefix, on the card's JSON-RPC path and on
-//! the well-known card path go to the fallback service ([`NotFound`] by
+//! the well-known card path go to the fallback service ([`NotFound`](crate::NotFound) by
 //! default; [`RestLayer::fallback`] chains another binding).
 //!
 //! | operation | verb and path | body | success (200) | core response |
@@ -122,6 +122,10 @@ mod query;
 mod routes;
 mod service;
 
-pub use crate::future::ResponseFuture;
 pub use layer::RestLayer;
 pub use service::RestService;
+
+crate::plumbing::future::opaque_future! {
+    /// Response future of [`RestService`].
+    pub type ResponseFuture<F> = crate::plumbing::future::BindingFuture<F>;
+}

@@ -7,6 +7,10 @@
 //! (params first, `params: null`, escaped keys, any error) falls back to a
 //! second, authoritative pass over a `serde_json::Value` that classifies the
 //! fault: −32700, −32600, −32601 or −32602.
+//!
+//! Not part of the public API: the module is reachable (hidden from the
+//! docs) only so that `benches/codec.rs` can time the codec on its own. It
+//! may change in any release.
 
 use std::fmt;
 
@@ -253,7 +257,7 @@ pub fn decode_request(body: &[u8]) -> Result<(Id, Operation), DecodeError> {
         Some(decoded) => decoded,
         None => decode_slow(body)?,
     };
-    match crate::validate::operation(&op) {
+    match crate::protocol::check::operation(&op) {
         Ok(()) => Ok((id, op)),
         Err(error) => Err(DecodeError { id, error }),
     }

@@ -9,11 +9,12 @@ use http::{HeaderValue, Request, Response, StatusCode, header};
 use tower_service::Service;
 use tracing::Instrument;
 
+use super::ResponseFuture;
 use super::routes::{self, Refusal, Route};
-use crate::binding::{Binding, Routes, json_response, rest_error_response};
-use crate::exchange::{self, EncodeResult, Expected, MediaType, Reply};
-use crate::future::ResponseFuture;
-use crate::sse::EncodeFrame;
+use crate::binding::exchange::{self, EncodeResult, Expected, MediaType, Reply};
+use crate::binding::sse::EncodeFrame;
+use crate::plumbing::future::BindingFuture;
+use crate::plumbing::routes::{Binding, Routes, json_response, rest_error_response};
 use crate::types::{AgentCapabilities, StreamResponse};
 use crate::{A2aError, A2aRequest, A2aService, Body, BoxError, CallContext, ErrorKind, NotFound};
 
@@ -57,10 +58,7 @@ impl<S, F> RestService<S, F> {
         }
     }
 
-    /// The core service.
-    pub fn get_ref(&self) -> &S {
-        &self.core
-    }
+    crate::plumbing::macros::define_inner_service_accessors!(core);
 }
 
 impl<S, F, B, FB> Service<Request<B>> for RestService<S, F>
@@ -85,7 +83,7 @@ where
         let path = req.uri().path();
         let suffix = match routes.binding(path) {
             Some(Binding::Rest) => routes.rest_suffix(path).unwrap_or_default(),
-            _ => return ResponseFuture::inner(self.fallback.call(req)),
+            _ => return BindingFuture::inner(self.fallback.call(req)).into(),
         };
         let span = tracing::info_span!(
             "a2a.rest",
@@ -104,14 +102,14 @@ where
                     res.headers_mut()
                         .insert(header::ALLOW, HeaderValue::from_static(allow));
                 }
-                return ResponseFuture::ready(res);
+                return BindingFuture::ready(res).into();
             }
         };
         span.record("operation", route.endpoint.operation());
         // §7.3: a body is JSON (either media type) or comes without a type.
         if route.reads_body() && MediaType::of(req.headers()) == MediaType::Other {
             let err = A2aError::new(ErrorKind::UnsupportedMediaType);
-            return ResponseFuture::ready(error_response(&span, &err));
+            return BindingFuture::ready(error_response(&span, &err)).into();
         }
         let call = handle(
             self.core.clone(),
@@ -120,7 +118,7 @@ where
             req,
             span.clone(),
         );
-        ResponseFuture::call(Box::pin(call.instrument(span)))
+        BindingFuture::call(Box::pin(call.instrument(span))).into()
     }
 }
 
@@ -170,8 +168,8 @@ where
         Bytes::new()
     };
     let op = route.decode(parts.uri.query(), &bytes)?;
-    crate::validate::operation(&op)?;
-    crate::capability::check(&config.capabilities, &op)?;
+    crate::protocol::check::operation(&op)?;
+    crate::protocol::check::capability(&config.capabilities, &op)?;
     let expected = Expected::of(&op);
     let mut context = CallContext::from_http_parts(parts);
     context.tenant = op.tenant().to_owned();

@@ -1,0 +1,43 @@
+//! The HTTP bindings: HTTP ⇄ [`A2aRequest`](crate::A2aRequest) /
+//! [`A2aResponse`](crate::A2aResponse), with SSE for streams.
+//!
+//! - [`jsonrpc`] (JSON-RPC 2.0) and [`rest`] (HTTP+JSON): one layer each,
+//!   public as `a2a_tower::jsonrpc` and `a2a_tower::rest`;
+//! - `exchange`: what both bindings do alike around the core (body read,
+//!   media type, the readiness of the core, the answer's variant, opening a
+//!   stream);
+//! - `sse`: the `text/event-stream` body over an event stream;
+//! - `router`: the bindings the card advertises as one service
+//!   ([`BindingsLayer`](crate::server::BindingsLayer), public under
+//!   [`server`](crate::server)).
+//!
+//! The bindings use the wire model, the protocol core and `http`; they see the
+//! core only as an [`A2aService`](crate::A2aService), never the task engine or
+//! a task log.
+//!
+//! ```
+//! use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
+//! use a2a_tower::{A2aError, A2aRequest, A2aResponse, ErrorKind, JsonRpcLayer};
+//! use tower::Layer;
+//!
+//! let card = AgentCard::new("Doc", "A binding over a trivial core", "1.0.0")
+//!     .with_interface(AgentInterface::jsonrpc("http://localhost/rpc"))
+//!     .with_skill(AgentSkill::new("none", "Nothing", "Answers nothing"));
+//! let core = tower::service_fn(|_: A2aRequest| async {
+//!     Err::<A2aResponse, _>(A2aError::new(ErrorKind::UnsupportedOperation))
+//! });
+//! let _svc = JsonRpcLayer::new(&card).unwrap().layer(core);
+//! ```
+
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+mod exchange;
+#[cfg(feature = "jsonrpc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "jsonrpc")))]
+pub mod jsonrpc;
+#[cfg(feature = "rest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
+pub mod rest;
+#[cfg(all(feature = "jsonrpc", feature = "rest"))]
+pub(crate) mod router;
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+mod sse;

@@ -1,0 +1,291 @@
+//! Admission of a SendMessage: the checks that need the engine, the task it
+//! creates or continues, the claim of its one execution, and the commit that
+//! turns the message into the task's admitted input (a2a-spec.md §4.1).
+
+use std::sync::Arc;
+
+use tower_service::Service;
+
+use super::executor::{Emitter, Execution};
+use super::layer::Shared;
+use super::service::record_ids;
+use super::writer::Writer;
+use super::{EmitError, media, run};
+use crate::log::{LogErrorKind, Projection, Record, Snapshot, Watch};
+use crate::types::{Role, SendMessageRequest, Task};
+use crate::{A2aError, BoxError, CallContext, ErrorKind};
+
+/// How the caller of [`admit`] answers, which decides what admission keeps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// SendMessage waits for the writer's outcome. A new task's admission
+    /// then goes out with the execution's first commit.
+    Outcome,
+    /// SendMessage `returnImmediately`: the task as admission left it.
+    Immediately,
+    /// SendStreamingMessage: a watch registered before the execution runs.
+    Stream,
+}
+
+/// What admission left for the caller besides the execution.
+pub(crate) enum Admission {
+    /// A new task whose admission rides with the execution's first commit
+    /// ([`Answer::Outcome`] only).
+    Deferred,
+    /// Committed; the caller waits for the writer's outcome.
+    Committed,
+    /// Committed; the snapshot of the admission commit.
+    Snapshot(Snapshot),
+    /// Committed; the watch of the task from the admission commit on.
+    Watch {
+        /// The sequence number of the admission commit; the watch's records
+        /// follow it.
+        seq: u64,
+        /// The snapshot it starts from and the records after it.
+        watch: Watch,
+    },
+}
+
+/// An admitted message: its writer, its execution (not running yet) and what
+/// the caller keeps.
+pub(crate) struct Admitted {
+    pub(crate) writer: Arc<Writer>,
+    /// Detached by the caller, or driven in its future.
+    pub(crate) driver: run::Driver,
+    pub(crate) admission: Admission,
+}
+
+fn busy(task_id: &str) -> A2aError {
+    A2aError::new(ErrorKind::UnsupportedOperation)
+        .with_message("The task is still running; send the next message when it asks for input")
+        .with_metadata("taskId", task_id)
+}
+
+pub(crate) fn emit_error(e: EmitError) -> A2aError {
+    match e {
+        EmitError::Log(LogErrorKind::Full) => A2aError::new(ErrorKind::Unavailable),
+        other => A2aError::internal(other),
+    }
+}
+
+/// The error for an admission that another writer overtook, or that could not
+/// be committed.
+pub(crate) fn not_admitted(task_id: &str, e: EmitError) -> A2aError {
+    match e {
+        // Someone else advanced the task between our read and write.
+        EmitError::Superseded => busy(task_id),
+        other => emit_error(other),
+    }
+}
+
+/// What the engine checks before any lookup or write (the protocol's own
+/// rules ran at dispatch).
+fn validate(shared: &Shared, req: &SendMessageRequest) -> Result<(), A2aError> {
+    if req.message.role == Role::Agent {
+        return Err(A2aError::invalid_params(
+            "message.role",
+            "must be ROLE_USER",
+        ));
+    }
+    if req
+        .configuration
+        .as_ref()
+        .is_some_and(|c| c.task_push_notification_config.is_some())
+    {
+        return Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
+    }
+    media::check(req, &shared.input_modes, &shared.output_modes)
+}
+
+/// The id, context and log position a message is admitted at: a new task, or
+/// a continuation of an interrupted one.
+struct Target {
+    task_id: String,
+    context_id: String,
+    /// The task's last sequence number and the writer epoch that fences any
+    /// older writer; `None` for a new task.
+    base: Option<(u64, u64)>,
+}
+
+async fn target(
+    shared: &Shared,
+    authority: &str,
+    message: &mut crate::types::Message,
+) -> Result<Target, A2aError> {
+    if message.task_id.is_empty() {
+        // Time-ordered (UUIDv7): a durable log's keys and indexes then grow
+        // at their end instead of touching a random page per new task.
+        let task_id = super::id_text(uuid::Uuid::now_v7());
+        if message.context_id.is_empty() {
+            message.context_id = super::id_text(uuid::Uuid::now_v7());
+        }
+        message.task_id.clone_from(&task_id);
+        let context_id = message.context_id.clone();
+        return Ok(Target {
+            task_id,
+            context_id,
+            base: None,
+        });
+    }
+    // A continuation (a2a-spec.md §4.1): the task must exist for this
+    // authority, accept messages, and share the message's context.
+    let snap = shared
+        .log
+        .snapshot(authority, &message.task_id)
+        .await
+        .map_err(|e| match e.kind() {
+            LogErrorKind::NotFound => A2aError::task_not_found(message.task_id.clone()),
+            _ => e.into(),
+        })?;
+    let task = &snap.task;
+    if !message.context_id.is_empty() && message.context_id != task.context_id {
+        return Err(A2aError::invalid_params(
+            "message.contextId",
+            "does not match the task's context",
+        ));
+    }
+    if task.status.state.is_terminal() {
+        return Err(A2aError::new(ErrorKind::UnsupportedOperation)
+            .with_message("The task is in a terminal state and accepts no more messages")
+            .with_metadata("taskId", task.id.clone()));
+    }
+    if !task.status.state.is_interrupted() {
+        return Err(busy(&task.id));
+    }
+    message.context_id.clone_from(&task.context_id);
+    Ok(Target {
+        task_id: task.id.clone(),
+        context_id: task.context_id.clone(),
+        // A higher epoch fences any older writer of this task.
+        base: Some((snap.seq, snap.epoch + 1)),
+    })
+}
+
+/// Admits `req`: checks it, claims the task's one execution, and commits the
+/// admission (or defers it, see [`Admission::Deferred`]).
+pub(crate) async fn admit<S>(
+    shared: Arc<Shared>,
+    inner: S,
+    req: SendMessageRequest,
+    context: CallContext,
+    answer: Answer,
+) -> Result<Admitted, A2aError>
+where
+    S: Service<Execution, Response = ()> + Send + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    validate(&shared, &req)?;
+    let authority = shared.authority.resolve(&context)?;
+    let mut message = req.message;
+    message.role = Role::User;
+    let Target {
+        task_id,
+        context_id,
+        base,
+    } = target(&shared, &authority, &mut message).await?;
+    record_ids(&task_id, &context_id);
+    let mut records = Vec::with_capacity(3);
+    if base.is_none() {
+        let mut created = Record::created(task_id.clone(), context_id.clone());
+        if let Record::Created { metadata, .. } = &mut created {
+            metadata.clone_from(&req.metadata);
+        }
+        records.push(created);
+    }
+    records.push(Record::MessageAdmitted {
+        message: message.clone(),
+    });
+    records.push(Record::ExecutionStarted {
+        host: shared.host_id.to_string(),
+    });
+    // Nobody can know a new task before its blocking SendMessage answers,
+    // so its admission may ride with the execution's first commit: one
+    // append per task when the executor answers without waiting.
+    let deferred = base.is_none() && answer == Answer::Outcome;
+    // The task as its admission leaves it, for the execution.
+    let deferred_task = if deferred {
+        let p = Projection::replay(&records).map_err(|_| A2aError::new(ErrorKind::Internal))?;
+        Some(p.task().clone())
+    } else {
+        None
+    };
+    let (seq, epoch) = base.unwrap_or((0, 1));
+    let writer = Writer::new(
+        shared.log.clone(),
+        authority,
+        task_id,
+        context_id,
+        seq,
+        epoch,
+    );
+    let writer = Arc::new(if answer == Answer::Outcome {
+        writer.keeping_outcome()
+    } else {
+        writer
+    });
+    if !shared.registry.claim(&writer) {
+        return Err(busy(&writer.task_id));
+    }
+    let (task, admission) = if let Some(task) = deferred_task {
+        writer.defer_admission(records);
+        (task, Admission::Deferred)
+    } else {
+        commit(&shared, &writer, answer, records).await?
+    };
+    let execution = Execution {
+        message,
+        task,
+        context,
+        emit: Emitter::new(writer.clone()),
+    };
+    let driver = run::Driver::new(shared, inner, execution, writer.clone());
+    Ok(Admitted {
+        writer,
+        driver,
+        admission,
+    })
+}
+
+/// Commits the admission `records` before the execution starts, and
+/// registers the watch of a stream: the task for the execution and what the
+/// caller keeps. Only those two may still hold the task when the execution
+/// starts, so that its first commit updates the task in place.
+async fn commit(
+    shared: &Shared,
+    writer: &Arc<Writer>,
+    answer: Answer,
+    records: Vec<Record>,
+) -> Result<(Arc<Task>, Admission), A2aError> {
+    let appended = match writer.commit(records).await {
+        Ok(a) => a,
+        Err(e) => {
+            shared.registry.remove(writer);
+            return Err(not_admitted(&writer.task_id, e));
+        }
+    };
+    let seq = appended.seq;
+    let admission = appended.snapshot;
+    Ok(match answer {
+        Answer::Outcome => (admission.task, Admission::Committed),
+        Answer::Immediately => (admission.task.clone(), Admission::Snapshot(admission)),
+        Answer::Stream => {
+            // Registered before the execution can commit anything.
+            let watched = shared
+                .log
+                .watch(&writer.authority, &writer.task_id, Some(seq))
+                .await;
+            let watch = match watched {
+                Ok(w) => w,
+                Err(e) => {
+                    writer
+                        .finish(crate::types::TaskState::Failed, Some(run::EXECUTOR_FAILED))
+                        .await;
+                    shared.registry.remove(writer);
+                    return Err(e.into());
+                }
+            };
+            (admission.task, Admission::Watch { seq, watch })
+        }
+    })
+}

@@ -1,0 +1,36 @@
+//! The protocol core, shared by both directions and every part of the crate:
+//! one A2A operation with its call context ([`A2aRequest`]), the core's answer
+//! ([`A2aResponse`]), the readable bound for a core ([`A2aService`]), the
+//! protocol error and its one table of codes ([`A2aError`]), configuration
+//! errors ([`ConfigError`]), and the operation-level rules that both the
+//! bindings and the task engine apply (`check`).
+//!
+//! It uses the wire model ([`crate::types`]) and never HTTP framing: the only
+//! `http` types here are the header map and extensions a request carries.
+//!
+//! ```
+//! use a2a_tower::types::{GetTaskRequest};
+//! use a2a_tower::{A2aRequest, Operation};
+//!
+//! let req = A2aRequest::new(Operation::GetTask(GetTaskRequest {
+//!     id: "task-1".into(),
+//!     ..Default::default()
+//! }));
+//! assert_eq!(req.operation.method(), "GetTask");
+//! ```
+
+#[cfg(any(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+pub(crate) mod check;
+mod config;
+mod error;
+mod request;
+mod response;
+mod service;
+
+pub use config::ConfigError;
+pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
+pub use request::{
+    A2aRequest, ActivatedExtensions, CallContext, InvalidVersion, Operation, ProtocolVersion,
+};
+pub use response::{A2aResponse, EventStream};
+pub use service::A2aService;
