@@ -63,6 +63,7 @@ mod service;
 pub use self::layer::{A2aBodyLimitLayer, DEFAULT_MAX_BODY_BYTES};
 pub use self::service::A2aBodyLimitService;
 
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
 use crate::BoxError;
 
 /// The error (or one of its `source()`s) is the body limit being crossed
@@ -71,9 +72,9 @@ use crate::BoxError;
 ///
 /// The bindings call this on a failed body read and answer
 /// `A2aError::new(ErrorKind::PayloadTooLarge)` through
-/// `binding::error_response`: the same 413 this layer sends for an oversized
+/// `plumbing::routes::error_response`: the same 413 this layer sends for an oversized
 /// `Content-Length`.
-#[allow(dead_code)] // called by the JSON-RPC and REST bindings
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
 pub(crate) fn is_length_limit(err: &BoxError) -> bool {
     let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(err.as_ref());
     while let Some(e) = cur {
@@ -85,7 +86,7 @@ pub(crate) fn is_length_limit(err: &BoxError) -> bool {
     false
 }
 
-#[cfg(test)]
+#[cfg(all(test, any(feature = "jsonrpc", feature = "rest")))]
 mod tests {
     use super::*;
     use std::fmt;

@@ -21,10 +21,6 @@ use pin_project_lite::pin_project;
 
 use crate::{Body, BoxError};
 
-/// A boxed call of a binding: body read, decode, core call, encode.
-#[cfg_attr(not(any(feature = "jsonrpc", feature = "rest")), allow(dead_code))]
-pub(crate) type CallFuture = Pin<Box<dyn Future<Output = Response<Body>> + Send>>;
-
 pin_project! {
     /// The future of an edge layer: an answer ready at once, or the wrapped
     /// service's response.
@@ -67,51 +63,60 @@ where
     }
 }
 
-pin_project! {
-    /// The future of a binding: an answer ready at once, the fallback's
-    /// response, or a call to the core.
-    #[project = BindingProj]
-    #[cfg_attr(not(any(feature = "jsonrpc", feature = "rest")), allow(dead_code))]
-    pub(crate) enum BindingFuture<F> {
-        Edge { #[pin] future: EdgeFuture<F> },
-        Call { future: CallFuture },
-    }
-}
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+pub(crate) use binding::BindingFuture;
 
-#[cfg_attr(not(any(feature = "jsonrpc", feature = "rest")), allow(dead_code))]
-impl<F> BindingFuture<F> {
-    /// Answers with `response` without calling anything.
-    pub(crate) fn ready(response: Response<Body>) -> Self {
-        Self::Edge {
-            future: EdgeFuture::ready(response),
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+mod binding {
+    use super::*;
+
+    /// A boxed call of a binding: body read, decode, core call, encode.
+    pub(crate) type CallFuture = Pin<Box<dyn Future<Output = Response<Body>> + Send>>;
+
+    pin_project! {
+        /// The future of a binding: an answer ready at once, the fallback's
+        /// response, or a call to the core.
+        #[project = BindingProj]
+        pub(crate) enum BindingFuture<F> {
+            Edge { #[pin] future: EdgeFuture<F> },
+            Call { future: CallFuture },
         }
     }
 
-    /// Answers with the fallback's response.
-    pub(crate) fn inner(future: F) -> Self {
-        Self::Edge {
-            future: EdgeFuture::inner(future),
+    impl<F> BindingFuture<F> {
+        /// Answers with `response` without calling anything.
+        pub(crate) fn ready(response: Response<Body>) -> Self {
+            Self::Edge {
+                future: EdgeFuture::ready(response),
+            }
+        }
+
+        /// Answers with the fallback's response.
+        pub(crate) fn inner(future: F) -> Self {
+            Self::Edge {
+                future: EdgeFuture::inner(future),
+            }
+        }
+
+        /// Answers with a call to the core.
+        pub(crate) fn call(future: CallFuture) -> Self {
+            Self::Call { future }
         }
     }
 
-    /// Answers with a call to the core.
-    pub(crate) fn call(future: CallFuture) -> Self {
-        Self::Call { future }
-    }
-}
+    impl<F, B, E> Future for BindingFuture<F>
+    where
+        F: Future<Output = Result<Response<B>, E>>,
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        type Output = Result<Response<Body>, E>;
 
-impl<F, B, E> Future for BindingFuture<F>
-where
-    F: Future<Output = Result<Response<B>, E>>,
-    B: http_body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<BoxError>,
-{
-    type Output = Result<Response<Body>, E>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project() {
-            BindingProj::Edge { future } => future.poll(cx),
-            BindingProj::Call { future } => future.as_mut().poll(cx).map(Ok),
+        fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+            match self.project() {
+                BindingProj::Edge { future } => future.poll(cx),
+                BindingProj::Call { future } => future.as_mut().poll(cx).map(Ok),
+            }
         }
     }
 }

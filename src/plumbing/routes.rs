@@ -76,13 +76,13 @@ impl Routes {
     }
 
     /// The JSON-RPC path (no trailing slash, `/` for the root).
-    #[cfg_attr(not(feature = "jsonrpc"), allow(dead_code))]
+    #[cfg(feature = "jsonrpc")]
     pub(crate) fn jsonrpc_path(&self) -> Option<&str> {
         self.jsonrpc.as_deref()
     }
 
     /// The HTTP+JSON prefix (no trailing slash, `/` for the root).
-    #[cfg_attr(not(feature = "rest"), allow(dead_code))]
+    #[cfg(feature = "rest")]
     pub(crate) fn rest_prefix(&self) -> Option<&str> {
         self.rest.as_deref()
     }

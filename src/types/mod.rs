@@ -24,6 +24,8 @@ pub(crate) mod serde_util;
 
 mod agent_card;
 mod events;
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+mod list_view;
 mod message;
 mod part;
 mod requests;
@@ -38,10 +40,11 @@ pub use agent_card::{
 pub use events::{
     SendMessageResponse, StreamResponse, TaskArtifactUpdateEvent, TaskStatusUpdateEvent,
 };
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+pub(crate) use list_view::ListTasksWithArtifacts;
 pub use message::{Message, Role};
 pub use part::{Part, PartContent};
-#[cfg(any(feature = "jsonrpc", feature = "rest"))]
-pub(crate) use requests::ListTasksWithArtifacts;
 pub use requests::{
     AuthenticationInfo, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest,
     GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
