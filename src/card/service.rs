@@ -31,7 +31,7 @@ impl<S> AgentCardService<S> {
         Self { inner, card }
     }
 
-    crate::plumbing::macros::define_inner_service_accessors!(inner);
+    crate::protocol::service::define_inner_service_accessors!(inner);
 }
 
 impl<S, ReqBody, ResBody> Service<Request<ReqBody>> for AgentCardService<S>

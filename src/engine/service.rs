@@ -31,7 +31,7 @@ impl<S> TaskService<S> {
         self.shared.registry.len()
     }
 
-    crate::plumbing::macros::define_inner_service_accessors!(inner);
+    crate::protocol::service::define_inner_service_accessors!(inner);
 }
 
 impl<S: Clone> Clone for TaskService<S> {

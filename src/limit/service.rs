@@ -26,7 +26,7 @@ impl<S> A2aBodyLimitService<S> {
         Self { inner, routes, max }
     }
 
-    crate::plumbing::macros::define_inner_service_accessors!(inner);
+    crate::protocol::service::define_inner_service_accessors!(inner);
 
     /// The declared size of the body, from `Content-Length` or else an exact
     /// size hint, is over the limit.

@@ -1,7 +1,6 @@
 //! HTTP plumbing shared by every HTTP layer of the crate: the response
 //! [`Body`], the [`NotFound`] fallback, which binding a path belongs to and the
-//! binding-shaped error responses ([`routes`]), the response futures, and the
-//! inner-service accessors.
+//! binding-shaped error responses ([`routes`]), and the response futures.
 //!
 //! It uses the wire model, the errors and `http`, and nothing of the bindings,
 //! the engine or the task logs.
@@ -18,7 +17,6 @@
 
 pub(crate) mod body;
 pub(crate) mod future;
-pub(crate) mod macros;
 pub(crate) mod not_found;
 pub(crate) mod routes;
 

@@ -25,7 +25,7 @@ mod config;
 mod error;
 mod request;
 mod response;
-mod service;
+pub(crate) mod service;
 
 pub use config::ConfigError;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};

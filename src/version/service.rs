@@ -121,7 +121,7 @@ impl<S> A2aVersionService<S> {
         Self { inner, config }
     }
 
-    crate::plumbing::macros::define_inner_service_accessors!(inner);
+    crate::protocol::service::define_inner_service_accessors!(inner);
 }
 
 impl<S, B, ResBody> Service<Request<B>> for A2aVersionService<S>

@@ -58,7 +58,7 @@ impl<S, F> RestService<S, F> {
         }
     }
 
-    crate::plumbing::macros::define_inner_service_accessors!(core);
+    crate::protocol::service::define_inner_service_accessors!(core);
 }
 
 impl<S, F, B, FB> Service<Request<B>> for RestService<S, F>
