@@ -4,7 +4,8 @@ use std::hash::RandomState;
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 
-use super::{Inner, MemoryTaskLog, Shard};
+use super::shards::Shard;
+use super::{Inner, MemoryTaskLog};
 use crate::ConfigError;
 
 /// What [`MemoryTaskLog`] does when a new task would pass its bounds.
