@@ -402,7 +402,7 @@ fn rejects_a_zero_batch() {
         .max_batch(0)
         .open()
         .unwrap_err();
-    assert_eq!(err.kind(), LogErrorKind::Backend);
+    assert_eq!(err.kind(), LogErrorKind::Config);
 }
 
 #[path = "support/recovery_suite.rs"]

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::{A2aError, BoxError, ErrorKind};
+use crate::{A2aError, BoxError, ConfigError, ErrorKind};
 
 /// What went wrong in a task-log call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -24,6 +24,10 @@ pub enum LogErrorKind {
     Compacted,
     /// The backend failed (I/O, database, serialization).
     Backend,
+    /// A log builder was given a bad configuration (a zero bound, an empty
+    /// path, a malformed URL, …), found before anything was opened. The
+    /// [source](std::error::Error::source) is the [`ConfigError`].
+    Config,
 }
 
 impl LogErrorKind {
@@ -37,6 +41,7 @@ impl LogErrorKind {
             Self::Invalid => "invalid",
             Self::Compacted => "compacted",
             Self::Backend => "backend",
+            Self::Config => "config",
         }
     }
 }
@@ -47,8 +52,8 @@ impl fmt::Display for LogErrorKind {
     }
 }
 
-/// A task-log error: a [`LogErrorKind`] and, for backends, an internal cause
-/// that never reaches the wire.
+/// A task-log error: a [`LogErrorKind`] and, for backends and bad
+/// configurations, an internal cause that never reaches the wire.
 ///
 /// ```
 /// use a2a_tower::{A2aError, ErrorKind};
@@ -75,6 +80,23 @@ impl LogError {
         Self {
             kind: LogErrorKind::Backend,
             source: Some(source.into()),
+        }
+    }
+
+    /// A bad configuration of a log builder ([`LogErrorKind::Config`]),
+    /// with the [`ConfigError`] as its source.
+    pub fn config(err: ConfigError) -> Self {
+        Self {
+            kind: LogErrorKind::Config,
+            source: Some(Box::new(err)),
+        }
+    }
+
+    /// The configuration error, if this is [`LogErrorKind::Config`].
+    pub fn config_error(&self) -> Option<&ConfigError> {
+        match self.kind {
+            LogErrorKind::Config => self.source.as_deref()?.downcast_ref(),
+            _ => None,
         }
     }
 

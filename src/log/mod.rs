@@ -87,7 +87,7 @@ pub use page::PageCursor;
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub use postgres::{PostgresTaskLog, PostgresTaskLogBuilder};
-pub use projection::{Projection, ProjectionError, approx_task_bytes};
+pub use projection::{Projection, ProjectionError};
 pub use record::{Record, Sequenced};
 pub use recovery::LiveTask;
 #[cfg(feature = "sqlite")]

@@ -273,7 +273,7 @@ fn set_status(task: &mut Arc<Task>, status: TaskStatus) {
 
 /// An estimate of the heap and inline bytes a task occupies, used by memory
 /// bounds (cheap: no serialization).
-pub fn approx_task_bytes(task: &Task) -> usize {
+pub(crate) fn approx_task_bytes(task: &Task) -> usize {
     size_of::<Task>()
         + task.id.len()
         + task.context_id.len()

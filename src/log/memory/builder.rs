@@ -4,7 +4,8 @@ use std::hash::RandomState;
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 
-use super::{Inner, MemoryTaskLog, Shard};
+use super::shards::Shard;
+use super::{Inner, MemoryTaskLog};
 use crate::ConfigError;
 
 /// What [`MemoryTaskLog`] does when a new task would pass its bounds.
@@ -82,7 +83,8 @@ impl MemoryTaskLogBuilder {
         self
     }
 
-    /// Builds the log.
+    /// Builds the log; a bad setting (a zero bound, a shard count outside
+    /// 1..=65536) is a [`ConfigError`].
     pub fn build(self) -> Result<MemoryTaskLog, ConfigError> {
         if self.max_tasks == 0 || self.max_bytes == 0 {
             return Err(ConfigError::new("memory task log bounds must be positive"));
@@ -102,5 +104,25 @@ impl MemoryTaskLogBuilder {
                 bytes: AtomicUsize::new(0),
             }),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_settings_are_config_errors() {
+        let bounds = "memory task log bounds must be positive";
+        let shards = "memory task log shards must be 1..=65536";
+        for (builder, message) in [
+            (MemoryTaskLog::builder().max_tasks(0), bounds),
+            (MemoryTaskLog::builder().max_bytes(0), bounds),
+            (MemoryTaskLog::builder().shards(0), shards),
+            (MemoryTaskLog::builder().shards(65_537), shards),
+        ] {
+            assert_eq!(builder.build().unwrap_err(), ConfigError::new(message));
+        }
+        assert!(MemoryTaskLog::builder().shards(65_536).build().is_ok());
     }
 }

@@ -12,7 +12,8 @@
 
 use std::sync::Arc;
 
-use super::super::{LogError, Projection, approx_task_bytes};
+use crate::log::projection::approx_task_bytes;
+use crate::log::{LogError, Projection};
 use crate::types::{Task, TaskPushNotificationConfig, TaskState, Timestamp};
 
 /// A terminal task as its JSON.

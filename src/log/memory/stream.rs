@@ -7,14 +7,61 @@ use std::sync::Arc;
 
 use tokio::sync::watch;
 
-use super::{Inner, WATCH_BATCH, not_found};
-use crate::log::{LogError, Sequenced};
+use super::{Inner, not_found};
+use crate::log::{LogError, RecordStream, Sequenced, Watch};
+
+/// Records a watch copies out per lock.
+const WATCH_BATCH: usize = 256;
+
+/// Starts a watch of the task: its snapshot, then its records after `after`
+/// (default: the snapshot's), live as they are committed.
+pub(super) fn watch(
+    inner: &Arc<Inner>,
+    authority: &str,
+    task_id: &str,
+    after: Option<u64>,
+) -> Result<Watch, LogError> {
+    let out = inner.with_entry(authority, task_id, |e| {
+        let snapshot = e.snapshot()?;
+        let cursor = after.unwrap_or(e.seq);
+        let buf: VecDeque<Sequenced> = e.after_at_most(cursor, WATCH_BATCH)?.into();
+        let rx = e
+            .watch
+            .get_or_insert_with(|| watch::Sender::new(e.seq))
+            .subscribe();
+        e.watchers += 1;
+        let caught_up = buf.back().is_none_or(|r| r.seq == e.seq);
+        Ok((
+            snapshot,
+            buf,
+            rx,
+            caught_up && e.is_terminal(),
+            e.authority.clone(),
+        ))
+    });
+    out.map(|(snapshot, buf, rx, terminal, authority)| {
+        let state = WatchState {
+            guard: WatchGuard {
+                inner: inner.clone(),
+                key: Arc::from(task_id),
+            },
+            authority,
+            cursor: buf.back().map_or(after.unwrap_or(snapshot.seq), |r| r.seq),
+            rx,
+            buf,
+            done: terminal,
+            sender_gone: false,
+        };
+        let records: RecordStream = Box::pin(futures_util::stream::unfold(state, WatchState::next));
+        Watch { snapshot, records }
+    })
+}
 
 /// Decrements the watcher count when a watch stream is dropped, and compacts
 /// a terminal task once its last watcher is gone.
-pub(super) struct WatchGuard {
-    pub(super) inner: Arc<Inner>,
-    pub(super) key: Arc<str>,
+struct WatchGuard {
+    inner: Arc<Inner>,
+    key: Arc<str>,
 }
 
 impl Drop for WatchGuard {
@@ -29,14 +76,14 @@ impl Drop for WatchGuard {
     }
 }
 
-pub(super) struct WatchState {
-    pub(super) guard: WatchGuard,
-    pub(super) authority: Arc<str>,
-    pub(super) cursor: u64,
-    pub(super) rx: watch::Receiver<u64>,
-    pub(super) buf: VecDeque<Sequenced>,
-    pub(super) done: bool,
-    pub(super) sender_gone: bool,
+struct WatchState {
+    guard: WatchGuard,
+    authority: Arc<str>,
+    cursor: u64,
+    rx: watch::Receiver<u64>,
+    buf: VecDeque<Sequenced>,
+    done: bool,
+    sender_gone: bool,
 }
 
 impl WatchState {
@@ -55,7 +102,7 @@ impl WatchState {
         Ok((records, caught_up && e.is_terminal()))
     }
 
-    pub(super) async fn next(mut self) -> Option<(Result<Sequenced, LogError>, Self)> {
+    async fn next(mut self) -> Option<(Result<Sequenced, LogError>, Self)> {
         loop {
             if let Some(r) = self.buf.pop_front() {
                 return Some((Ok(r), self));

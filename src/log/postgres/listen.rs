@@ -34,7 +34,7 @@ async fn connect(
         }
     });
     client
-        .batch_execute(&format!("LISTEN {}", super::quote(channel)))
+        .batch_execute(&format!("LISTEN {}", super::sql::quote(channel)))
         .await
         .map_err(LogError::backend)?;
     Ok((client, rx))

@@ -46,7 +46,7 @@ pub(crate) const VERSION: i64 = MIGRATIONS.len() as i64;
 /// Creates the schema if needed and applies the missing migrations, in one
 /// transaction holding an advisory lock so concurrent hosts migrate once.
 pub(crate) async fn migrate(client: &mut Client, schema: &str) -> Result<(), LogError> {
-    let s = super::quote(schema);
+    let s = super::sql::quote(schema);
     let tx = client.transaction().await.map_err(LogError::backend)?;
     tx.execute(
         "SELECT pg_advisory_xact_lock(hashtext($1))",

@@ -86,15 +86,28 @@ impl SqliteTaskLogBuilder {
         self
     }
 
+    /// Checks the settings, before anything is opened.
+    fn check(&self) -> Result<(), ConfigError> {
+        if self.path.as_os_str().is_empty() {
+            return Err(ConfigError::new("sqlite task log path must not be empty"));
+        }
+        if self.max_batch == 0 {
+            return Err(ConfigError::new(
+                "sqlite task log max_batch must be positive",
+            ));
+        }
+        Ok(())
+    }
+
     /// Opens (creating if needed) and migrates the database, and starts the
     /// writer thread. Blocking: call it before serving, or from
     /// `spawn_blocking`.
+    ///
+    /// A bad setting (an empty path, a zero `max_batch`) fails with
+    /// [`LogErrorKind::Config`] before any file is opened; a failure to open,
+    /// lock or migrate the file with [`LogErrorKind::Backend`].
     pub fn open(self) -> Result<SqliteTaskLog, LogError> {
-        if self.max_batch == 0 {
-            return Err(LogError::backend(ConfigError::new(
-                "sqlite task log max_batch must be positive",
-            )));
-        }
+        self.check().map_err(LogError::config)?;
         let owner = lock::Owner::acquire(&self.path, self.busy_timeout)?;
         let mut conn = Connection::open(&self.path).map_err(LogError::backend)?;
         conn.busy_timeout(self.busy_timeout)
@@ -391,4 +404,48 @@ fn read_only(path: &Path, busy: Duration) -> Result<Connection, LogError> {
     .map_err(LogError::backend)?;
     conn.busy_timeout(busy).map_err(LogError::backend)?;
     Ok(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("a2a-sqlite-cfg-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn bad_settings_are_config_errors_and_open_nothing() {
+        let dir = temp_dir();
+        let db = dir.join("tasks.db");
+        let err = SqliteTaskLog::builder(&db).max_batch(0).open().unwrap_err();
+        assert_eq!(err.kind(), LogErrorKind::Config);
+        assert_eq!(
+            err.config_error().map(ConfigError::message),
+            Some("sqlite task log max_batch must be positive")
+        );
+        // Not even the lock file was created.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+
+        let err = SqliteTaskLog::open("").unwrap_err();
+        assert_eq!(err.kind(), LogErrorKind::Config);
+        assert_eq!(
+            err.config_error().map(ConfigError::message),
+            Some("sqlite task log path must not be empty")
+        );
+        // The lock file of "" would be `-lock` in the working directory.
+        assert!(!Path::new("-lock").exists());
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_opened_is_a_backend_error() {
+        let dir = temp_dir();
+        let err = SqliteTaskLog::open(dir.join("missing").join("tasks.db")).unwrap_err();
+        assert_eq!(err.kind(), LogErrorKind::Backend);
+        assert!(err.config_error().is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -1,0 +1,143 @@
+//! The read side of [`PostgresTaskLog`](super::PostgresTaskLog): snapshots,
+//! records after a sequence number, ListTasks pages and live tasks, on
+//! pooled connections, never taking an epoch.
+
+use super::{Inner, db, not_found};
+use crate::log::stored::{
+    clamp_nanos, decode_projection, decode_record, decode_task, from_i64, with_heads,
+};
+use crate::log::{ListPage, ListQuery, LiveTask, LogError, PageCursor, Sequenced, Snapshot};
+use crate::types::TaskState;
+
+impl Inner {
+    pub(super) async fn snapshot(
+        &self,
+        authority: &str,
+        task_id: &str,
+    ) -> Result<Snapshot, LogError> {
+        let client = self.pool.get().await.map_err(LogError::backend)?;
+        let st = client
+            .prepare_cached(&self.sql.snapshot)
+            .await
+            .map_err(db)?;
+        let row = client
+            .query_opt(&st, &[&task_id])
+            .await
+            .map_err(db)?
+            .filter(|r| r.get::<_, &str>(0) == authority)
+            .ok_or_else(not_found)?;
+        Ok(Snapshot::new(
+            from_i64(row.get(1))?,
+            from_i64(row.get(2))?,
+            decode_projection(row.get(3))?,
+        ))
+    }
+
+    pub(super) async fn read(
+        &self,
+        authority: &str,
+        task_id: &str,
+        after: u64,
+    ) -> Result<Vec<Sequenced>, LogError> {
+        let after = i64::try_from(after).unwrap_or(i64::MAX);
+        let client = self.pool.get().await.map_err(LogError::backend)?;
+        let st = client.prepare_cached(&self.sql.records).await.map_err(db)?;
+        let rows = client.query(&st, &[&task_id, &after]).await.map_err(db)?;
+        if rows.is_empty() || rows.iter().any(|r| r.get::<_, &str>(0) != authority) {
+            return Err(not_found());
+        }
+        rows.iter()
+            .filter_map(|r| {
+                r.get::<_, Option<i64>>(1)
+                    .map(|seq| decode_record(seq, r.get(2)))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(with_heads)
+    }
+
+    pub(super) async fn list(&self, authority: &str, q: &ListQuery) -> Result<ListPage, LogError> {
+        let size = q.page_size.max(1);
+        let state = q.state.map(TaskState::number);
+        let after_ts = q.status_after.map(|t| clamp_nanos(t.unix_nanos()));
+        let cur_ts = q.after.as_ref().map(|c| clamp_nanos(c.timestamp_nanos));
+        let cur_id = q.after.as_ref().map(|c| c.task_id.as_str());
+        let limit = i64::try_from(size + 1).unwrap_or(i64::MAX);
+        let mut client = self.pool.get().await.map_err(LogError::backend)?;
+        // One snapshot for the count and the page.
+        let tx = client
+            .build_transaction()
+            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .await
+            .map_err(db)?;
+        let count = tx.prepare_cached(&self.sql.count).await.map_err(db)?;
+        let total: i64 = tx
+            .query_one(&count, &[&authority, &q.context_id, &state, &after_ts])
+            .await
+            .map_err(db)?
+            .get(0);
+        let page = tx.prepare_cached(&self.sql.page).await.map_err(db)?;
+        let rows = tx
+            .query(
+                &page,
+                &[
+                    &authority,
+                    &q.context_id,
+                    &state,
+                    &after_ts,
+                    &cur_ts,
+                    &cur_id,
+                    &limit,
+                ],
+            )
+            .await
+            .map_err(db)?;
+        tx.commit().await.map_err(db)?;
+        let more = rows.len() > size;
+        let rows = &rows[..rows.len().min(size)];
+        let next = if more {
+            rows.last().map(|r| PageCursor {
+                timestamp_nanos: i128::from(r.get::<_, i64>(1)),
+                task_id: r.get(2),
+            })
+        } else {
+            None
+        };
+        let tasks = rows
+            .iter()
+            .map(|r| decode_task(r.get(0)))
+            .collect::<Result<_, _>>()?;
+        Ok(ListPage {
+            tasks,
+            next,
+            total: usize::try_from(total).unwrap_or(0),
+        })
+    }
+
+    pub(super) async fn live(
+        &self,
+        after: Option<(&str, &str)>,
+        limit: usize,
+    ) -> Result<Vec<LiveTask>, LogError> {
+        let (a, t) = after.unzip();
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let client = self.pool.get().await.map_err(LogError::backend)?;
+        let st = client.prepare_cached(&self.sql.live).await.map_err(db)?;
+        let rows = client.query(&st, &[&a, &t, &limit]).await.map_err(db)?;
+        rows.iter()
+            .map(|r| {
+                Ok(LiveTask {
+                    authority: r.get(0),
+                    task_id: r.get(1),
+                    context_id: r.get(2),
+                    state: TaskState::from_number(i64::from(r.get::<_, i32>(3)))
+                        .unwrap_or_default(),
+                    seq: from_i64(r.get(4))?,
+                    epoch: from_i64(r.get(5))?,
+                    host: r.get(6),
+                })
+            })
+            .collect()
+    }
+}

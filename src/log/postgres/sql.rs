@@ -1,0 +1,119 @@
+//! The SQL text of [`PostgresTaskLog`](super::PostgresTaskLog): the
+//! statements qualified with its schema, and the NOTIFY an append sends.
+
+/// Quotes an SQL identifier.
+pub(super) fn quote(ident: &str) -> String {
+    format!("\"{}\"", ident.replace('"', "\"\""))
+}
+
+/// The statements, qualified with the schema.
+#[derive(Debug)]
+pub(super) struct Sql {
+    pub(super) head: String,
+    pub(super) snapshot_only: String,
+    pub(super) snapshot: String,
+    /// Creation and its records in one statement (see `Inner::append_once`).
+    pub(super) create_once: String,
+    /// A conditional update and its records in one statement.
+    pub(super) update_once: String,
+    pub(super) records: String,
+    pub(super) count: String,
+    pub(super) page: String,
+    pub(super) live: String,
+}
+
+const FILTER: &str = "authority = $1 AND ($2::text IS NULL OR context_id = $2) \
+                      AND ($3::integer IS NULL OR state = $3) AND ($4::bigint IS NULL OR status_ts >= $4)";
+
+impl Sql {
+    pub(super) fn new(s: &str) -> Self {
+        Self {
+            head: format!(
+                "SELECT authority, seq, epoch FROM {s}.tasks WHERE task_id = $1 FOR UPDATE"
+            ),
+            snapshot_only: format!("SELECT snapshot FROM {s}.tasks WHERE task_id = $1"),
+            snapshot: format!(
+                "SELECT authority, seq, epoch, snapshot FROM {s}.tasks WHERE task_id = $1"
+            ),
+            create_once: format!(
+                "WITH t AS (INSERT INTO {s}.tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot, host) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id) DO NOTHING RETURNING 1), \
+                 r AS (INSERT INTO {s}.records (task_id, seq, authority, epoch, record) \
+                 SELECT $1, u.seq, $2, $8, u.record FROM unnest($11::bigint[], $12::text[]) AS u(seq, record) \
+                 WHERE EXISTS (SELECT 1 FROM t)) \
+                 SELECT count(*) FROM t"
+            ),
+            update_once: format!(
+                "WITH t AS (UPDATE {s}.tasks SET context_id = $2, state = $3, status_ts = $4, live = $5, seq = $6, \
+                 epoch = $7, snapshot = $8, host = $10, updated_at = now() \
+                 WHERE task_id = $1 AND seq = $9 AND epoch <= $7 AND authority = $11 RETURNING 1), \
+                 r AS (INSERT INTO {s}.records (task_id, seq, authority, epoch, record) \
+                 SELECT $1, u.seq, $11, $7, u.record FROM unnest($12::bigint[], $13::text[]) AS u(seq, record) \
+                 WHERE EXISTS (SELECT 1 FROM t)) \
+                 SELECT count(*) FROM t"
+            ),
+            records: format!(
+                "SELECT t.authority, r.seq, r.record FROM {s}.tasks t \
+                 LEFT JOIN {s}.records r ON r.task_id = t.task_id AND r.seq > $2 \
+                 WHERE t.task_id = $1 ORDER BY r.seq"
+            ),
+            count: format!("SELECT count(*) FROM {s}.tasks WHERE {FILTER}"),
+            page: format!(
+                "SELECT snapshot, status_ts, task_id FROM {s}.tasks WHERE {FILTER} \
+                 AND ($5::bigint IS NULL OR status_ts < $5 OR (status_ts = $5 AND task_id > $6::text)) \
+                 ORDER BY status_ts DESC, task_id ASC LIMIT $7"
+            ),
+            live: format!(
+                "SELECT authority, task_id, context_id, state, seq, epoch, host FROM {s}.tasks \
+                 WHERE live AND ($1::text IS NULL OR (authority, task_id) > ($1::text, $2::text)) \
+                 ORDER BY authority, task_id LIMIT $3"
+            ),
+        }
+    }
+}
+
+/// The NOTIFY of an append to `task_id`, as one simple-protocol batch (one
+/// round trip) in its own transaction with `synchronous_commit` off.
+///
+/// Not inside the append's transaction: PostgreSQL serializes the commits
+/// of every transaction that notified (a database-wide lock held until the
+/// commit record is flushed), which would make each durable append wait
+/// for every other's fsync instead of sharing one. A wake-up needs no
+/// durability. The payload is `<instance>:<task id>`, dollar-quoted (the
+/// channel cannot hold a `$`); a task id that cannot be quoted so, or is
+/// over NOTIFY's 8000-byte payload limit, sends an empty payload, which
+/// wakes every watcher instead.
+pub(super) fn notify_sql(channel: &str, instance: &str, task_id: &str) -> String {
+    const TAG: &str = "$a2a_notify$";
+    let payload = if task_id.len() < 7000 && !task_id.contains(['$', '\0']) {
+        format!("{instance}:{task_id}")
+    } else {
+        String::new()
+    };
+    format!(
+        "BEGIN; SET LOCAL synchronous_commit = off; \
+         SELECT pg_notify({TAG}{channel}{TAG}, {TAG}{payload}{TAG}); COMMIT"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notifications_are_marked_and_quoted() {
+        let sql = notify_sql("a2a_log_a2a", "i1", "t-1");
+        assert_eq!(
+            sql,
+            "BEGIN; SET LOCAL synchronous_commit = off; \
+             SELECT pg_notify($a2a_notify$a2a_log_a2a$a2a_notify$, $a2a_notify$i1:t-1$a2a_notify$); COMMIT"
+        );
+        // What cannot be dollar-quoted wakes everyone instead.
+        for odd in ["t$a2a_notify$; DROP TABLE x; --", "t\0", &"x".repeat(7000)] {
+            assert!(
+                notify_sql("c", "i1", odd).contains("$a2a_notify$$a2a_notify$)"),
+                "{odd:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! The write side of [`PostgresTaskLog`](super::PostgresTaskLog): appends,
+//! as one conditional statement when the task's head is known (a creation,
+//! or this log's last commit), else in a transaction that locks the row;
+//! then the NOTIFY that wakes other hosts' watchers.
+
+use deadpool_postgres::GenericClient;
+
+use super::sql::notify_sql;
+use super::{Inner, db};
+use crate::log::stored::{Current, Plan, decode_projection, from_i64};
+use crate::log::{AppendRequest, Appended, LogError, LogErrorKind};
+
+impl Inner {
+    pub(super) async fn append(&self, req: AppendRequest) -> Result<Appended, LogError> {
+        let mut client = self.pool.get().await.map_err(LogError::backend)?;
+        let out = match self.append_once(&client, &req).await? {
+            Some(out) => out,
+            None => self.append_locked(&mut client, &req).await?,
+        };
+        // Watchers in this process are woken at once; other hosts' by a
+        // NOTIFY sent after the commit (see [`notify_sql`]).
+        self.hub.notify(&req.task_id);
+        let notify = notify_sql(&self.channel, &self.instance, &req.task_id);
+        if let Err(e) = client.batch_execute(&notify).await {
+            // The append is committed: say so. Remote watchers catch up at
+            // the task's next notification (or their listener's reconnect).
+            // A batch that failed after its BEGIN leaves the pooled session
+            // in an aborted transaction: end it.
+            let _ = client.batch_execute("ROLLBACK").await;
+            tracing::warn!(target: "a2a_tower::log", kind = %e.code().map_or("io", |c| c.code()), "postgres notify failed");
+        }
+        Ok(out)
+    }
+
+    /// The append as one statement (one round trip, its own transaction),
+    /// when it can be planned without reading the row: a creation, or an
+    /// append after the sequence number this log last committed for the task
+    /// (its projection is in the cache). The statement writes only if the
+    /// row is still at that sequence number, of the same authority, with no
+    /// newer epoch; `Ok(None)` when it was not (or could not be planned so):
+    /// [`append_locked`](Self::append_locked) then reads the row and gives
+    /// the exact answer.
+    async fn append_once(
+        &self,
+        client: &deadpool_postgres::Client,
+        req: &AppendRequest,
+    ) -> Result<Option<Appended>, LogError> {
+        let (current, base) = if req.expected == 0 {
+            (None, crate::log::Projection::default())
+        } else {
+            let Some(base) = self.cache().take(&req.task_id, req.expected) else {
+                return Ok(None);
+            };
+            // Stands for the row the statement checks.
+            let row = Current {
+                authority: req.authority.clone(),
+                seq: req.expected,
+                epoch: req.epoch,
+            };
+            (Some(row), base)
+        };
+        let plan = Plan::new(req, current, |_| Ok(base))?;
+        let written = self.write_planned(client, req, &plan).await?;
+        match (written, plan.create) {
+            (1, _) => {
+                let out = plan.appended();
+                self.cache().put(&req.task_id, plan.seq, plan.projection);
+                Ok(Some(out))
+            }
+            // The task exists already (any authority): as the locked path.
+            (_, true) => Err(LogError::new(LogErrorKind::Conflict)),
+            _ => Ok(None),
+        }
+    }
+
+    /// Writes a planned append in one statement: the task row (created, or
+    /// updated only if still at `req.expected`, of `req.authority`, with no
+    /// newer epoch) and the records, all or nothing. Returns the number of
+    /// task rows written: 0 when the condition did not hold.
+    async fn write_planned(
+        &self,
+        client: &impl GenericClient,
+        req: &AppendRequest,
+        plan: &Plan,
+    ) -> Result<i64, LogError> {
+        let (seq, epoch) = (plan.seq as i64, plan.epoch as i64);
+        let row = &plan.row;
+        let snapshot = plan.snapshot_json()?;
+        let (seqs, jsons) = plan.record_rows(req)?;
+        let row = if plan.create {
+            let st = client
+                .prepare_cached(&self.sql.create_once)
+                .await
+                .map_err(db)?;
+            client
+                .query_one(
+                    &st,
+                    &[
+                        &req.task_id,
+                        &req.authority,
+                        &row.context_id,
+                        &row.state,
+                        &row.status_ts,
+                        &row.live,
+                        &seq,
+                        &epoch,
+                        &snapshot,
+                        &row.host,
+                        &seqs,
+                        &jsons,
+                    ],
+                )
+                .await
+        } else {
+            let st = client
+                .prepare_cached(&self.sql.update_once)
+                .await
+                .map_err(db)?;
+            let expected = req.expected as i64;
+            client
+                .query_one(
+                    &st,
+                    &[
+                        &req.task_id,
+                        &row.context_id,
+                        &row.state,
+                        &row.status_ts,
+                        &row.live,
+                        &seq,
+                        &epoch,
+                        &snapshot,
+                        &expected,
+                        &row.host,
+                        &req.authority,
+                        &seqs,
+                        &jsons,
+                    ],
+                )
+                .await
+        };
+        Ok(row.map_err(db)?.get(0))
+    }
+
+    /// The append in a transaction that locks the row first: reads it,
+    /// checks and plans against it, writes.
+    async fn append_locked(
+        &self,
+        client: &mut deadpool_postgres::Client,
+        req: &AppendRequest,
+    ) -> Result<Appended, LogError> {
+        let tx = client.transaction().await.map_err(db)?;
+        let head = tx.prepare_cached(&self.sql.head).await.map_err(db)?;
+        let current = match tx.query_opt(&head, &[&req.task_id]).await.map_err(db)? {
+            Some(r) => Some(Current {
+                authority: r.get(0),
+                seq: from_i64(r.get(1))?,
+                epoch: from_i64(r.get(2))?,
+            }),
+            None => None,
+        };
+        let cached = current
+            .as_ref()
+            .and_then(|c| self.cache().take(&req.task_id, c.seq));
+        let stored = match (&current, cached) {
+            (_, Some(p)) => Some(Ok(p)),
+            (Some(c), None) if c.authority == req.authority && req.expected == c.seq => {
+                let st = tx
+                    .prepare_cached(&self.sql.snapshot_only)
+                    .await
+                    .map_err(db)?;
+                let row = tx.query_one(&st, &[&req.task_id]).await.map_err(db)?;
+                Some(decode_projection(row.get(0)))
+            }
+            _ => None,
+        };
+        let plan = Plan::new(req, current, |_| {
+            stored.unwrap_or_else(|| Err(LogError::backend("task row vanished")))
+        })?;
+        if self.write_planned(&tx, req, &plan).await? != 1 {
+            // Another host created the task first (or the row moved on).
+            return Err(LogError::new(LogErrorKind::Conflict));
+        }
+        tx.commit().await.map_err(db)?;
+        let out = plan.appended();
+        self.cache().put(&req.task_id, plan.seq, plan.projection);
+        Ok(out)
+    }
+}
