@@ -89,3 +89,8 @@ pub use response::{A2aResponse, EventStream};
 pub use rest::{RestLayer, RestService};
 pub use service::A2aService;
 pub use version::A2aVersionLayer;
+
+/// The README's code blocks, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
