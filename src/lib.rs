@@ -137,3 +137,8 @@ pub use protocol::{
 #[cfg(feature = "rest")]
 pub use rest::{RestLayer, RestService};
 pub use version::A2aVersionLayer;
+
+/// The README's code blocks, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
