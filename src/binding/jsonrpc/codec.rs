@@ -245,7 +245,7 @@ fn decode_slow(body: &[u8]) -> Result<(Id, Operation), DecodeError> {
 ///
 /// ```
 /// use a2a_tower::Operation;
-/// use a2a_tower::jsonrpc::{Id, decode_request};
+/// use a2a_tower::jsonrpc::codec::{Id, decode_request};
 /// let (id, op) = decode_request(br#"{"jsonrpc":"2.0","id":7,"method":"GetTask","params":{"id":"t-1"}}"#).unwrap();
 /// assert_eq!(serde_json::to_string(&id).unwrap(), "7");
 /// assert!(matches!(op, Operation::GetTask(r) if r.id == "t-1"));
@@ -276,7 +276,7 @@ fn envelope(id: &Id, member: &[u8], value: &impl Serialize) -> Result<Bytes, ser
 /// Encodes `{"jsonrpc":"2.0","id":…,"result":…}` straight to bytes.
 ///
 /// ```
-/// use a2a_tower::jsonrpc::{Id, encode_result};
+/// use a2a_tower::jsonrpc::codec::{Id, encode_result};
 /// let bytes = encode_result(&Id::String("r1".into()), &serde_json::json!({})).unwrap();
 /// assert_eq!(&bytes[..], br#"{"jsonrpc":"2.0","id":"r1","result":{}}"#);
 /// ```
