@@ -1,6 +1,5 @@
 //! The task engine's operations and their state machine, driven with `oneshot`.
 
-#[path = "support/engine.rs"]
 mod support;
 
 use a2a_tower::engine::{EmitError, Execution, TaskLayer};
@@ -11,7 +10,10 @@ use a2a_tower::types::{
 };
 use a2a_tower::{A2aRequest, A2aResponse, BoxError, ErrorKind, Operation};
 use futures_util::StreamExt as _;
-use support::*;
+use support::engine::{
+    Gate, Inner, Svc, assert_kind, boxed, call, card, channel, code, collect, engine, engine_with,
+    gated, get, immediate, send, send_req, send_task, stream, subscribe, to_task, user,
+};
 
 /// Echoes the message text as one artifact and completes.
 fn echo() -> Inner {

@@ -1,7 +1,6 @@
 //! Execution rules under concurrency: one execution per task, cancel racing
 //! completion, slow subscribers, panics, inactivity, many tasks at once.
 
-#[path = "support/engine.rs"]
 mod support;
 
 use std::time::Duration;
@@ -13,7 +12,10 @@ use a2a_tower::types::{
 };
 use a2a_tower::{A2aResponse, ErrorKind, Operation};
 use futures_util::StreamExt as _;
-use support::*;
+use support::engine::{
+    Gate, Inner, boxed, call, card, channel, code, collect, engine, engine_with, gated, get,
+    immediate, send, send_req, send_task, stream, subscribe, to_task, user,
+};
 
 fn asker_then_gate(gate: Gate) -> Inner {
     boxed(move |ex: Execution| {

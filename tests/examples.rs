@@ -3,8 +3,7 @@
 //! cancels promptly. Needs the example binaries (see `support/server.rs`).
 #![cfg(all(feature = "engine", feature = "jsonrpc", feature = "rest"))]
 
-#[path = "support/server.rs"]
-mod server;
+mod support;
 
 use std::time::{Duration, Instant};
 
@@ -15,7 +14,7 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::{Value, json};
-use server::Server;
+use support::server::Server;
 
 type HttpClient = Client<HttpConnector, Full<Bytes>>;
 

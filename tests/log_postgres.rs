@@ -9,8 +9,7 @@
 
 #![cfg(feature = "postgres")]
 
-#[path = "support/log_suite.rs"]
-mod log_suite;
+mod support;
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -19,6 +18,8 @@ use std::sync::Arc;
 use a2a_tower::log::{AppendRequest, LogErrorKind, PostgresTaskLog, Record, TaskLog};
 use a2a_tower::types::{Message, TaskState, TaskStatus};
 use futures_util::{FutureExt, StreamExt};
+use support::log_suite::{GUARD, log_suite};
+use support::recovery_suite;
 
 fn url() -> String {
     std::env::var("A2A_TEST_POSTGRES_URL")
@@ -94,7 +95,7 @@ async fn two_hosts_fence_and_watch_each_other() {
         a.append(AppendRequest::new("x", "t", 1, 1, vec![msg(1)]))
             .await
             .unwrap();
-        let got = tokio::time::timeout(log_suite::GUARD, on_b.next())
+        let got = tokio::time::timeout(GUARD, on_b.next())
             .await
             .expect("B's watch saw A's commit")
             .unwrap()
@@ -136,7 +137,7 @@ async fn two_hosts_fence_and_watch_each_other() {
             .await
             .unwrap();
         let mut seqs = Vec::new();
-        while let Some(r) = tokio::time::timeout(log_suite::GUARD, on_b.next())
+        while let Some(r) = tokio::time::timeout(GUARD, on_b.next())
             .await
             .expect("B's watch ends after the terminal record")
         {
@@ -215,9 +216,6 @@ async fn unreachable_database_is_an_error() {
         .unwrap_err();
     assert_eq!(err.kind(), LogErrorKind::Backend);
 }
-
-#[path = "support/recovery_suite.rs"]
-mod recovery_suite;
 
 /// Two logs (two hosts' connections) on one schema.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,17 +10,14 @@
 //! `--all-features` (see `support/server.rs`).
 #![cfg(all(feature = "postgres", feature = "jsonrpc", feature = "rest"))]
 
-#[path = "support/http.rs"]
-mod http_client;
-#[path = "support/server.rs"]
-mod server;
+mod support;
 
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt as _;
-use http_client::{client, message, rpc, rpc_stream};
 use serde_json::{Value, json};
-use server::Server;
+use support::http::{client, message, rpc, rpc_stream};
+use support::server::Server;
 
 fn url() -> String {
     std::env::var("A2A_TEST_POSTGRES_URL")

@@ -1,7 +1,5 @@
 //! A small JSON-RPC client over real HTTP for the process tests.
 
-#![allow(dead_code)]
-
 use bytes::Bytes;
 use http::{Request, StatusCode};
 use http_body_util::{BodyExt, Full};

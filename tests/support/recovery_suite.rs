@@ -4,8 +4,6 @@
 //! second handle or connection on the same file or schema for the durable
 //! ones). Included by tests/log_{memory,sqlite,postgres}.rs.
 
-#![allow(dead_code)]
-
 use std::sync::Arc;
 use std::time::Duration;
 

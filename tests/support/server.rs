@@ -4,8 +4,6 @@
 //! (`cargo build --examples --all-features`, which `.ci/run` does before the
 //! tests); a missing binary fails the test with that instruction.
 
-#![allow(dead_code)]
-
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

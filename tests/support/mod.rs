@@ -1,0 +1,22 @@
+//! Helpers shared by the integration tests. A test file declares `mod
+//! support;` and imports each helper by its path, e.g.
+//! `use support::http::{client, rpc};`, so a reader sees where it comes from.
+//!
+//! - `engine`: driving a `TaskService` with `oneshot` (executors, gates, calls).
+//! - `http`: a JSON-RPC client over real HTTP for the process tests.
+//! - `log_suite`: the `TaskLog` conformance cases every backend runs.
+//! - `recovery_suite`: restart recovery and fencing through the engine, on any log.
+//! - `server`: spawning a built example binary as a server.
+
+// Every test file is a crate of its own that compiles all of `support`, and
+// no file uses every helper: what one file leaves unused another one uses.
+#![allow(dead_code)]
+
+#[cfg(feature = "engine")]
+pub(crate) mod engine;
+pub(crate) mod http;
+#[cfg(feature = "engine")]
+pub(crate) mod log_suite;
+#[cfg(feature = "engine")]
+pub(crate) mod recovery_suite;
+pub(crate) mod server;
