@@ -2,16 +2,20 @@
 //! support;` and imports each helper by its path, e.g.
 //! `use support::http::{client, rpc};`, so a reader sees where it comes from.
 //!
+//! - `core`: a scripted `Service<A2aRequest>` core that records its calls.
 //! - `engine`: driving a `TaskService` with `oneshot` (executors, gates, calls).
-//! - `http`: a JSON-RPC client over real HTTP for the process tests.
+//! - `http`: building A2A requests, reading answers, and a JSON-RPC client
+//!   over real HTTP.
 //! - `log_suite`: the `TaskLog` conformance cases every backend runs.
 //! - `recovery_suite`: restart recovery and fencing through the engine, on any log.
 //! - `server`: spawning a built example binary as a server.
+//! - `sse`: reading server-sent events.
 
 // Every test file is a crate of its own that compiles all of `support`, and
 // no file uses every helper: what one file leaves unused another one uses.
 #![allow(dead_code)]
 
+pub(crate) mod core;
 #[cfg(feature = "engine")]
 pub(crate) mod engine;
 pub(crate) mod http;
@@ -20,3 +24,4 @@ pub(crate) mod log_suite;
 #[cfg(feature = "engine")]
 pub(crate) mod recovery_suite;
 pub(crate) mod server;
+pub(crate) mod sse;
