@@ -12,19 +12,14 @@
 mod support;
 
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use a2a_tower::log::{AppendRequest, LogErrorKind, PostgresTaskLog, Record, TaskLog};
 use a2a_tower::types::{Message, TaskState, TaskStatus};
-use futures_util::{FutureExt, StreamExt};
+use futures_util::StreamExt;
 use support::log_suite::{GUARD, log_suite};
+use support::postgres::{url, with_schema};
 use support::recovery_suite;
-
-fn url() -> String {
-    std::env::var("A2A_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
-}
 
 async fn connect(schema: &str) -> PostgresTaskLog {
     PostgresTaskLog::builder(url())
@@ -33,29 +28,6 @@ async fn connect(schema: &str) -> PostgresTaskLog {
         .connect()
         .await
         .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e:?}", url()))
-}
-
-async fn drop_schema(schema: &str) -> Result<(), tokio_postgres::Error> {
-    let (client, conn) = tokio_postgres::connect(&url(), tokio_postgres::NoTls).await?;
-    let driver = tokio::spawn(conn);
-    client
-        .batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"))
-        .await?;
-    drop(client);
-    let _ = driver.await;
-    Ok(())
-}
-
-/// Runs `body` with a fresh schema name, then drops the schema whatever
-/// happened, then re-raises a failure (the body's first).
-async fn with_schema<Fut: Future<Output = ()>>(body: impl FnOnce(String) -> Fut) {
-    let schema = format!("a2a_test_{}", uuid::Uuid::new_v4().simple());
-    let out = AssertUnwindSafe(body(schema.clone())).catch_unwind().await;
-    let cleaned = drop_schema(&schema).await;
-    if let Err(panic) = out {
-        std::panic::resume_unwind(panic);
-    }
-    cleaned.expect("drop the test schema");
 }
 
 async fn run<F, Fut>(case: F)

@@ -7,6 +7,7 @@
 //! - `http`: building A2A requests, reading answers, and a JSON-RPC client
 //!   over real HTTP.
 //! - `log_suite`: the `TaskLog` conformance cases every backend runs.
+//! - `postgres`: the test database's URL and a fresh schema per test.
 //! - `recovery_suite`: restart recovery and fencing through the engine, on any log.
 //! - `server`: spawning a built example binary as a server.
 //! - `sse`: reading server-sent events.
@@ -21,6 +22,8 @@ pub(crate) mod engine;
 pub(crate) mod http;
 #[cfg(feature = "engine")]
 pub(crate) mod log_suite;
+#[cfg(feature = "postgres")]
+pub(crate) mod postgres;
 #[cfg(feature = "engine")]
 pub(crate) mod recovery_suite;
 pub(crate) mod server;
