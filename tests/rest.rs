@@ -2,7 +2,8 @@
 //! records every operation it gets: routes and verbs (bare and under a
 //! tenant), query parameters, content types, the error shape of every
 //! ErrorKind, SSE framing, 404/405, and the binding inside a full stack
-//! chained with JSON-RPC.
+//! chained with JSON-RPC; and the exact error body of the assembled
+//! `A2aServer` (`support::app`).
 
 #![cfg(all(feature = "jsonrpc", feature = "rest"))]
 
@@ -27,6 +28,8 @@ use bytes::Bytes;
 use http::{Method, Request, StatusCode, header};
 use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
+#[cfg(feature = "engine")]
+use support::app;
 use support::core::{Calls, scripted, status_update, task};
 use support::http::Reply;
 use tower::{Layer, Service, ServiceExt};
@@ -927,4 +930,54 @@ async fn combined_stack_shapes_refusals_per_binding() {
         let r = call(svc.clone(), get("/elsewhere")).await;
         assert_eq!((r.status, r.body.len()), (StatusCode::NOT_FOUND, 0));
     }
+}
+
+// a2a-spec.md §5.3 / §7.4: a REST A2A error from the engine MUST include an
+// ErrorInfo with its reason and the domain "a2a-protocol.org", in the
+// google.rpc.Status shape, with the status of §5.1 (exact body).
+#[cfg(feature = "engine")]
+#[tokio::test]
+async fn rest_errors_include_error_info_with_domain() {
+    let h = app::server();
+    let (status, ct, text) = app::raw(
+        app::call(
+            &h,
+            app::request("GET", "/rest/tasks/missing", app::ALICE, None),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(ct, "application/json");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v,
+        json!({"error": {
+            "code": 404,
+            "status": "NOT_FOUND",
+            "message": "Task not found",
+            "details": [{
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "TASK_NOT_FOUND",
+                "domain": "a2a-protocol.org",
+                "metadata": {"taskId": "missing"}
+            }]
+        }})
+    );
+    // And one of each family the engine produces: 400 TaskNotCancelable.
+    let t = app::rest_send(&h, app::ALICE, app::message("echo"), false).await;
+    let id = t["id"].as_str().unwrap();
+    app::rest_err(
+        &h,
+        app::request(
+            "POST",
+            &format!("/rest/tasks/{id}:cancel"),
+            app::ALICE,
+            None,
+        ),
+        400,
+        "FAILED_PRECONDITION",
+        "TASK_NOT_CANCELABLE",
+    )
+    .await;
 }

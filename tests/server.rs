@@ -22,6 +22,7 @@ use futures_core::Stream;
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::Full;
 use serde_json::{Value, json};
+use support::app;
 use support::http::{Reply, request, rpc_body, with_bearer};
 use tower::{Service, ServiceExt};
 
@@ -414,4 +415,10 @@ async fn builder_recovers_its_host_and_checks_the_host_id() {
     // Without a log there is nothing to recover.
     let fresh = A2aServer::builder(card());
     assert_eq!(fresh.recover().await.unwrap().closed, 0);
+}
+
+#[test]
+fn the_assembled_app_is_a_service() {
+    fn assert_service<S: Service<Request<Full<Bytes>>> + Send>() {}
+    assert_service::<app::App>();
 }

@@ -1,6 +1,9 @@
 //! A2aVersionLayer over a trivial inner service (a2a-spec.md §1.3): header and
 //! query, patch ignored, missing = 0.3, lenient opt-in, binding-shaped refusals,
-//! card endpoint exempt.
+//! card endpoint exempt; and the missing version refused by the assembled
+//! `A2aServer` (`support::app`) on both bindings.
+
+mod support;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -12,6 +15,10 @@ use bytes::Bytes;
 use http::{Request, Response, StatusCode, header};
 use http_body_util::BodyExt;
 use serde_json::Value;
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+use serde_json::json;
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+use support::app;
 use tower::{Service, ServiceBuilder, ServiceExt, service_fn};
 
 fn card() -> AgentCard {
@@ -241,4 +248,38 @@ async fn card_endpoint_and_other_paths_pass_untouched() {
     accepted(&layer, req("/health", None), "none").await;
     accepted(&layer, req("/rpcx", Some("9.9")), "none").await;
     accepted(&layer, req("/a2ab", Some("abc")), "none").await;
+}
+
+// a2a-spec.md §1.3: a missing (or empty) A2A-Version MUST be read as 0.3; a
+// 1.0-only server MUST answer VersionNotSupported on both bindings, through
+// the assembled stack.
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+#[tokio::test]
+async fn missing_version_header_is_0_3_and_refused_on_both_bindings() {
+    let h = app::server();
+    for version in [None, Some("")] {
+        let mut req = app::rpc_req(app::ALICE, "v", "GetTask", json!({"id": "t"}));
+        let mut rest = app::request("GET", "/rest/tasks/t", app::ALICE, None);
+        for r in [&mut req, &mut rest] {
+            r.headers_mut().remove("a2a-version");
+            if let Some(v) = version {
+                r.headers_mut().insert("a2a-version", v.parse().unwrap());
+            }
+        }
+        let (status, ct, text) = app::raw(app::call(&h, req).await).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(ct, "application/json");
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["error"]["code"], -32009, "{v}");
+        assert_eq!(v["error"]["data"][0]["reason"], "VERSION_NOT_SUPPORTED");
+        assert_eq!(v["error"]["data"][0]["domain"], "a2a-protocol.org");
+        app::rest_err(
+            &h,
+            rest,
+            400,
+            "FAILED_PRECONDITION",
+            "VERSION_NOT_SUPPORTED",
+        )
+        .await;
+    }
 }
