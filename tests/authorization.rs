@@ -1,4 +1,4 @@
-//! Authorization through the assembled `A2aServer` (`support::app`), on
+//! Authorization through the assembled `A2aServer` (`support::assembled`), on
 //! both bindings: another caller's task looks exactly like a missing one
 //! (a2a-spec.md §4.9), and a call without a principal is refused before any
 //! lookup (§10.1).
@@ -11,7 +11,7 @@ use bytes::Bytes;
 use http::{Request, StatusCode};
 use http_body_util::Full;
 use serde_json::{Value, json};
-use support::app::{
+use support::assembled::{
     ALICE, BOB, call, continuation, message, raw, request, rest_err, rest_send, rest_subscribe,
     rpc_err, rpc_ok, rpc_req, server,
 };

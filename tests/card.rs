@@ -1,5 +1,5 @@
 //! The assembled `AgentCardLayer` over a trivial inner service (a2a-spec.md
-//! §2), and the card served by the assembled `A2aServer` (`support::app`).
+//! §2), and the card served by the assembled `A2aServer` (`support::assembled`).
 
 mod support;
 
@@ -14,7 +14,8 @@ use http_body_util::{BodyExt, Full};
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 use serde_json::Value;
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
-use support::app;
+use support::assembled;
+use support::http::Reply;
 use tower::util::BoxCloneService;
 use tower::{ServiceBuilder, ServiceExt, service_fn};
 
@@ -66,13 +67,8 @@ fn stack(layer: AgentCardLayer) -> Svc {
 }
 
 async fn send(svc: &Svc, req: Request<Full<Bytes>>) -> (StatusCode, HeaderMap, Bytes) {
-    let res = svc.clone().oneshot(req).await.unwrap();
-    let (parts, body) = res.into_parts();
-    (
-        parts.status,
-        parts.headers,
-        body.collect().await.unwrap().to_bytes(),
-    )
+    let r = Reply::read(svc.clone().oneshot(req).await.unwrap()).await;
+    (r.status, r.headers, r.body)
 }
 
 fn card_req(method: Method) -> http::request::Builder {
@@ -306,15 +302,15 @@ fn public_types_are_send_and_sync() {
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 #[tokio::test]
 async fn agent_card_is_served_at_the_well_known_path() {
-    let h = app::server();
+    let h = assembled::server();
     let req = Request::get("/.well-known/agent-card.json")
         .body(Full::new(Bytes::new()))
         .unwrap();
-    let (status, ct, text) = app::raw(app::call(&h, req).await).await;
+    let (status, ct, text) = assembled::raw(assembled::call(&h, req).await).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(ct, "application/json");
     let served: AgentCard = serde_json::from_str(&text).unwrap();
-    assert_eq!(served, app::card());
+    assert_eq!(served, assembled::card());
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["supportedInterfaces"][0]["protocolBinding"], "JSONRPC");
     assert_eq!(v["supportedInterfaces"][0]["protocolVersion"], "1.0");

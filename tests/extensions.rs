@@ -1,7 +1,7 @@
 //! A2aExtensionsLayer over a trivial inner service (a2a-spec.md §1.5): parsing
 //! `A2A-Extensions`, activation, required extensions, the response header;
 //! and a required extension enforced, without version fallback, by the
-//! assembled `A2aServer` (`support::app`) on both bindings.
+//! assembled `A2aServer` (`support::assembled`) on both bindings.
 
 mod support;
 
@@ -11,12 +11,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use a2a_tower::types::{AgentCard, AgentExtension, AgentInterface};
 use a2a_tower::{A2aExtensionsLayer, ActivatedExtensions, Body};
-use bytes::Bytes;
 use http::{HeaderMap, Request, Response, StatusCode, header};
-use http_body_util::BodyExt;
 use serde_json::{Value, json};
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
-use support::app;
+use support::assembled;
+use support::http::Reply;
 use tower::{Service, ServiceBuilder, ServiceExt, service_fn};
 
 const TRACE: &str = "https://ext.example/trace/v1";
@@ -66,13 +65,9 @@ async fn call(layer: &A2aExtensionsLayer, req: Request<Body>) -> (StatusCode, He
         .oneshot(req)
         .await
         .unwrap();
-    let (parts, body) = res.into_parts();
-    let bytes: Bytes = body.collect().await.unwrap().to_bytes();
-    (
-        parts.status,
-        parts.headers,
-        serde_json::from_slice(&bytes).unwrap(),
-    )
+    let r = Reply::read(res).await;
+    let json = r.json();
+    (r.status, r.headers, json)
 }
 
 fn echoed(headers: &HeaderMap) -> Vec<&str> {
@@ -197,25 +192,25 @@ async fn card_endpoint_and_other_paths_pass_untouched() {
 async fn required_extension_not_requested_is_refused_without_version_fallback() {
     const V2: &str = "https://ext.example/signed/v2";
     const V1: &str = "https://ext.example/signed/v1";
-    let mut card = app::card();
+    let mut card = assembled::card();
     card.capabilities.extensions.push(AgentExtension {
         uri: V2.into(),
         required: true,
         ..AgentExtension::default()
     });
-    let h = app::server_with(card);
+    let h = assembled::server_with(card);
     for requested in [None, Some(V1)] {
-        let mut req = app::rpc_req(
-            app::ALICE,
+        let mut req = assembled::rpc_req(
+            assembled::ALICE,
             "x",
             "SendMessage",
-            json!({"message": app::message("echo")}),
+            json!({"message": assembled::message("echo")}),
         );
-        let mut rest = app::request(
+        let mut rest = assembled::request(
             "POST",
             "/rest/message:send",
-            app::ALICE,
-            Some(json!({"message": app::message("echo")})),
+            assembled::ALICE,
+            Some(json!({"message": assembled::message("echo")})),
         );
         if let Some(uri) = requested {
             req.headers_mut()
@@ -223,7 +218,7 @@ async fn required_extension_not_requested_is_refused_without_version_fallback() 
             rest.headers_mut()
                 .insert("a2a-extensions", uri.parse().unwrap());
         }
-        let (status, _, text) = app::raw(app::call(&h, req).await).await;
+        let (status, _, text) = assembled::raw(assembled::call(&h, req).await).await;
         assert_eq!(status, StatusCode::OK);
         let v: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["error"]["code"], -32008, "{v}");
@@ -231,7 +226,7 @@ async fn required_extension_not_requested_is_refused_without_version_fallback() 
             v["error"]["data"][0]["reason"],
             "EXTENSION_SUPPORT_REQUIRED"
         );
-        app::rest_err(
+        assembled::rest_err(
             &h,
             rest,
             400,
@@ -241,15 +236,15 @@ async fn required_extension_not_requested_is_refused_without_version_fallback() 
         .await;
     }
     // Requested: served, and echoed as activated.
-    let mut req = app::request(
+    let mut req = assembled::request(
         "POST",
         "/rest/message:send",
-        app::ALICE,
-        Some(json!({"message": app::message("echo")})),
+        assembled::ALICE,
+        Some(json!({"message": assembled::message("echo")})),
     );
     req.headers_mut()
         .insert("a2a-extensions", V2.parse().unwrap());
-    let res = app::call(&h, req).await;
+    let res = assembled::call(&h, req).await;
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(res.headers()["a2a-extensions"], V2);
 }

@@ -1,7 +1,7 @@
 //! The task operations (a2a-spec.md §4.1, §4.4, §4.7, §4.8) and the rules
 //! their results follow (§3.2 contextId on server messages, §3.8
 //! historyLength and includeArtifacts), through the assembled `A2aServer`
-//! (`support::app`) and asserted on the wire of both bindings: HTTP status,
+//! (`support::assembled`) and asserted on the wire of both bindings: HTTP status,
 //! content type and body.
 
 #![cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
@@ -15,7 +15,7 @@ use bytes::Bytes;
 use http::Request;
 use http_body_util::Full;
 use serde_json::{Value, json};
-use support::app::{
+use support::assembled::{
     ALICE, BOB, call, card, continuation, executor, message, raw, request, rest_err, rest_ok,
     rest_send, rest_subscribe, rpc, rpc_err, rpc_ok, rpc_req, server, server_with, sse, unwrap_rpc,
 };

@@ -3,7 +3,7 @@
 //! tenant), query parameters, content types, the error shape of every
 //! ErrorKind, SSE framing, 404/405, and the binding inside a full stack
 //! chained with JSON-RPC; and the exact error body of the assembled
-//! `A2aServer` (`support::app`).
+//! `A2aServer` (`support::assembled`).
 
 #![cfg(all(feature = "jsonrpc", feature = "rest"))]
 
@@ -29,7 +29,7 @@ use http::{Method, Request, StatusCode, header};
 use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
 #[cfg(feature = "engine")]
-use support::app;
+use support::assembled;
 use support::core::{Calls, scripted, status_update, task};
 use support::http::Reply;
 use tower::{Layer, Service, ServiceExt};
@@ -938,11 +938,11 @@ async fn combined_stack_shapes_refusals_per_binding() {
 #[cfg(feature = "engine")]
 #[tokio::test]
 async fn rest_errors_include_error_info_with_domain() {
-    let h = app::server();
-    let (status, ct, text) = app::raw(
-        app::call(
+    let h = assembled::server();
+    let (status, ct, text) = assembled::raw(
+        assembled::call(
             &h,
-            app::request("GET", "/rest/tasks/missing", app::ALICE, None),
+            assembled::request("GET", "/rest/tasks/missing", assembled::ALICE, None),
         )
         .await,
     )
@@ -965,14 +965,14 @@ async fn rest_errors_include_error_info_with_domain() {
         }})
     );
     // And one of each family the engine produces: 400 TaskNotCancelable.
-    let t = app::rest_send(&h, app::ALICE, app::message("echo"), false).await;
+    let t = assembled::rest_send(&h, assembled::ALICE, assembled::message("echo"), false).await;
     let id = t["id"].as_str().unwrap();
-    app::rest_err(
+    assembled::rest_err(
         &h,
-        app::request(
+        assembled::request(
             "POST",
             &format!("/rest/tasks/{id}:cancel"),
-            app::ALICE,
+            assembled::ALICE,
             None,
         ),
         400,

@@ -22,7 +22,7 @@ use futures_core::Stream;
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::Full;
 use serde_json::{Value, json};
-use support::app;
+use support::assembled;
 use support::http::{Reply, request, rpc_body, with_bearer};
 use tower::{Service, ServiceExt};
 
@@ -420,5 +420,5 @@ async fn builder_recovers_its_host_and_checks_the_host_id() {
 #[test]
 fn the_assembled_app_is_a_service() {
     fn assert_service<S: Service<Request<Full<Bytes>>> + Send>() {}
-    assert_service::<app::App>();
+    assert_service::<assembled::App>();
 }

@@ -1,4 +1,4 @@
-//! SSE streams through the assembled `A2aServer` (`support::app`), on both
+//! SSE streams through the assembled `A2aServer` (`support::assembled`), on both
 //! bindings: several concurrent streams of one task (a2a-spec.md §4.2) and
 //! SubscribeToTask (§4.6).
 
@@ -10,7 +10,7 @@ use bytes::Bytes;
 use http::Request;
 use http_body_util::Full;
 use serde_json::{Value, json};
-use support::app::{
+use support::assembled::{
     ALICE, message, rest_err, rest_send, rest_subscribe, rpc_err, rpc_ok, rpc_req, server, sse,
     started, unwrap_rpc,
 };

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use a2a_tower::engine::{Execution, TaskLayer, TaskService};
 use a2a_tower::log::MemoryTaskLog;
 use a2a_tower::types::{
-    AgentCard, GetTaskRequest, Message, SendMessageConfiguration, SendMessageRequest,
-    SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task,
+    AgentCard, Artifact, GetTaskRequest, Message, Part, SendMessageConfiguration,
+    SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task,
 };
 use a2a_tower::{A2aError, A2aRequest, A2aResponse, BoxError, ErrorKind, EventStream, Operation};
 use futures_util::StreamExt as _;
@@ -145,6 +145,19 @@ impl Gate {
     pub(crate) async fn wait(&self) {
         self.0.notified().await;
     }
+}
+
+/// WORKING, the message text as one artifact (`a-1`), COMPLETED.
+pub(crate) async fn echo_artifact(ex: Execution) -> Result<(), BoxError> {
+    ex.emit.working().await?;
+    let art = Artifact {
+        artifact_id: "a-1".into(),
+        parts: vec![Part::text(ex.message.text())],
+        ..Artifact::default()
+    };
+    ex.emit.artifact(art, false, true).await?;
+    ex.emit.complete().await?;
+    Ok(())
 }
 
 /// Records WORKING, waits on the gate, then completes.

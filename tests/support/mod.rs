@@ -2,8 +2,8 @@
 //! support;` and imports each helper by its path, e.g.
 //! `use support::http::{client, rpc};`, so a reader sees where it comes from.
 //!
-//! - `app`: the whole `A2aServer` over a scripted agent, and the calls that
-//!   assert its wire answers on both bindings.
+//! - `assembled`: the whole `A2aServer` over a scripted agent, and the calls
+//!   that assert its wire answers on both bindings.
 //! - `core`: a scripted `Service<A2aRequest>` core that records its calls.
 //! - `engine`: driving a `TaskService` with `oneshot` (executors, gates, calls).
 //! - `http`: building A2A requests, reading answers, and a JSON-RPC client
@@ -19,7 +19,7 @@
 #![allow(dead_code)]
 
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
-pub(crate) mod app;
+pub(crate) mod assembled;
 pub(crate) mod core;
 #[cfg(feature = "engine")]
 pub(crate) mod engine;

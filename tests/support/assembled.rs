@@ -19,12 +19,13 @@ use tokio::sync::{Semaphore, mpsc};
 use tower::ServiceExt;
 use tower::util::BoxCloneService;
 
+use super::engine::echo_artifact;
 use super::http::{Reply, rpc_body};
 use super::sse::Sse;
 
 /// The agent under test: its behaviour is chosen by the first message's text.
 ///
-/// - `echo`: WORKING, one artifact, COMPLETED.
+/// - `echo` (and any other text): WORKING, the text as one artifact, COMPLETED.
 /// - `ask`: INPUT_REQUIRED ("Which currency?"); the continuation completes.
 /// - `reply`: a direct Message reply.
 /// - `paced`: WORKING, reports the task id on `started`, then one artifact
@@ -63,16 +64,7 @@ impl Executor for Scripted {
                 }
                 ex.emit.complete().await?;
             }
-            _ => {
-                ex.emit.working().await?;
-                let art = Artifact {
-                    artifact_id: "a-1".into(),
-                    parts: vec![Part::text(ex.message.text())],
-                    ..Artifact::default()
-                };
-                ex.emit.artifact(art, false, true).await?;
-                ex.emit.complete().await?;
-            }
+            _ => echo_artifact(ex).await?,
         }
         Ok(())
     }
