@@ -1,4 +1,4 @@
-//! Authorization through the assembled `A2aServer` (`support::assembled`), on
+//! Authorization through the whole `A2aServer` (`support::assembled`), on
 //! both bindings: another caller's task looks exactly like a missing one
 //! (a2a-spec.md §4.9), and a call without a principal is refused before any
 //! lookup (§10.1).

@@ -1,5 +1,5 @@
 //! The assembled `AgentCardLayer` over a trivial inner service (a2a-spec.md
-//! §2), and the card served by the assembled `A2aServer` (`support::assembled`).
+//! §2), and the card served by the whole `A2aServer` (`support::assembled`).
 
 mod support;
 

@@ -1,9 +1,9 @@
-//! Crash test (issue 5, item 6): the echo example on SQLite takes 1,200
-//! concurrent blocking SendMessage calls, is killed with SIGKILL once about
-//! half have been answered, and restarts on the same data directory. Every
-//! task a client got an answer for reads back exactly as answered; no task is
-//! left SUBMITTED or WORKING: the ones running at the kill are FAILED with
-//! the restart message. Needs the example binary (see `support/server.rs`).
+//! Crash test: the echo example on SQLite takes 1,200 concurrent blocking
+//! SendMessage calls, is killed with SIGKILL once about half have been
+//! answered, and restarts on the same data directory. Every task a client got
+//! an answer for reads back exactly as answered; no task is left SUBMITTED or
+//! WORKING: the ones running at the kill are FAILED with the restart message.
+//! Needs the example binary (see `support/server.rs`).
 #![cfg(all(feature = "sqlite", feature = "jsonrpc", feature = "rest"))]
 
 mod support;

@@ -360,7 +360,7 @@ impl a2a_tower::log::TaskLog for Deaf {
     }
 }
 
-// Issue 5, item 3: a fenced execution's stream ends with what the log holds
+// Fencing: a fenced execution's stream ends with what the log holds
 // when it is fenced (here the new writer's FAILED status), even if its watch
 // was never woken for it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,7 +1,7 @@
 //! A2aExtensionsLayer over a trivial inner service (a2a-spec.md §1.5): parsing
 //! `A2A-Extensions`, activation, required extensions, the response header;
-//! and a required extension enforced, without version fallback, by the
-//! assembled `A2aServer` (`support::assembled`) on both bindings.
+//! and a required extension enforced, with no fallback to another version of
+//! it, by the whole `A2aServer` (`support::assembled`) on both bindings.
 
 mod support;
 

@@ -238,9 +238,9 @@ fn normalise_replaces_ids_timestamps_and_address() {
     );
 }
 
-/// Done-when of the mounting issue: the axum, hyper and actix examples (and
-/// the composition example) answer the same conformance calls with the same
-/// bytes, apart from ids and timestamps.
+/// The axum, hyper and actix examples (and the composition example) answer
+/// the same conformance calls with the same bytes, apart from ids and
+/// timestamps.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hosts_answer_the_same_bytes() {
     let mut transcripts = Vec::new();

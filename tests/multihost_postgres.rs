@@ -1,7 +1,7 @@
-//! Multi-host test (issue 5, item 7): two echo servers on loopback share one
-//! PostgreSQL schema. A task started on host A is readable and subscribable
-//! on host B, which runs no execution of it: B's SubscribeToTask follows the
-//! log's cross-host watch (LISTEN/NOTIFY), and its events arrive in order.
+//! Multi-host test: two echo servers on loopback share one PostgreSQL schema.
+//! A task started on host A is readable and subscribable on host B, which
+//! runs no execution of it: B's SubscribeToTask follows the log's cross-host
+//! watch (LISTEN/NOTIFY), and its events arrive in order.
 //!
 //! Needs PostgreSQL at `A2A_TEST_POSTGRES_URL` (default
 //! `postgres://postgres@127.0.0.1:5432/test`): the test FAILS when it is

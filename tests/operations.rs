@@ -1,8 +1,8 @@
 //! The task operations (a2a-spec.md §4.1, §4.4, §4.7, §4.8) and the rules
 //! their results follow (§3.2 contextId on server messages, §3.8
-//! historyLength and includeArtifacts), through the assembled `A2aServer`
-//! (`support::assembled`) and asserted on the wire of both bindings: HTTP status,
-//! content type and body.
+//! historyLength and includeArtifacts), through the whole `A2aServer`
+//! (`support::assembled`), asserted on the wire of both bindings: HTTP
+//! status, content type and body.
 
 #![cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 

@@ -2,8 +2,8 @@
 //! records every operation it gets: routes and verbs (bare and under a
 //! tenant), query parameters, content types, the error shape of every
 //! ErrorKind, SSE framing, 404/405, and the binding inside a full stack
-//! chained with JSON-RPC; and the exact error body of the assembled
-//! `A2aServer` (`support::assembled`).
+//! chained with JSON-RPC; and the exact error body of the whole `A2aServer`
+//! (`support::assembled`).
 
 #![cfg(all(feature = "jsonrpc", feature = "rest"))]
 

@@ -1,4 +1,4 @@
-//! SSE streams through the assembled `A2aServer` (`support::assembled`), on both
+//! SSE streams through the whole `A2aServer` (`support::assembled`), on both
 //! bindings: several concurrent streams of one task (a2a-spec.md §4.2) and
 //! SubscribeToTask (§4.6).
 

@@ -1,6 +1,6 @@
 //! A2aVersionLayer over a trivial inner service (a2a-spec.md §1.3): header and
 //! query, patch ignored, missing = 0.3, lenient opt-in, binding-shaped refusals,
-//! card endpoint exempt; and the missing version refused by the assembled
+//! card endpoint exempt; and a missing version refused by the whole
 //! `A2aServer` (`support::assembled`) on both bindings.
 
 mod support;

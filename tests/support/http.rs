@@ -48,7 +48,7 @@ where
     b.body(Full::new(bytes)).unwrap()
 }
 
-/// `request` with `Authorization: Bearer <token>` when there is a token.
+/// Adds `Authorization: Bearer <token>` when there is a token.
 pub(crate) fn with_bearer<B>(mut req: Request<B>, token: Option<&str>) -> Request<B> {
     if let Some(t) = token {
         let value = format!("Bearer {t}").parse().unwrap();

@@ -5,12 +5,14 @@
 //! - `assembled`: the whole `A2aServer` over a scripted agent, and the calls
 //!   that assert its wire answers on both bindings.
 //! - `core`: a scripted `Service<A2aRequest>` core that records its calls.
-//! - `engine`: driving a `TaskService` with `oneshot` (executors, gates, calls).
+//! - `engine`: driving a `TaskService` with `oneshot` (executors, gates,
+//!   calls).
 //! - `http`: building A2A requests, reading answers, and a JSON-RPC client
 //!   over real HTTP.
 //! - `log_suite`: the `TaskLog` conformance cases every backend runs.
 //! - `postgres`: the test database's URL and a fresh schema per test.
-//! - `recovery_suite`: restart recovery and fencing through the engine, on any log.
+//! - `recovery_suite`: restart recovery and fencing through the engine, on
+//!   any log.
 //! - `server`: spawning a built example binary as a server.
 //! - `sse`: reading server-sent events.
 
