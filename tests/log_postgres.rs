@@ -17,7 +17,7 @@ use std::sync::Arc;
 use a2a_tower::log::{AppendRequest, LogErrorKind, PostgresTaskLog, Record, TaskLog};
 use a2a_tower::types::{Message, TaskState, TaskStatus};
 use futures_util::StreamExt;
-use support::log_suite::{GUARD, log_suite};
+use support::log_suite::{GUARD, log_suite, msg};
 use support::postgres::{url, with_schema};
 use support::recovery_suite;
 
@@ -43,12 +43,6 @@ where
 }
 
 log_suite!(run);
-
-fn msg(i: u64) -> Record {
-    Record::MessageAdmitted {
-        message: Message::user(format!("m{i}"), "x"),
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hosts_fence_and_watch_each_other() {

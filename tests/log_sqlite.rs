@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use a2a_tower::log::{AppendRequest, LogErrorKind, Record, SqliteTaskLog, Synchronous, TaskLog};
 use a2a_tower::types::{Message, TaskState, TaskStatus};
-use support::log_suite::log_suite;
+use support::log_suite::{log_suite, msg};
 use support::recovery_suite;
 
 /// A temporary directory removed on drop.
@@ -76,12 +76,6 @@ where
 mod uncached {
     use super::*;
     log_suite!(super::run_uncached);
-}
-
-fn msg(i: u64) -> Record {
-    Record::MessageAdmitted {
-        message: Message::user(format!("m{i}"), "x"),
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -27,6 +27,13 @@ pub(crate) fn authority() -> String {
     format!("auth-{}", uuid::Uuid::new_v4())
 }
 
+/// The admission of the user message `m<i>`.
+pub(crate) fn msg(i: u64) -> Record {
+    Record::MessageAdmitted {
+        message: Message::user(format!("m{i}"), "x"),
+    }
+}
+
 fn uid(prefix: &str) -> String {
     format!("{prefix}-{}", uuid::Uuid::new_v4())
 }
