@@ -1,4 +1,7 @@
-//! The assembled `AgentCardLayer` over a trivial inner service (a2a-spec.md §2).
+//! The assembled `AgentCardLayer` over a trivial inner service (a2a-spec.md
+//! §2), and the card served by the whole `A2aServer` (`support::assembled`).
+
+mod support;
 
 use std::time::Duration;
 
@@ -8,6 +11,11 @@ use a2a_tower::{AgentCardLayer, Body};
 use bytes::Bytes;
 use http::{HeaderMap, Method, Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full};
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+use serde_json::Value;
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+use support::assembled;
+use support::http::Reply;
 use tower::util::BoxCloneService;
 use tower::{ServiceBuilder, ServiceExt, service_fn};
 
@@ -59,13 +67,8 @@ fn stack(layer: AgentCardLayer) -> Svc {
 }
 
 async fn send(svc: &Svc, req: Request<Full<Bytes>>) -> (StatusCode, HeaderMap, Bytes) {
-    let res = svc.clone().oneshot(req).await.unwrap();
-    let (parts, body) = res.into_parts();
-    (
-        parts.status,
-        parts.headers,
-        body.collect().await.unwrap().to_bytes(),
-    )
+    let r = Reply::read(svc.clone().oneshot(req).await.unwrap()).await;
+    (r.status, r.headers, r.body)
 }
 
 fn card_req(method: Method) -> http::request::Builder {
@@ -292,4 +295,24 @@ fn public_types_are_send_and_sync() {
     assert_send_sync::<AgentCardService<()>>();
     assert_send::<AgentCardService<Svc>>();
     assert_send::<ResponseFuture<<Svc as tower::Service<Request<Full<Bytes>>>>::Future>>();
+}
+
+// a2a-spec.md §2.1: the assembled server MUST make its card available at the
+// well-known path, without a version header or credentials.
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+#[tokio::test]
+async fn agent_card_is_served_at_the_well_known_path() {
+    let h = assembled::server();
+    let req = Request::get("/.well-known/agent-card.json")
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let (status, ct, text) = assembled::raw(assembled::call(&h, req).await).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(ct, "application/json");
+    let served: AgentCard = serde_json::from_str(&text).unwrap();
+    assert_eq!(served, assembled::card());
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["supportedInterfaces"][0]["protocolBinding"], "JSONRPC");
+    assert_eq!(v["supportedInterfaces"][0]["protocolVersion"], "1.0");
+    assert_eq!(v["supportedInterfaces"][1]["protocolBinding"], "HTTP+JSON");
 }

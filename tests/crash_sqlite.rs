@@ -1,24 +1,21 @@
-//! Crash test (issue 5, item 6): the echo example on SQLite takes 1,200
-//! concurrent blocking SendMessage calls, is killed with SIGKILL once about
-//! half have been answered, and restarts on the same data directory. Every
-//! task a client got an answer for reads back exactly as answered; no task is
-//! left SUBMITTED or WORKING: the ones running at the kill are FAILED with
-//! the restart message. Needs the example binary (see `support/server.rs`).
+//! Crash test: the echo example on SQLite takes 1,200 concurrent blocking
+//! SendMessage calls, is killed with SIGKILL once about half have been
+//! answered, and restarts on the same data directory. Every task a client got
+//! an answer for reads back exactly as answered; no task is left SUBMITTED or
+//! WORKING: the ones running at the kill are FAILED with the restart message.
+//! Needs the example binary (see `support/server.rs`).
 #![cfg(all(feature = "sqlite", feature = "jsonrpc", feature = "rest"))]
 
-#[path = "support/http.rs"]
-mod http_client;
-#[path = "support/server.rs"]
-mod server;
+mod support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
-use http_client::{client, list_all, message, rpc, try_rpc};
 use serde_json::{Value, json};
-use server::{Server, TempDir};
+use support::http::{client, list_all, message, rpc, try_rpc};
+use support::server::{Server, TempDir};
 
 const TASKS: usize = 1200;
 const IN_FLIGHT: usize = 64;

@@ -1,31 +1,24 @@
 //! The task engine's operations and their state machine, driven with `oneshot`.
 
-#[path = "support/engine.rs"]
 mod support;
 
 use a2a_tower::engine::{EmitError, Execution, TaskLayer};
 use a2a_tower::log::MemoryTaskLog;
 use a2a_tower::types::{
-    Artifact, CancelTaskRequest, GetTaskRequest, ListTasksRequest, Message, Part,
+    Artifact, CancelTaskRequest, GetTaskRequest, ListTasksRequest, Message,
     SendMessageConfiguration, SendMessageResponse, StreamResponse, TaskState, Timestamp,
 };
 use a2a_tower::{A2aRequest, A2aResponse, BoxError, ErrorKind, Operation};
 use futures_util::StreamExt as _;
-use support::*;
+use support::engine::{
+    Gate, Inner, Svc, assert_kind, boxed, call, card, channel, code, collect, echo_artifact,
+    engine, engine_with, gated, get, immediate, send, send_req, send_task, stream, subscribe,
+    to_task, user,
+};
 
 /// Echoes the message text as one artifact and completes.
 fn echo() -> Inner {
-    boxed(|ex: Execution| async move {
-        ex.emit.working().await?;
-        let art = Artifact {
-            artifact_id: "a-1".into(),
-            parts: vec![Part::text(ex.message.text())],
-            ..Artifact::default()
-        };
-        ex.emit.artifact(art, false, true).await?;
-        ex.emit.complete().await?;
-        Ok(())
-    })
+    boxed(echo_artifact)
 }
 
 /// Asks a question first; completes on the answer.

@@ -4,7 +4,6 @@
 //! first, and never at all when that commit fails (the caller gets the
 //! error and no task exists).
 
-#[path = "support/engine.rs"]
 mod support;
 
 use std::sync::{Arc, Mutex};
@@ -17,7 +16,10 @@ use a2a_tower::log::{
 };
 use a2a_tower::types::{ListTasksRequest, TaskState};
 use a2a_tower::{A2aResponse, ErrorKind, Operation};
-use support::*;
+use support::engine::{
+    Gate, Inner, Svc, boxed, call, card, collect, engine_with, get, immediate, send, send_req,
+    send_task, stream, user,
+};
 
 /// A memory log that records each append (task id, expected sequence
 /// number, records) and can be told to refuse appends.

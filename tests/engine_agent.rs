@@ -1,7 +1,6 @@
 //! The text `Agent` adapter, content types, authority isolation, the
 //! extended card and push-config operations.
 
-#[path = "support/engine.rs"]
 mod support;
 
 use a2a_tower::engine::{
@@ -16,7 +15,9 @@ use a2a_tower::types::{
 };
 use a2a_tower::{A2aRequest, A2aResponse, BoxError, ErrorKind, Operation};
 use futures_core::Stream;
-use support::*;
+use support::engine::{
+    boxed, call, card, channel, collect, engine, engine_with, send, send_req, to_task, user,
+};
 use tower::{Layer, ServiceExt};
 
 /// Yields the words of the input, with empty chunks in between; fails on "fail".

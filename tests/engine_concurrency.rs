@@ -1,7 +1,6 @@
 //! Execution rules under concurrency: one execution per task, cancel racing
 //! completion, slow subscribers, panics, inactivity, many tasks at once.
 
-#[path = "support/engine.rs"]
 mod support;
 
 use std::time::Duration;
@@ -13,7 +12,10 @@ use a2a_tower::types::{
 };
 use a2a_tower::{A2aResponse, ErrorKind, Operation};
 use futures_util::StreamExt as _;
-use support::*;
+use support::engine::{
+    Gate, Inner, boxed, call, card, channel, code, collect, engine, engine_with, gated, get,
+    immediate, send, send_req, send_task, stream, subscribe, to_task, user,
+};
 
 fn asker_then_gate(gate: Gate) -> Inner {
     boxed(move |ex: Execution| {
@@ -358,7 +360,7 @@ impl a2a_tower::log::TaskLog for Deaf {
     }
 }
 
-// Issue 5, item 3: a fenced execution's stream ends with what the log holds
+// Fencing: a fenced execution's stream ends with what the log holds
 // when it is fenced (here the new writer's FAILED status), even if its watch
 // was never woken for it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

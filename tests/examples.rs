@@ -3,96 +3,19 @@
 //! cancels promptly. Needs the example binaries (see `support/server.rs`).
 #![cfg(all(feature = "engine", feature = "jsonrpc", feature = "rest"))]
 
-#[path = "support/server.rs"]
-mod server;
+mod support;
 
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use http::{Method, Request, StatusCode};
-use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
+use http::{Method, StatusCode};
 use serde_json::{Value, json};
-use server::Server;
+use support::http::{HttpClient, RPC_ID, Reply, client, fetch, message, request, rpc, rpc_body};
+use support::server::Server;
+use support::sse;
 
-type HttpClient = Client<HttpConnector, Full<Bytes>>;
-
-fn client() -> HttpClient {
-    Client::builder(TokioExecutor::new()).build_http()
-}
-
-/// Sends a request with `A2A-Version: 1.0`; answers status, content type and body.
-async fn call(
-    c: &HttpClient,
-    method: Method,
-    url: &str,
-    body: Option<&Value>,
-) -> (StatusCode, String, Bytes) {
-    let mut req = Request::builder()
-        .method(method)
-        .uri(url)
-        .header("a2a-version", "1.0");
-    let bytes = match body {
-        Some(b) => {
-            req = req.header("content-type", "application/json");
-            Bytes::from(serde_json::to_vec(b).unwrap())
-        }
-        None => Bytes::new(),
-    };
-    let res = c
-        .request(req.body(Full::new(bytes)).unwrap())
-        .await
-        .unwrap();
-    let status = res.status();
-    let ctype = res
-        .headers()
-        .get("content-type")
-        .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default();
-    let body = res.into_body().collect().await.unwrap().to_bytes();
-    (status, ctype, body)
-}
-
-fn message(id: &str, text: &str) -> Value {
-    json!({"messageId": id, "role": "ROLE_USER", "parts": [{"text": text}]})
-}
-
-fn rpc(method: &str, params: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
-}
-
-/// A JSON-RPC call at `/`: the `result` of a successful answer.
-async fn rpc_result(c: &HttpClient, base: &str, method: &str, params: Value) -> Value {
-    let (status, ctype, body) = call(
-        c,
-        Method::POST,
-        &format!("{base}/"),
-        Some(&rpc(method, params)),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(ctype, "application/json");
-    let v: Value = serde_json::from_slice(&body).unwrap();
-    assert_eq!(v["jsonrpc"], "2.0");
-    assert_eq!(v["id"], 7);
-    assert!(v.get("error").is_none(), "error answer: {v}");
-    v["result"].clone()
-}
-
-/// The `data:` payloads of an SSE body.
-fn sse_events(body: &[u8]) -> Vec<Value> {
-    std::str::from_utf8(body)
-        .unwrap()
-        .lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .map(|d| serde_json::from_str(d).unwrap())
-        .collect()
-}
-
+/// SendMessage of "hi" in the message `id`: the result.
 async fn send(c: &HttpClient, base: &str, id: &str) -> Value {
-    rpc_result(
+    rpc(
         c,
         base,
         "SendMessage",
@@ -177,7 +100,7 @@ async fn conformance_input_required_then_follow_up_completes() {
     let mut follow = message("follow-up-1", "more input");
     follow["taskId"] = json!(id);
     follow["contextId"] = json!(ctx);
-    let r = rpc_result(&c, &srv.base, "SendMessage", json!({"message": follow})).await;
+    let r = rpc(&c, &srv.base, "SendMessage", json!({"message": follow})).await;
     assert_eq!(r["task"]["id"], id);
     assert_eq!(r["task"]["status"]["state"], "TASK_STATE_COMPLETED");
     let history: Vec<&str> = r["task"]["history"]
@@ -194,15 +117,16 @@ async fn conformance_input_required_then_follow_up_completes() {
 async fn conformance_stream_artifact_chunked() {
     let srv = Server::start("conformance");
     let c = client();
-    let body = rpc(
+    let body = rpc_body(
+        RPC_ID,
         "SendStreamingMessage",
         json!({"message": message("tck-stream-artifact-chunked-1", "hi")}),
     );
-    let (status, ctype, bytes) =
-        call(&c, Method::POST, &format!("{}/", srv.base), Some(&body)).await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(ctype, "text/event-stream");
-    let events = sse_events(&bytes);
+    let url = format!("{}/", srv.base);
+    let r = fetch(&c, request(Method::POST, &url, Some(&body))).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.content_type(), "text/event-stream");
+    let events = sse::events(&r.body);
     let results: Vec<&Value> = events.iter().map(|e| &e["result"]).collect();
     assert_eq!(results.len(), 4, "{results:#?}");
     assert_eq!(results[0]["task"]["status"]["state"], "TASK_STATE_WORKING");
@@ -231,16 +155,11 @@ async fn conformance_over_rest() {
     let srv = Server::start("conformance");
     let c = client();
     let body = json!({"message": message("tck-complete-task-rest", "hi")});
-    let (status, ctype, bytes) = call(
-        &c,
-        Method::POST,
-        &format!("{}/rest/message:send", srv.base),
-        Some(&body),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(ctype, "application/json");
-    let r: Value = serde_json::from_slice(&bytes).unwrap();
+    let url = format!("{}/rest/message:send", srv.base);
+    let res = fetch(&c, request(Method::POST, &url, Some(&body))).await;
+    assert_eq!(res.status, StatusCode::OK);
+    assert_eq!(res.content_type(), "application/json");
+    let r: Value = res.json();
     assert_eq!(r["task"]["status"]["state"], "TASK_STATE_COMPLETED");
     assert_eq!(
         r["task"]["status"]["message"]["parts"],
@@ -249,15 +168,10 @@ async fn conformance_over_rest() {
 
     // The task is readable under the REST prefix too.
     let id = r["task"]["id"].as_str().unwrap();
-    let (status, _, bytes) = call(
-        &c,
-        Method::GET,
-        &format!("{}/rest/tasks/{id}", srv.base),
-        None,
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK);
-    let t: Value = serde_json::from_slice(&bytes).unwrap();
+    let url = format!("{}/rest/tasks/{id}", srv.base);
+    let res = fetch(&c, request(Method::GET, &url, None)).await;
+    assert_eq!(res.status, StatusCode::OK);
+    let t: Value = res.json();
     assert_eq!(t["id"], id);
     assert_eq!(t["status"]["state"], "TASK_STATE_COMPLETED");
 }
@@ -266,9 +180,9 @@ async fn conformance_over_rest() {
 async fn conformance_card_declares_both_bindings_and_streaming() {
     let srv = Server::start("conformance");
     let url = format!("{}/.well-known/agent-card.json", srv.base);
-    let (status, _, bytes) = call(&client(), Method::GET, &url, None).await;
-    assert_eq!(status, StatusCode::OK);
-    let card: Value = serde_json::from_slice(&bytes).unwrap();
+    let res = fetch(&client(), request(Method::GET, &url, None)).await;
+    assert_eq!(res.status, StatusCode::OK);
+    let card: Value = res.json();
     assert_eq!(card["capabilities"]["streaming"], true);
     let ifaces = card["supportedInterfaces"].as_array().unwrap();
     assert_eq!(ifaces[0]["url"], format!("{}/", srv.base));
@@ -283,15 +197,10 @@ async fn echo_streams_words_that_concatenate_to_the_input() {
     let c = client();
     let text = "one two  three";
     let body = json!({"message": message("m-1", text)});
-    let (status, _, bytes) = call(
-        &c,
-        Method::POST,
-        &format!("{}/rest/message:stream", srv.base),
-        Some(&body),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK);
-    let events = sse_events(&bytes);
+    let url = format!("{}/rest/message:stream", srv.base);
+    let r = fetch(&c, request(Method::POST, &url, Some(&body))).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let events = sse::events(&r.body);
     let chunks: Vec<&str> = events
         .iter()
         .filter_map(|e| e["artifactUpdate"]["artifact"]["parts"][0]["text"].as_str())
@@ -311,7 +220,7 @@ async fn echo_cancel_interrupts_sleep() {
         "message": message("m-1", "sleep 60 then answer"),
         "configuration": {"returnImmediately": true},
     });
-    let r = rpc_result(&c, &srv.base, "SendMessage", params).await;
+    let r = rpc(&c, &srv.base, "SendMessage", params).await;
     let id = r["task"]["id"].as_str().unwrap().to_owned();
     let state = r["task"]["status"]["state"].as_str().unwrap();
     assert!(
@@ -320,13 +229,13 @@ async fn echo_cancel_interrupts_sleep() {
     );
 
     let started = Instant::now();
-    let t = rpc_result(&c, &srv.base, "CancelTask", json!({"id": id})).await;
+    let t = rpc(&c, &srv.base, "CancelTask", json!({"id": id})).await;
     assert_eq!(t["status"]["state"], "TASK_STATE_CANCELED");
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "cancel waited for the sleep"
     );
-    let t = rpc_result(&c, &srv.base, "GetTask", json!({"id": id})).await;
+    let t = rpc(&c, &srv.base, "GetTask", json!({"id": id})).await;
     assert_eq!(t["status"]["state"], "TASK_STATE_CANCELED");
     assert!(
         t.get("artifacts").is_none(),
@@ -342,25 +251,19 @@ async fn echo_subscriber_sees_the_cancel_of_a_sleeping_task() {
         "message": message("m-1", "sleep 60 then answer"),
         "configuration": {"returnImmediately": true},
     });
-    let r = rpc_result(&c, &srv.base, "SendMessage", params).await;
+    let r = rpc(&c, &srv.base, "SendMessage", params).await;
     let id = r["task"]["id"].as_str().unwrap().to_owned();
 
     // The answer's head comes once the first event (the task) is read.
-    let sub = Request::post(format!("{}/", srv.base))
-        .header("a2a-version", "1.0")
-        .header("content-type", "application/json")
-        .body(Full::new(Bytes::from(
-            serde_json::to_vec(&rpc("SubscribeToTask", json!({"id": id}))).unwrap(),
-        )))
-        .unwrap();
+    let sub = rpc_body(RPC_ID, "SubscribeToTask", json!({"id": id}));
+    let sub = request(Method::POST, &format!("{}/", srv.base), Some(&sub));
     let res = c.request(sub).await.unwrap();
     assert_eq!(res.status(), StatusCode::OK);
 
-    let t = rpc_result(&c, &srv.base, "CancelTask", json!({"id": id})).await;
+    let t = rpc(&c, &srv.base, "CancelTask", json!({"id": id})).await;
     assert_eq!(t["status"]["state"], "TASK_STATE_CANCELED");
 
-    let body = res.into_body().collect().await.unwrap().to_bytes();
-    let events = sse_events(&body);
+    let events = sse::events(&Reply::read(res).await.body);
     let results: Vec<&Value> = events.iter().map(|e| &e["result"]).collect();
     // The task (SUBMITTED, or WORKING if the agent started already), maybe
     // the WORKING update, then CANCELED, and the stream ends.

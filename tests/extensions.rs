@@ -1,5 +1,9 @@
 //! A2aExtensionsLayer over a trivial inner service (a2a-spec.md §1.5): parsing
-//! `A2A-Extensions`, activation, required extensions, the response header.
+//! `A2A-Extensions`, activation, required extensions, the response header;
+//! and a required extension enforced, with no fallback to another version of
+//! it, by the whole `A2aServer` (`support::assembled`) on both bindings.
+
+mod support;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -7,10 +11,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use a2a_tower::types::{AgentCard, AgentExtension, AgentInterface};
 use a2a_tower::{A2aExtensionsLayer, ActivatedExtensions, Body};
-use bytes::Bytes;
 use http::{HeaderMap, Request, Response, StatusCode, header};
-use http_body_util::BodyExt;
 use serde_json::{Value, json};
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+use support::assembled;
+use support::http::Reply;
 use tower::{Service, ServiceBuilder, ServiceExt, service_fn};
 
 const TRACE: &str = "https://ext.example/trace/v1";
@@ -60,13 +65,9 @@ async fn call(layer: &A2aExtensionsLayer, req: Request<Body>) -> (StatusCode, He
         .oneshot(req)
         .await
         .unwrap();
-    let (parts, body) = res.into_parts();
-    let bytes: Bytes = body.collect().await.unwrap().to_bytes();
-    (
-        parts.status,
-        parts.headers,
-        serde_json::from_slice(&bytes).unwrap(),
-    )
+    let r = Reply::read(res).await;
+    let json = r.json();
+    (r.status, r.headers, json)
 }
 
 fn echoed(headers: &HeaderMap) -> Vec<&str> {
@@ -180,4 +181,70 @@ async fn card_endpoint_and_other_paths_pass_untouched() {
     let (status, headers, seen) = call(&layer, req("/health", &[SIGNED])).await;
     assert_eq!((status, seen), (StatusCode::OK, Value::Null));
     assert!(echoed(&headers).is_empty());
+}
+
+// a2a-spec.md §1.5: a required extension the client did not request MUST give
+// ExtensionSupportRequired (−32008 / 400), and a server MUST NOT silently fall
+// back to another version of an extension (a request for `/v1` does not
+// activate the required `/v2`).
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+#[tokio::test]
+async fn required_extension_not_requested_is_refused_without_version_fallback() {
+    const V2: &str = "https://ext.example/signed/v2";
+    const V1: &str = "https://ext.example/signed/v1";
+    let mut card = assembled::card();
+    card.capabilities.extensions.push(AgentExtension {
+        uri: V2.into(),
+        required: true,
+        ..AgentExtension::default()
+    });
+    let h = assembled::server_with(card);
+    for requested in [None, Some(V1)] {
+        let mut req = assembled::rpc_req(
+            assembled::ALICE,
+            "x",
+            "SendMessage",
+            json!({"message": assembled::message("echo")}),
+        );
+        let mut rest = assembled::request(
+            "POST",
+            "/rest/message:send",
+            assembled::ALICE,
+            Some(json!({"message": assembled::message("echo")})),
+        );
+        if let Some(uri) = requested {
+            req.headers_mut()
+                .insert("a2a-extensions", uri.parse().unwrap());
+            rest.headers_mut()
+                .insert("a2a-extensions", uri.parse().unwrap());
+        }
+        let (status, _, text) = assembled::raw(assembled::call(&h, req).await).await;
+        assert_eq!(status, StatusCode::OK);
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["error"]["code"], -32008, "{v}");
+        assert_eq!(
+            v["error"]["data"][0]["reason"],
+            "EXTENSION_SUPPORT_REQUIRED"
+        );
+        assembled::rest_err(
+            &h,
+            rest,
+            400,
+            "FAILED_PRECONDITION",
+            "EXTENSION_SUPPORT_REQUIRED",
+        )
+        .await;
+    }
+    // Requested: served, and echoed as activated.
+    let mut req = assembled::request(
+        "POST",
+        "/rest/message:send",
+        assembled::ALICE,
+        Some(json!({"message": assembled::message("echo")})),
+    );
+    req.headers_mut()
+        .insert("a2a-extensions", V2.parse().unwrap());
+    let res = assembled::call(&h, req).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()["a2a-extensions"], V2);
 }

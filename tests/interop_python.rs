@@ -8,14 +8,13 @@
 //! interpreter or SDK fails these tests; they never skip.
 #![cfg(all(feature = "engine", feature = "jsonrpc", feature = "rest"))]
 
-#[path = "support/server.rs"]
-mod server;
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use server::Server;
+use support::server::Server;
 use tokio::process::Command;
 
 /// A generous bound on one script run (it normally takes about a second).

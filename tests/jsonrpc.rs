@@ -2,14 +2,15 @@
 //! `oneshot` (a2a-spec.md §6 and §4.8).
 #![cfg(feature = "jsonrpc")]
 
+mod support;
+
 use std::convert::Infallible;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use a2a_tower::jsonrpc::ResponseFuture;
 use a2a_tower::types::{
     AgentCard, AgentInterface, ListTasksResponse, Message, SendMessageResponse, StreamResponse,
-    Task, TaskPushNotificationConfig, TaskState, TaskStatus, TaskStatusUpdateEvent,
+    TaskPushNotificationConfig, TaskState,
 };
 use a2a_tower::{
     A2aError, A2aRequest, A2aResponse, A2aService, Body, BoxError, ErrorKind, EventStream,
@@ -18,9 +19,9 @@ use a2a_tower::{
 use bytes::Bytes;
 use http::{HeaderMap, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
+use support::core::{Calls, scripted, status_update, task};
+use support::http::Reply;
 use tower::{Layer, ServiceExt};
-
-type Log = Arc<Mutex<Vec<A2aRequest>>>;
 
 #[derive(Debug, Clone, PartialEq)]
 struct Principal(&'static str);
@@ -36,35 +37,9 @@ fn card(capable: bool) -> AgentCard {
     card
 }
 
-fn task(id: &str, state: TaskState) -> Task {
-    Task {
-        id: id.into(),
-        context_id: "c-1".into(),
-        status: TaskStatus {
-            state,
-            message: None,
-            timestamp: None,
-        },
-        ..Default::default()
-    }
-}
-
-fn status(state: TaskState) -> StreamResponse {
-    StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-        task_id: "t-1".into(),
-        context_id: "c-1".into(),
-        status: TaskStatus {
-            state,
-            message: None,
-            timestamp: None,
-        },
-        metadata: None,
-    })
-}
-
 /// Answers every operation deterministically; the message text of a
 /// streaming send picks the stream shape.
-fn answer(op: Operation) -> Result<A2aResponse, A2aError> {
+fn answer(op: &Operation) -> Result<A2aResponse, A2aError> {
     use TaskState::*;
     Ok(match op {
         Operation::SendMessage(_) => {
@@ -77,11 +52,11 @@ fn answer(op: Operation) -> Result<A2aResponse, A2aError> {
                 "fail-mid" => vec![
                     Ok(first),
                     Err(A2aError::internal("secret cause")),
-                    Ok(status(Completed)),
+                    Ok(status_update(Completed)),
                 ],
                 "message" => vec![
                     Ok(StreamResponse::Message(Message::agent("m-2", "hi"))),
-                    Ok(status(Completed)),
+                    Ok(status_update(Completed)),
                 ],
                 "hang" => {
                     let s = futures_util::stream::iter(vec![Ok(first)])
@@ -89,11 +64,17 @@ fn answer(op: Operation) -> Result<A2aResponse, A2aError> {
                     return Ok(A2aResponse::Stream(EventStream::new(s)));
                 }
                 "empty" => vec![],
-                _ => vec![Ok(first), Ok(status(Working)), Ok(status(Completed))],
+                _ => vec![
+                    Ok(first),
+                    Ok(status_update(Working)),
+                    Ok(status_update(Completed)),
+                ],
             };
             A2aResponse::Stream(EventStream::from_iter(items))
         }
-        Operation::GetTask(r) if r.id == "missing" => return Err(A2aError::task_not_found(r.id)),
+        Operation::GetTask(r) if r.id == "missing" => {
+            return Err(A2aError::task_not_found(r.id.clone()));
+        }
         Operation::GetTask(r) if r.id == "wrong" => A2aResponse::Empty,
         Operation::GetTask(r) => A2aResponse::Task(task(&r.id, Working)),
         Operation::ListTasks(_) => A2aResponse::Tasks(ListTasksResponse::default()),
@@ -101,14 +82,16 @@ fn answer(op: Operation) -> Result<A2aResponse, A2aError> {
         Operation::SubscribeToTask(r) => A2aResponse::Stream(EventStream::from_iter(vec![Ok(
             StreamResponse::Task(task(&r.id, Working)),
         )])),
-        Operation::CreateTaskPushNotificationConfig(mut c) => {
-            c.id = "cfg-1".into();
-            A2aResponse::PushConfig(c)
+        Operation::CreateTaskPushNotificationConfig(c) => {
+            A2aResponse::PushConfig(TaskPushNotificationConfig {
+                id: "cfg-1".into(),
+                ..c.clone()
+            })
         }
         Operation::GetTaskPushNotificationConfig(r) => {
             A2aResponse::PushConfig(TaskPushNotificationConfig {
-                id: r.id,
-                task_id: r.task_id,
+                id: r.id.clone(),
+                task_id: r.task_id.clone(),
                 url: "https://hook".into(),
                 ..Default::default()
             })
@@ -126,23 +109,20 @@ fn answer(op: Operation) -> Result<A2aResponse, A2aError> {
 
 use futures_util::StreamExt;
 
-fn core(log: Log) -> impl A2aService + Sync {
-    tower::service_fn(move |req: A2aRequest| {
-        log.lock().unwrap().push(req.clone());
-        std::future::ready(answer(req.operation))
-    })
+fn core(log: Calls) -> impl A2aService + Sync {
+    scripted(log, answer)
 }
 
 fn app_with(
     card: &AgentCard,
     keep_alive: Duration,
-) -> (JsonRpcService<impl A2aService + Sync + use<>>, Log) {
-    let log = Log::default();
+) -> (JsonRpcService<impl A2aService + Sync + use<>>, Calls) {
+    let log = Calls::default();
     let layer = JsonRpcLayer::new(card).unwrap().keep_alive(keep_alive);
     (layer.layer(core(log.clone())), log)
 }
 
-fn app() -> (JsonRpcService<impl A2aService + Sync>, Log) {
+fn app() -> (JsonRpcService<impl A2aService + Sync>, Calls) {
     app_with(&card(true), Duration::from_secs(15))
 }
 
@@ -166,14 +146,9 @@ where
     B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
-    let res = svc.oneshot(req).await.unwrap();
-    let (parts, body) = res.into_parts();
-    let bytes = body.collect().await.unwrap().to_bytes();
-    (
-        parts.status,
-        parts.headers,
-        String::from_utf8(bytes.to_vec()).unwrap(),
-    )
+    let r = Reply::read(svc.oneshot(req).await.unwrap()).await;
+    let body = r.text().to_owned();
+    (r.status, r.headers, body)
 }
 
 async fn call(body: &str) -> (StatusCode, HeaderMap, String) {
@@ -771,7 +746,7 @@ async fn under_the_limit_and_version_layers() {
     // the negotiated version reaches the core's context (§1.3).
     use a2a_tower::{A2aBodyLimitLayer, A2aVersionLayer, ProtocolVersion};
     let card = card(true);
-    let stack = |log: Log| {
+    let stack = |log: Calls| {
         tower::ServiceBuilder::new()
             .layer(
                 A2aBodyLimitLayer::new(&card)
@@ -796,7 +771,7 @@ async fn under_the_limit_and_version_layers() {
             .body(http_body_util::StreamBody::new(frames))
             .unwrap()
     };
-    let log = Log::default();
+    let log = Calls::default();
     let big = rpc(
         "GetTask",
         "1",

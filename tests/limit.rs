@@ -1,6 +1,8 @@
 //! A2aBodyLimitLayer over a trivial inner service: binding-shaped 413s, refusal
 //! before the inner service is called, and a streamed body cut at the limit.
 
+mod support;
+
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,6 +16,7 @@ use http::{Request, Response, StatusCode, header};
 use http_body::Frame;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited, StreamBody};
 use serde_json::{Value, json};
+use support::http::Reply;
 use tower::{Service, ServiceBuilder, ServiceExt, service_fn};
 
 fn card() -> AgentCard {
@@ -60,17 +63,11 @@ where
         }))
 }
 
+/// Status, content type and body.
 async fn parts(res: Response<Body>) -> (StatusCode, Option<String>, Bytes) {
-    let status = res.status();
-    let ct = res
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .map(|v| v.to_str().unwrap().to_owned());
-    (
-        status,
-        ct,
-        res.into_body().collect().await.unwrap().to_bytes(),
-    )
+    let r = Reply::read(res).await;
+    let ct = r.header(header::CONTENT_TYPE).map(str::to_owned);
+    (r.status, ct, r.body)
 }
 
 fn oversized(path: &str, len: usize) -> Request<Full<Bytes>> {

@@ -1,8 +1,7 @@
 //! The task-log conformance suite against `MemoryTaskLog`, memory-specific
 //! bounds, and projection properties.
 
-#[path = "support/log_suite.rs"]
-mod log_suite;
+mod support;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -16,6 +15,8 @@ use a2a_tower::types::{
 use futures_util::FutureExt as _;
 use futures_util::StreamExt as _;
 use proptest::prelude::*;
+use support::log_suite::log_suite;
+use support::recovery_suite;
 
 type Log = Arc<dyn TaskLog>;
 
@@ -453,9 +454,6 @@ proptest! {
         }
     }
 }
-
-#[path = "support/recovery_suite.rs"]
-mod recovery_suite;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restart_recovery_and_fencing_through_the_engine() {

@@ -9,21 +9,17 @@
 
 #![cfg(feature = "postgres")]
 
-#[path = "support/log_suite.rs"]
-mod log_suite;
+mod support;
 
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use a2a_tower::log::{AppendRequest, LogErrorKind, PostgresTaskLog, Record, TaskLog};
 use a2a_tower::types::{Message, TaskState, TaskStatus};
-use futures_util::{FutureExt, StreamExt};
-
-fn url() -> String {
-    std::env::var("A2A_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
-}
+use futures_util::StreamExt;
+use support::log_suite::{GUARD, log_suite, msg};
+use support::postgres::{url, with_schema};
+use support::recovery_suite;
 
 async fn connect(schema: &str) -> PostgresTaskLog {
     PostgresTaskLog::builder(url())
@@ -32,29 +28,6 @@ async fn connect(schema: &str) -> PostgresTaskLog {
         .connect()
         .await
         .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e:?}", url()))
-}
-
-async fn drop_schema(schema: &str) -> Result<(), tokio_postgres::Error> {
-    let (client, conn) = tokio_postgres::connect(&url(), tokio_postgres::NoTls).await?;
-    let driver = tokio::spawn(conn);
-    client
-        .batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"))
-        .await?;
-    drop(client);
-    let _ = driver.await;
-    Ok(())
-}
-
-/// Runs `body` with a fresh schema name, then drops the schema whatever
-/// happened, then re-raises a failure (the body's first).
-async fn with_schema<Fut: Future<Output = ()>>(body: impl FnOnce(String) -> Fut) {
-    let schema = format!("a2a_test_{}", uuid::Uuid::new_v4().simple());
-    let out = AssertUnwindSafe(body(schema.clone())).catch_unwind().await;
-    let cleaned = drop_schema(&schema).await;
-    if let Err(panic) = out {
-        std::panic::resume_unwind(panic);
-    }
-    cleaned.expect("drop the test schema");
 }
 
 async fn run<F, Fut>(case: F)
@@ -70,12 +43,6 @@ where
 }
 
 log_suite!(run);
-
-fn msg(i: u64) -> Record {
-    Record::MessageAdmitted {
-        message: Message::user(format!("m{i}"), "x"),
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hosts_fence_and_watch_each_other() {
@@ -94,7 +61,7 @@ async fn two_hosts_fence_and_watch_each_other() {
         a.append(AppendRequest::new("x", "t", 1, 1, vec![msg(1)]))
             .await
             .unwrap();
-        let got = tokio::time::timeout(log_suite::GUARD, on_b.next())
+        let got = tokio::time::timeout(GUARD, on_b.next())
             .await
             .expect("B's watch saw A's commit")
             .unwrap()
@@ -136,7 +103,7 @@ async fn two_hosts_fence_and_watch_each_other() {
             .await
             .unwrap();
         let mut seqs = Vec::new();
-        while let Some(r) = tokio::time::timeout(log_suite::GUARD, on_b.next())
+        while let Some(r) = tokio::time::timeout(GUARD, on_b.next())
             .await
             .expect("B's watch ends after the terminal record")
         {
@@ -215,9 +182,6 @@ async fn unreachable_database_is_an_error() {
         .unwrap_err();
     assert_eq!(err.kind(), LogErrorKind::Backend);
 }
-
-#[path = "support/recovery_suite.rs"]
-mod recovery_suite;
 
 /// Two logs (two hosts' connections) on one schema.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

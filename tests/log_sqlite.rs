@@ -4,8 +4,7 @@
 
 #![cfg(feature = "sqlite")]
 
-#[path = "support/log_suite.rs"]
-mod log_suite;
+mod support;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -13,6 +12,8 @@ use std::sync::Arc;
 
 use a2a_tower::log::{AppendRequest, LogErrorKind, Record, SqliteTaskLog, Synchronous, TaskLog};
 use a2a_tower::types::{Message, TaskState, TaskStatus};
+use support::log_suite::{log_suite, msg};
+use support::recovery_suite;
 
 /// A temporary directory removed on drop.
 struct TempDir(PathBuf);
@@ -75,12 +76,6 @@ where
 mod uncached {
     use super::*;
     log_suite!(super::run_uncached);
-}
-
-fn msg(i: u64) -> Record {
-    Record::MessageAdmitted {
-        message: Message::user(format!("m{i}"), "x"),
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -404,9 +399,6 @@ fn rejects_a_zero_batch() {
         .unwrap_err();
     assert_eq!(err.kind(), LogErrorKind::Config);
 }
-
-#[path = "support/recovery_suite.rs"]
-mod recovery_suite;
 
 /// One file has one log (see `one_log_owns_the_file_until_dropped`): the
 /// old host and the restarted hosts are engines on that log, as they are on

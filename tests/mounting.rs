@@ -9,21 +9,20 @@
 
 #![cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine", unix))]
 
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+mod support;
+
 use std::time::Duration;
 
-use bytes::Bytes;
-use http::{Request, StatusCode};
-use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
+use http::header::{CACHE_CONTROL, WWW_AUTHENTICATE};
+use http::{Method, StatusCode};
+use http_body_util::BodyExt;
 use serde_json::{Value, json};
+use support::http::{
+    HttpClient, RPC_ID, Reply, client, fetch, message, request, rpc_body, with_bearer,
+};
+use support::server::Server;
 
-/// How long a server may take to bind, or to stop after SIGINT.
+/// How long a stream may take to arrive.
 const PATIENCE: Duration = Duration::from_secs(30);
 
 /// The axum example's demo tokens.
@@ -33,182 +32,30 @@ const BOB: &str = "secret-bob";
 /// What the axum card adds to the shared card, in serialised form.
 const AXUM_SECURITY: &str = r#","securitySchemes":{"bearer":{"httpAuthSecurityScheme":{"scheme":"Bearer"}}},"securityRequirements":[{"schemes":{"bearer":{"list":[]}}}]"#;
 
-/// A running example; killed on drop if it has not been stopped.
-struct Server {
-    name: &'static str,
-    child: Child,
-    base: String,
-    stdout: mpsc::Receiver<String>,
-}
-
-impl Server {
-    /// Starts `target/<profile>/examples/<name>` on `127.0.0.1:0` and waits
-    /// for its `listening on http://ADDR` line.
-    fn start(name: &'static str) -> Self {
-        let exe = std::env::current_exe().expect("test binary path");
-        // target/<profile>/deps/mounting-<hash> → target/<profile>/examples/<name>
-        let path: PathBuf = exe
-            .parent()
-            .and_then(|deps| deps.parent())
-            .expect("target/<profile>")
-            .join("examples")
-            .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-        assert!(
-            path.is_file(),
-            "{} is missing: run `cargo build --examples --all-features` before this test",
-            path.display()
-        );
-        let mut child = Command::new(&path)
-            .env("A2A_ADDR", "127.0.0.1:0")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", path.display()));
-        // A reader thread forwards stdout line by line (and keeps the pipe
-        // open, so the example can print until it exits).
-        let out = child.stdout.take().expect("piped stdout");
-        let (tx, stdout) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut server = Self {
-            name,
-            child,
-            base: String::new(),
-            stdout,
-        };
-        let line = server
-            .stdout
-            .recv_timeout(PATIENCE)
-            .unwrap_or_else(|e| panic!("{name}: no `listening on` line ({e})"));
-        let base = line
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("{name}: first line is {line:?}"));
-        assert!(base.starts_with("http://127.0.0.1:"), "{name}: {base}");
-        assert!(!base.ends_with(":0"), "{name}: prints the bound port");
-        server.base = base.to_owned();
-        server
-    }
-
-    /// Sends SIGINT (Ctrl-C) and asserts a clean exit.
-    fn stop(mut self) {
-        let pid = self.child.id().to_string();
-        let status = Command::new("kill").args(["-INT", &pid]).status();
-        assert!(
-            status.is_ok_and(|s| s.success()),
-            "{}: kill -INT",
-            self.name
-        );
-        // The reader thread ends (and the channel disconnects) at exit.
-        loop {
-            match self.stdout.recv_timeout(PATIENCE) {
-                Ok(_) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    panic!("{}: still running after SIGINT", self.name)
-                }
-            }
-        }
-        let status = self.child.wait().expect("wait");
-        assert!(status.success(), "{}: exit status {status}", self.name);
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-type HttpClient = Client<HttpConnector, Full<Bytes>>;
-
-fn client() -> HttpClient {
-    Client::builder(TokioExecutor::new()).build_http()
-}
-
-/// One answer: status, the headers the A2A layers set, and body.
-struct Answer {
-    status: StatusCode,
-    content_type: String,
-    cache_control: String,
-    www_authenticate: Option<String>,
-    body: String,
-}
-
-impl Answer {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
-    }
-
-    /// The line this answer contributes to a transcript.
-    fn line(&self) -> String {
-        let (status, ct, cc) = (self.status, &self.content_type, &self.cache_control);
-        format!(
-            "{status} [content-type: {ct}] [cache-control: {cc}] {}",
-            self.body
-        )
-    }
-}
-
+/// An A2A call, with `token` as the bearer token when there is one.
 async fn call(
     client: &HttpClient,
     method: &str,
     url: String,
     token: Option<&str>,
     body: Option<Value>,
-) -> Answer {
-    let mut req = Request::builder()
-        .method(method)
-        .uri(url)
-        .header("a2a-version", "1.0");
-    if let Some(t) = token {
-        req = req.header("authorization", format!("Bearer {t}"));
-    }
-    let body = match body {
-        Some(v) => {
-            req = req.header("content-type", "application/json");
-            Bytes::from(v.to_string())
-        }
-        None => Bytes::new(),
-    };
-    let res = client
-        .request(req.body(Full::new(body)).unwrap())
-        .await
-        .expect("HTTP call");
-    let status = res.status();
-    let header = |name| {
-        res.headers()
-            .get(name)
-            .map(|v: &http::HeaderValue| v.to_str().unwrap().to_owned())
-    };
-    let content_type = header(http::header::CONTENT_TYPE).unwrap_or_default();
-    let cache_control = header(http::header::CACHE_CONTROL).unwrap_or_default();
-    let www_authenticate = header(http::header::WWW_AUTHENTICATE);
-    let bytes = res.into_body().collect().await.expect("body").to_bytes();
-    Answer {
-        status,
-        content_type,
-        cache_control,
-        www_authenticate,
-        body: String::from_utf8(bytes.to_vec()).expect("UTF-8 body"),
-    }
+) -> Reply {
+    fetch(
+        client,
+        with_bearer(request(method, &url, body.as_ref()), token),
+    )
+    .await
 }
 
-fn message(id: &str, text: &str) -> Value {
-    json!({"messageId": id, "role": "ROLE_USER", "parts": [{"text": text}]})
-}
-
-fn rpc(method: &str, params: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
+/// The line an answer contributes to a transcript: status, the headers the
+/// A2A layers set, and body.
+fn line(answer: &Reply) -> String {
+    let (status, ct) = (answer.status, answer.content_type());
+    let cc = answer.header(CACHE_CONTROL).unwrap_or_default();
+    format!(
+        "{status} [content-type: {ct}] [cache-control: {cc}] {}",
+        answer.text()
+    )
 }
 
 /// The conformance calls, in order, as transcript lines. Every call carries
@@ -234,63 +81,78 @@ async fn transcript(server: &Server, token: &str) -> Vec<String> {
     assert_eq!(card.json()["supportedInterfaces"][0]["url"], a2a);
     assert_eq!(card.json()["supportedInterfaces"][1]["url"], rest);
     assert_eq!(card.json()["capabilities"]["streaming"], true);
-    lines.push(card.line());
+    lines.push(line(&card));
 
     // JSON-RPC SendMessage.
-    let send = rpc("SendMessage", json!({"message": message("m-1", "hello")}));
+    let send = rpc_body(
+        RPC_ID,
+        "SendMessage",
+        json!({"message": message("m-1", "hello")}),
+    );
     let sent = call(&c, "POST", a2a.clone(), t, Some(send)).await;
-    assert_eq!(sent.status, 200, "{}: {}", server.name, sent.body);
+    assert_eq!(sent.status, 200, "{}: {}", server.name, sent.text());
     let task_id = sent.json()["result"]["task"]["id"]
         .as_str()
         .expect("task id")
         .to_owned();
-    lines.push(sent.line());
+    lines.push(line(&sent));
 
     // HTTP+JSON message:send.
     let body = json!({"message": message("m-2", "rest")});
     let sent = call(&c, "POST", format!("{rest}/message:send"), t, Some(body)).await;
-    assert_eq!(sent.status, 200, "{}: {}", server.name, sent.body);
-    lines.push(sent.line());
+    assert_eq!(sent.status, 200, "{}: {}", server.name, sent.text());
+    lines.push(line(&sent));
 
     // JSON-RPC GetTask of the first task.
-    let get = rpc("GetTask", json!({"id": task_id}));
+    let get = rpc_body(RPC_ID, "GetTask", json!({"id": task_id}));
     let got = call(&c, "POST", a2a.clone(), t, Some(get)).await;
     assert_eq!(got.json()["result"]["id"], task_id.as_str());
-    lines.push(got.line());
+    lines.push(line(&got));
 
     // HTTP+JSON GetTask of the same task.
     let got = call(&c, "GET", format!("{rest}/tasks/{task_id}"), t, None).await;
     assert_eq!(got.json()["id"], task_id.as_str());
-    lines.push(got.line());
+    lines.push(line(&got));
 
     // JSON-RPC SendStreamingMessage over SSE: the whole event stream.
-    let stream = rpc(
+    let stream = rpc_body(
+        RPC_ID,
         "SendStreamingMessage",
         json!({"message": message("m-3", "stream")}),
     );
     let events = call(&c, "POST", a2a.clone(), t, Some(stream)).await;
     assert_eq!(events.status, 200, "{}", server.name);
-    assert!(events.content_type.starts_with("text/event-stream"));
-    assert_eq!(events.body.matches("data: ").count(), 3, "{}", events.body);
-    assert!(events.body.contains("TASK_STATE_COMPLETED"));
-    lines.push(events.line());
+    assert!(events.content_type().starts_with("text/event-stream"));
+    assert_eq!(
+        events.text().matches("data: ").count(),
+        3,
+        "{}",
+        events.text()
+    );
+    assert!(events.text().contains("TASK_STATE_COMPLETED"));
+    lines.push(line(&events));
 
     // HTTP+JSON message:stream.
     let body = json!({"message": message("m-4", "rest stream")});
     let events = call(&c, "POST", format!("{rest}/message:stream"), t, Some(body)).await;
-    assert!(events.content_type.starts_with("text/event-stream"));
-    assert_eq!(events.body.matches("data: ").count(), 3, "{}", events.body);
-    lines.push(events.line());
+    assert!(events.content_type().starts_with("text/event-stream"));
+    assert_eq!(
+        events.text().matches("data: ").count(),
+        3,
+        "{}",
+        events.text()
+    );
+    lines.push(line(&events));
 
     // Errors: an unknown task over both bindings (a2a-spec: TaskNotFound,
     // JSON-RPC -32001, HTTP 404).
-    let get = rpc("GetTask", json!({"id": "no-such-task"}));
+    let get = rpc_body(RPC_ID, "GetTask", json!({"id": "no-such-task"}));
     let missing = call(&c, "POST", a2a.clone(), t, Some(get)).await;
     assert_eq!(missing.json()["error"]["code"], -32001);
-    lines.push(missing.line());
+    lines.push(line(&missing));
     let missing = call(&c, "GET", format!("{rest}/tasks/no-such-task"), t, None).await;
     assert_eq!(missing.status, 404);
-    lines.push(missing.line());
+    lines.push(line(&missing));
 
     let addr = server.base.trim_start_matches("http://");
     let mut ids = Vec::new();
@@ -376,9 +238,9 @@ fn normalise_replaces_ids_timestamps_and_address() {
     );
 }
 
-/// Done-when of the mounting issue: the axum, hyper and actix examples (and
-/// the composition example) answer the same conformance calls with the same
-/// bytes, apart from ids and timestamps.
+/// The axum, hyper and actix examples (and the composition example) answer
+/// the same conformance calls with the same bytes, apart from ids and
+/// timestamps.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hosts_answer_the_same_bytes() {
     let mut transcripts = Vec::new();
@@ -426,7 +288,13 @@ async fn axum_authenticates_and_the_agent_sees_the_principal() {
     let c = client();
     let a2a = format!("{}/a2a", server.base);
     let rest = format!("{}/a2a/rest", server.base);
-    let send_rpc = |text: &str| rpc("SendMessage", json!({"message": message("m-1", text)}));
+    let send_rpc = |text: &str| {
+        rpc_body(
+            RPC_ID,
+            "SendMessage",
+            json!({"message": message("m-1", text)}),
+        )
+    };
     let send_rest = |text: &str| json!({"message": message("m-2", text)});
 
     // No token, or an unknown one: refused before any A2A processing.
@@ -436,12 +304,12 @@ async fn axum_authenticates_and_the_agent_sees_the_principal() {
     ] {
         let res = call(&c, "POST", a2a.clone(), token, Some(send_rpc("x"))).await;
         assert_eq!(res.status, StatusCode::UNAUTHORIZED);
-        assert_eq!(res.www_authenticate.as_deref(), Some(challenge));
-        assert_eq!(res.body, "");
+        assert_eq!(res.header(WWW_AUTHENTICATE), Some(challenge));
+        assert_eq!(res.text(), "");
         let url = format!("{rest}/message:send");
         let res = call(&c, "POST", url, token, Some(send_rest("x"))).await;
         assert_eq!(res.status, StatusCode::UNAUTHORIZED);
-        assert_eq!(res.www_authenticate.as_deref(), Some(challenge));
+        assert_eq!(res.header(WWW_AUTHENTICATE), Some(challenge));
     }
 
     // Public routes.
@@ -453,10 +321,7 @@ async fn axum_authenticates_and_the_agent_sees_the_principal() {
         "Bearer"
     );
     let health = call(&c, "GET", format!("{}/health", server.base), None, None).await;
-    assert_eq!(
-        (health.status, health.body.as_str()),
-        (StatusCode::OK, "ok")
-    );
+    assert_eq!((health.status, health.text()), (StatusCode::OK, "ok"));
 
     // The principal reaches the agent over JSON-RPC ...
     let res = call(&c, "POST", a2a.clone(), Some(ALICE), Some(send_rpc("hi"))).await;
@@ -472,11 +337,11 @@ async fn axum_authenticates_and_the_agent_sees_the_principal() {
     );
 
     // Tasks are scoped by principal: bob cannot see alice's task.
-    let get = rpc("GetTask", json!({"id": task_id}));
+    let get = rpc_body(RPC_ID, "GetTask", json!({"id": task_id}));
     let res = call(&c, "POST", a2a.clone(), Some(ALICE), Some(get.clone())).await;
     assert_eq!(res.json()["result"]["id"], task_id.as_str());
     let res = call(&c, "POST", a2a, Some(BOB), Some(get)).await;
-    assert_eq!(res.json()["error"]["code"], -32001, "{}", res.body);
+    assert_eq!(res.json()["error"]["code"], -32001, "{}", res.text());
 
     server.stop();
 }
@@ -508,16 +373,12 @@ async fn hosts_stream_event_by_event() {
         let a2a = format!("{}/a2a", server.base);
         let c = client();
         let run = async {
-            let hold = rpc(
+            let hold = rpc_body(
+                RPC_ID,
                 "SendStreamingMessage",
                 json!({"message": message("m-hold", "hold")}),
             );
-            let req = Request::post(a2a.as_str())
-                .header("a2a-version", "1.0")
-                .header("content-type", "application/json")
-                .header("authorization", format!("Bearer {ALICE}"))
-                .body(Full::new(Bytes::from(hold.to_string())))
-                .unwrap();
+            let req = with_bearer(request(Method::POST, &a2a, Some(&hold)), Some(ALICE));
             let res = c.request(req).await.expect("stream call");
             assert_eq!(res.status(), 200);
             let mut body = res.into_body();
@@ -529,7 +390,7 @@ async fn hosts_stream_event_by_event() {
             let start = text.find(r#""id":""#).expect("task id") + 6;
             let task_id = text[start..start + 36].to_owned();
 
-            let cancel = rpc("CancelTask", json!({"id": task_id}));
+            let cancel = rpc_body(RPC_ID, "CancelTask", json!({"id": task_id}));
             let res = call(&c, "POST", a2a.clone(), Some(ALICE), Some(cancel)).await;
             assert_eq!(
                 res.json()["result"]["status"]["state"],

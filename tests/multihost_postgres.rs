@@ -1,44 +1,21 @@
-//! Multi-host test (issue 5, item 7): two echo servers on loopback share one
-//! PostgreSQL schema. A task started on host A is readable and subscribable
-//! on host B, which runs no execution of it: B's SubscribeToTask follows the
-//! log's cross-host watch (LISTEN/NOTIFY), and its events arrive in order.
+//! Multi-host test: two echo servers on loopback share one PostgreSQL schema.
+//! A task started on host A is readable and subscribable on host B, which
+//! runs no execution of it: B's SubscribeToTask follows the log's cross-host
+//! watch (LISTEN/NOTIFY), and its events arrive in order.
 //!
 //! Needs PostgreSQL at `A2A_TEST_POSTGRES_URL` (default
 //! `postgres://postgres@127.0.0.1:5432/test`): the test FAILS when it is
-//! unreachable. It works in its own `a2a_mh_<uuid>` schema, dropped at the
-//! end even when the test fails. Needs the example binary built with
+//! unreachable. It works in its own `a2a_test_<uuid>` schema, dropped at
+//! the end even when the test fails. Needs the example binary built with
 //! `--all-features` (see `support/server.rs`).
 #![cfg(all(feature = "postgres", feature = "jsonrpc", feature = "rest"))]
 
-#[path = "support/http.rs"]
-mod http_client;
-#[path = "support/server.rs"]
-mod server;
+mod support;
 
-use std::panic::AssertUnwindSafe;
-
-use futures_util::FutureExt as _;
-use http_client::{client, message, rpc, rpc_stream};
 use serde_json::{Value, json};
-use server::Server;
-
-fn url() -> String {
-    std::env::var("A2A_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
-}
-
-async fn drop_schema(schema: &str) {
-    let (client, conn) = tokio_postgres::connect(&url(), tokio_postgres::NoTls)
-        .await
-        .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e}", url()));
-    let driver = tokio::spawn(conn);
-    client
-        .batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"))
-        .await
-        .expect("drop the test schema");
-    drop(client);
-    let _ = driver.await;
-}
+use support::http::{client, message, rpc, rpc_stream};
+use support::postgres::{url, with_schema};
+use support::server::Server;
 
 fn state(event: &Value) -> Option<&str> {
     event["task"]["status"]["state"]
@@ -152,12 +129,5 @@ async fn task_started_on_a_streams_on_b(schema: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn task_started_on_one_host_is_readable_and_subscribable_on_another() {
-    let schema = format!("a2a_mh_{}", uuid::Uuid::new_v4().simple());
-    let out = AssertUnwindSafe(task_started_on_a_streams_on_b(&schema))
-        .catch_unwind()
-        .await;
-    drop_schema(&schema).await;
-    if let Err(panic) = out {
-        std::panic::resume_unwind(panic);
-    }
+    with_schema(|schema| async move { task_started_on_a_streams_on_b(&schema).await }).await;
 }

@@ -2,11 +2,13 @@
 //! records every operation it gets: routes and verbs (bare and under a
 //! tenant), query parameters, content types, the error shape of every
 //! ErrorKind, SSE framing, 404/405, and the binding inside a full stack
-//! chained with JSON-RPC.
+//! chained with JSON-RPC; and the exact error body of the whole `A2aServer`
+//! (`support::assembled`).
 
 #![cfg(all(feature = "jsonrpc", feature = "rest"))]
 
-use std::sync::{Arc, Mutex};
+mod support;
+
 use std::time::Duration;
 
 use a2a_tower::card::StackCapabilities;
@@ -14,8 +16,8 @@ use a2a_tower::types::{
     AgentCard, AgentExtension, AgentInterface, AgentSkill, CancelTaskRequest,
     GetExtendedAgentCardRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, Message, SendMessageRequest,
-    SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
-    TaskPushNotificationConfigId, TaskState, TaskStatus, TaskStatusUpdateEvent, Timestamp,
+    SendMessageResponse, StreamResponse, SubscribeToTaskRequest, TaskPushNotificationConfig,
+    TaskPushNotificationConfigId, TaskState, Timestamp,
 };
 use a2a_tower::{
     A2aBodyLimitLayer, A2aError, A2aExtensionsLayer, A2aRequest, A2aResponse, A2aVersionLayer,
@@ -23,9 +25,13 @@ use a2a_tower::{
     RestLayer,
 };
 use bytes::Bytes;
-use http::{HeaderMap, Method, Request, StatusCode, header};
+use http::{Method, Request, StatusCode, header};
 use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
+#[cfg(feature = "engine")]
+use support::assembled;
+use support::core::{Calls, scripted, status_update, task};
+use support::http::Reply;
 use tower::{Layer, Service, ServiceExt};
 
 /// A principal a host auth layer would insert into the request extensions.
@@ -41,8 +47,6 @@ struct Seen {
     version: Option<ProtocolVersion>,
 }
 
-type Log = Arc<Mutex<Vec<Seen>>>;
-
 fn card() -> AgentCard {
     let mut card = AgentCard::new("Rest", "REST binding tests", "1.0.0")
         .with_interface(AgentInterface::jsonrpc("http://agent.example/rpc"))
@@ -52,23 +56,6 @@ fn card() -> AgentCard {
     card.capabilities.push_notifications = Some(true);
     card.capabilities.extended_agent_card = Some(true);
     card
-}
-
-/// A status without a timestamp, so bodies compare byte for byte.
-fn status(state: TaskState) -> TaskStatus {
-    TaskStatus {
-        state,
-        ..Default::default()
-    }
-}
-
-fn task(id: &str, state: TaskState) -> Task {
-    Task {
-        id: id.into(),
-        context_id: "c-1".into(),
-        status: status(state),
-        ..Default::default()
-    }
 }
 
 /// Deterministic answers: `fail:<REASON>` task ids fail with that kind;
@@ -91,12 +78,7 @@ fn answer(op: &Operation) -> Result<A2aResponse, A2aError> {
         )))),
         Operation::SendStreamingMessage(_) => stream(vec![
             Ok(StreamResponse::Task(task("t-1", TaskState::Submitted))),
-            Ok(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-                task_id: "t-1".into(),
-                context_id: "c-1".into(),
-                status: status(TaskState::Completed),
-                metadata: None,
-            })),
+            Ok(status_update(TaskState::Completed)),
         ]),
         Operation::SubscribeToTask(r) => match r.id.as_str() {
             "mid" => stream(vec![
@@ -135,7 +117,7 @@ fn answer(op: &Operation) -> Result<A2aResponse, A2aError> {
 
 /// The recording core.
 fn core(
-    log: Log,
+    log: Calls,
 ) -> impl Service<
     A2aRequest,
     Response = A2aResponse,
@@ -144,16 +126,7 @@ fn core(
 > + Clone
 + Send
 + 'static {
-    tower::service_fn(move |req: A2aRequest| {
-        let result = answer(&req.operation);
-        log.lock().unwrap().push(Seen {
-            tenant: req.context.tenant.clone(),
-            principal: req.context.extensions.get::<Principal>().cloned(),
-            version: req.context.version,
-            op: req.operation,
-        });
-        std::future::ready(result)
-    })
+    scripted(log, answer)
 }
 
 type Svc = tower::util::BoxCloneService<
@@ -162,7 +135,7 @@ type Svc = tower::util::BoxCloneService<
     std::convert::Infallible,
 >;
 
-fn rest(log: &Log) -> Svc {
+fn rest(log: &Calls) -> Svc {
     let layer = RestLayer::new(&card()).unwrap().keep_alive(Duration::ZERO);
     tower::util::BoxCloneService::new(layer.layer(core(log.clone())))
 }
@@ -183,65 +156,31 @@ fn post(path: &str, body: &str) -> Request<Full<Bytes>> {
     req(Method::POST, path, Some("application/json"), body)
 }
 
-struct Reply {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: Bytes,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|_| panic!("not JSON: {:?}", self.body))
-    }
-
-    fn content_type(&self) -> &str {
-        self.headers
-            .get(header::CONTENT_TYPE)
-            .map_or("", |v| v.to_str().unwrap())
-    }
-
-    /// Asserts the REST error shape (§7.4) and returns the body.
-    fn rest_error(&self, kind: ErrorKind) -> Value {
-        assert_eq!(self.status.as_u16(), kind.http_status(), "{:?}", self.body);
-        assert_eq!(self.content_type(), "application/json");
-        let v = self.json();
-        assert_eq!(v["error"]["code"], kind.http_status());
-        assert_eq!(v["error"]["status"], kind.grpc_status());
-        assert_eq!(
-            v["error"]["details"][0]["@type"],
-            "type.googleapis.com/google.rpc.ErrorInfo"
-        );
-        assert_eq!(v["error"]["details"][0]["reason"], kind.reason());
-        assert_eq!(v["error"]["details"][0]["domain"], "a2a-protocol.org");
-        v
-    }
-}
-
 async fn call<S>(svc: S, req: Request<Full<Bytes>>) -> Reply
 where
     S: Service<Request<Full<Bytes>>, Response = http::Response<Body>>,
     S::Error: std::fmt::Debug,
 {
-    let res = svc.oneshot(req).await.unwrap();
-    let status = res.status();
-    let headers = res.headers().clone();
-    let body = res.into_body().collect().await.unwrap().to_bytes();
-    Reply {
-        status,
-        headers,
-        body,
-    }
+    Reply::read(svc.oneshot(req).await.unwrap()).await
 }
 
-fn last(log: &Log) -> Seen {
-    log.lock()
+/// What the core saw of the last call.
+fn last(log: &Calls) -> Seen {
+    let req = log
+        .lock()
         .unwrap()
         .last()
         .cloned()
-        .expect("the core was called")
+        .expect("the core was called");
+    Seen {
+        tenant: req.context.tenant.clone(),
+        principal: req.context.extensions.get::<Principal>().cloned(),
+        version: req.context.version,
+        op: req.operation,
+    }
 }
 
-fn calls(log: &Log) -> usize {
+fn calls(log: &Calls) -> usize {
     log.lock().unwrap().len()
 }
 
@@ -259,7 +198,7 @@ const SEND: &str = r#"{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[
 #[tokio::test]
 async fn every_route_and_verb() {
     for tenant in ["", "acme"] {
-        let log = Log::default();
+        let log = Calls::default();
         let p = |s: &str| {
             if tenant.is_empty() {
                 format!("/a2a{s}")
@@ -390,7 +329,7 @@ async fn every_route_and_verb() {
 
 #[tokio::test]
 async fn success_bodies() {
-    let log = Log::default();
+    let log = Calls::default();
     let r = call(rest(&log), post("/a2a/message:send", SEND)).await;
     assert_eq!(
         &r.body[..],
@@ -438,7 +377,7 @@ async fn success_bodies() {
 /// `tasks`; path segments are percent-decoded.
 #[tokio::test]
 async fn tenant_ambiguity_and_percent_decoding() {
-    let log = Log::default();
+    let log = Calls::default();
     call(rest(&log), get("/a2a/tasks/tasks")).await;
     assert_eq!(
         last(&log).op,
@@ -472,7 +411,7 @@ async fn tenant_ambiguity_and_percent_decoding() {
 /// Path values win over body fields (`id`, `taskId`, `tenant`).
 #[tokio::test]
 async fn path_values_win_over_body_fields() {
-    let log = Log::default();
+    let log = Calls::default();
     // Python's cancel body `{"id": …}` is tolerated.
     call(
         rest(&log),
@@ -518,7 +457,7 @@ async fn path_values_win_over_body_fields() {
 /// GET or POST with no body; GET and DELETE bodies are ignored.
 #[tokio::test]
 async fn optional_and_ignored_bodies() {
-    let log = Log::default();
+    let log = Calls::default();
     for r in [
         req(Method::POST, "/a2a/tasks/t:cancel", None, ""),
         req(
@@ -556,7 +495,7 @@ async fn optional_and_ignored_bodies() {
 /// §7.3: JSON bodies in either media type or without a type; others 415.
 #[tokio::test]
 async fn content_types() {
-    let log = Log::default();
+    let log = Calls::default();
     for ct in [
         Some("application/json"),
         Some("application/a2a+json"),
@@ -580,7 +519,7 @@ async fn content_types() {
 
 #[tokio::test]
 async fn bad_bodies() {
-    let log = Log::default();
+    let log = Calls::default();
     call(rest(&log), post("/a2a/message:send", "{"))
         .await
         .rest_error(ErrorKind::ParseError);
@@ -614,7 +553,7 @@ async fn bad_bodies() {
 /// §7.2 for GetTask and ListTasks: every parameter, aliases, decoding.
 #[tokio::test]
 async fn query_parameters() {
-    let log = Log::default();
+    let log = Calls::default();
     call(
         rest(&log),
         get("/a2a/tasks/t?historyLength=3&A2A-Version=1.0&unknown=x"),
@@ -713,7 +652,7 @@ async fn query_parameters() {
 /// §5.1, §7.4: every kind the core can return, with its status and reason.
 #[tokio::test]
 async fn every_error_kind_has_its_status_and_shape() {
-    let log = Log::default();
+    let log = Calls::default();
     for &kind in ErrorKind::ALL {
         let r = call(
             rest(&log),
@@ -731,7 +670,7 @@ async fn every_error_kind_has_its_status_and_shape() {
 
 #[tokio::test]
 async fn unknown_routes_and_wrong_verbs() {
-    let log = Log::default();
+    let log = Calls::default();
     for path in [
         "/a2a",
         "/a2a/",
@@ -780,7 +719,7 @@ async fn unknown_routes_and_wrong_verbs() {
 /// §7.5: a bare StreamResponse per `data:` line.
 #[tokio::test]
 async fn sse_framing_is_byte_exact() {
-    let log = Log::default();
+    let log = Calls::default();
     let r = call(rest(&log), post("/a2a/message:stream", SEND)).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.content_type(), "text/event-stream");
@@ -795,7 +734,7 @@ async fn sse_framing_is_byte_exact() {
 /// §7.5: a mid-stream error is `event: error` with `data: {"error": …}` and ends the stream.
 #[tokio::test]
 async fn mid_stream_error_event() {
-    let log = Log::default();
+    let log = Calls::default();
     let r = call(rest(&log), get("/a2a/tasks/mid:subscribe")).await;
     assert_eq!(r.status, StatusCode::OK);
     let err = serde_json::to_string(&A2aError::task_not_found("mid").to_rest_error()).unwrap();
@@ -812,7 +751,7 @@ async fn mid_stream_error_event() {
 /// §7.5: a failure before the first event is an ordinary error response.
 #[tokio::test]
 async fn error_before_the_first_event_is_plain_json() {
-    let log = Log::default();
+    let log = Calls::default();
     let v = call(rest(&log), post("/a2a/tasks/pre:subscribe", ""))
         .await
         .rest_error(ErrorKind::TaskNotFound);
@@ -826,7 +765,7 @@ async fn error_before_the_first_event_is_plain_json() {
 /// §4.8: undeclared capabilities fail before the core is called.
 #[tokio::test]
 async fn capabilities_are_checked() {
-    let log = Log::default();
+    let log = Calls::default();
     let card = AgentCard::new("Plain", "no capabilities", "1.0.0")
         .with_interface(AgentInterface::http_json("http://agent.example/"));
     let svc = RestLayer::new(&card).unwrap().layer(core(log.clone()));
@@ -850,7 +789,7 @@ async fn capabilities_are_checked() {
 
 #[tokio::test]
 async fn principal_in_request_extensions_reaches_the_core() {
-    let log = Log::default();
+    let log = Calls::default();
     let mut r = get("/a2a/tasks/t");
     r.extensions_mut().insert(Principal("alice"));
     call(rest(&log), r).await;
@@ -859,7 +798,7 @@ async fn principal_in_request_extensions_reaches_the_core() {
 
 #[tokio::test]
 async fn body_over_the_limit_is_413_in_the_rest_shape() {
-    let log = Log::default();
+    let log = Calls::default();
     let svc = A2aBodyLimitLayer::new(&card())
         .unwrap()
         .max_bytes(16)
@@ -894,7 +833,7 @@ async fn combined_stack_shapes_refusals_per_binding() {
         required: true,
         ..Default::default()
     });
-    let log = Log::default();
+    let log = Calls::default();
     let core = core(log.clone());
     let rest_first = RestLayer::new(&card)
         .unwrap()
@@ -991,4 +930,54 @@ async fn combined_stack_shapes_refusals_per_binding() {
         let r = call(svc.clone(), get("/elsewhere")).await;
         assert_eq!((r.status, r.body.len()), (StatusCode::NOT_FOUND, 0));
     }
+}
+
+// a2a-spec.md §5.3 / §7.4: a REST A2A error from the engine MUST include an
+// ErrorInfo with its reason and the domain "a2a-protocol.org", in the
+// google.rpc.Status shape, with the status of §5.1 (exact body).
+#[cfg(feature = "engine")]
+#[tokio::test]
+async fn rest_errors_include_error_info_with_domain() {
+    let h = assembled::server();
+    let (status, ct, text) = assembled::raw(
+        assembled::call(
+            &h,
+            assembled::request("GET", "/rest/tasks/missing", assembled::ALICE, None),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(ct, "application/json");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v,
+        json!({"error": {
+            "code": 404,
+            "status": "NOT_FOUND",
+            "message": "Task not found",
+            "details": [{
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "TASK_NOT_FOUND",
+                "domain": "a2a-protocol.org",
+                "metadata": {"taskId": "missing"}
+            }]
+        }})
+    );
+    // And one of each family the engine produces: 400 TaskNotCancelable.
+    let t = assembled::rest_send(&h, assembled::ALICE, assembled::message("echo"), false).await;
+    let id = t["id"].as_str().unwrap();
+    assembled::rest_err(
+        &h,
+        assembled::request(
+            "POST",
+            &format!("/rest/tasks/{id}:cancel"),
+            assembled::ALICE,
+            None,
+        ),
+        400,
+        "FAILED_PRECONDITION",
+        "TASK_NOT_CANCELABLE",
+    )
+    .await;
 }

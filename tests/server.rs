@@ -4,6 +4,8 @@
 
 #![cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 
+mod support;
+
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
@@ -17,9 +19,11 @@ use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
 use a2a_tower::{A2aRequest, Body, BoxError, ErrorKind};
 use bytes::Bytes;
 use futures_core::Stream;
-use http::{Request, Response, StatusCode};
-use http_body_util::{BodyExt, Full};
+use http::{Method, Request, Response, StatusCode};
+use http_body_util::Full;
 use serde_json::{Value, json};
+use support::assembled;
+use support::http::{Reply, request, rpc_body, with_bearer};
 use tower::{Service, ServiceExt};
 
 /// The authenticated caller, as a host auth layer records it.
@@ -90,25 +94,15 @@ fn card() -> AgentCard {
 }
 
 fn post(path: &str, token: Option<&str>, body: Value) -> Request<Full<Bytes>> {
-    let mut b = Request::post(path)
-        .header("content-type", "application/json")
-        .header("a2a-version", "1.0");
-    if let Some(t) = token {
-        b = b.header("authorization", format!("Bearer {t}"));
-    }
-    b.body(Full::new(Bytes::from(body.to_string()))).unwrap()
+    with_bearer(request(Method::POST, path, Some(&body)), token)
 }
 
 async fn json_of(res: Response<Body>) -> Value {
-    serde_json::from_slice(&res.into_body().collect().await.unwrap().to_bytes()).unwrap()
+    Reply::read(res).await.json()
 }
 
 fn message(text: &str) -> Value {
-    json!({"messageId": uuid_like(text), "role": "ROLE_USER", "parts": [{"text": text}]})
-}
-
-fn uuid_like(text: &str) -> String {
-    format!("m-{}", text.len())
+    support::http::message(&format!("m-{}", text.len()), text)
 }
 
 #[tokio::test]
@@ -124,7 +118,7 @@ async fn principal_reaches_the_agent_over_both_bindings() {
         .oneshot(post(
             "/a2a",
             Some("alice"),
-            json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message("hi")}}),
+            rpc_body(1, "SendMessage", json!({"message": message("hi")})),
         ))
         .await
         .unwrap();
@@ -231,7 +225,7 @@ async fn a2a_layers_see_every_call_and_edge_refusals_never_reach_them() {
         .oneshot(post(
             "/a2a/",
             None,
-            json!({"jsonrpc": "2.0", "id": "g", "method": "GetTask", "params": {"id": task_id}}),
+            rpc_body("g", "GetTask", json!({"id": task_id})),
         ))
         .await
         .unwrap();
@@ -310,10 +304,7 @@ impl Agent for Quiet {
 }
 
 fn get(path: &str) -> Request<Full<Bytes>> {
-    Request::get(path)
-        .header("a2a-version", "1.0")
-        .body(Full::new(Bytes::new()))
-        .unwrap()
+    request(Method::GET, path, None)
 }
 
 /// The `artifacts` of each listed task, by task id order of the page.
@@ -338,7 +329,7 @@ async fn list_tasks_include_artifacts_writes_empty_lists_over_both_bindings() {
             .oneshot(post(
                 "/a2a",
                 None,
-                json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message(text)}}),
+                rpc_body(1, "SendMessage", json!({"message": message(text)})),
             ))
             .await
             .unwrap();
@@ -350,13 +341,7 @@ async fn list_tasks_include_artifacts_writes_empty_lists_over_both_bindings() {
         );
     }
 
-    let rpc = |params: Value| {
-        post(
-            "/a2a",
-            None,
-            json!({"jsonrpc": "2.0", "id": 2, "method": "ListTasks", "params": params}),
-        )
-    };
+    let rpc = |params: Value| post("/a2a", None, rpc_body(2, "ListTasks", params));
     let v = json_of(
         app.clone()
             .oneshot(rpc(json!({"includeArtifacts": true})))
@@ -430,4 +415,10 @@ async fn builder_recovers_its_host_and_checks_the_host_id() {
     // Without a log there is nothing to recover.
     let fresh = A2aServer::builder(card());
     assert_eq!(fresh.recover().await.unwrap().closed, 0);
+}
+
+#[test]
+fn the_assembled_app_is_a_service() {
+    fn assert_service<S: Service<Request<Full<Bytes>>> + Send>() {}
+    assert_service::<assembled::App>();
 }

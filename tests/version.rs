@@ -1,6 +1,9 @@
 //! A2aVersionLayer over a trivial inner service (a2a-spec.md §1.3): header and
 //! query, patch ignored, missing = 0.3, lenient opt-in, binding-shaped refusals,
-//! card endpoint exempt.
+//! card endpoint exempt; and a missing version refused by the whole
+//! `A2aServer` (`support::assembled`) on both bindings.
+
+mod support;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -10,8 +13,12 @@ use a2a_tower::types::{AgentCard, AgentInterface};
 use a2a_tower::{A2aVersionLayer, Body, ProtocolVersion};
 use bytes::Bytes;
 use http::{Request, Response, StatusCode, header};
-use http_body_util::BodyExt;
 use serde_json::Value;
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+use serde_json::json;
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+use support::assembled;
+use support::http::Reply;
 use tower::{Service, ServiceBuilder, ServiceExt, service_fn};
 
 fn card() -> AgentCard {
@@ -51,16 +58,9 @@ async fn call(layer: &A2aVersionLayer, req: Request<Body>) -> (StatusCode, Optio
         .oneshot(req)
         .await
         .unwrap();
-    let status = res.status();
-    let ct = res
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .map(|v| v.to_str().unwrap().to_owned());
-    (
-        status,
-        ct,
-        res.into_body().collect().await.unwrap().to_bytes(),
-    )
+    let r = Reply::read(res).await;
+    let ct = r.header(header::CONTENT_TYPE).map(str::to_owned);
+    (r.status, ct, r.body)
 }
 
 /// The request passed, and the inner service saw `version`.
@@ -241,4 +241,38 @@ async fn card_endpoint_and_other_paths_pass_untouched() {
     accepted(&layer, req("/health", None), "none").await;
     accepted(&layer, req("/rpcx", Some("9.9")), "none").await;
     accepted(&layer, req("/a2ab", Some("abc")), "none").await;
+}
+
+// a2a-spec.md §1.3: a missing (or empty) A2A-Version MUST be read as 0.3; a
+// 1.0-only server MUST answer VersionNotSupported on both bindings, through
+// the assembled stack.
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+#[tokio::test]
+async fn missing_version_header_is_0_3_and_refused_on_both_bindings() {
+    let h = assembled::server();
+    for version in [None, Some("")] {
+        let mut req = assembled::rpc_req(assembled::ALICE, "v", "GetTask", json!({"id": "t"}));
+        let mut rest = assembled::request("GET", "/rest/tasks/t", assembled::ALICE, None);
+        for r in [&mut req, &mut rest] {
+            r.headers_mut().remove("a2a-version");
+            if let Some(v) = version {
+                r.headers_mut().insert("a2a-version", v.parse().unwrap());
+            }
+        }
+        let (status, ct, text) = assembled::raw(assembled::call(&h, req).await).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(ct, "application/json");
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["error"]["code"], -32009, "{v}");
+        assert_eq!(v["error"]["data"][0]["reason"], "VERSION_NOT_SUPPORTED");
+        assert_eq!(v["error"]["data"][0]["domain"], "a2a-protocol.org");
+        assembled::rest_err(
+            &h,
+            rest,
+            400,
+            "FAILED_PRECONDITION",
+            "VERSION_NOT_SUPPORTED",
+        )
+        .await;
+    }
 }

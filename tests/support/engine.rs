@@ -1,13 +1,12 @@
 //! Helpers for driving `TaskService` with `oneshot`.
-#![allow(dead_code, unreachable_pub)]
 
 use std::sync::Arc;
 
 use a2a_tower::engine::{Execution, TaskLayer, TaskService};
 use a2a_tower::log::MemoryTaskLog;
 use a2a_tower::types::{
-    AgentCard, GetTaskRequest, Message, SendMessageConfiguration, SendMessageRequest,
-    SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task,
+    AgentCard, Artifact, GetTaskRequest, Message, Part, SendMessageConfiguration,
+    SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task,
 };
 use a2a_tower::{A2aError, A2aRequest, A2aResponse, BoxError, ErrorKind, EventStream, Operation};
 use futures_util::StreamExt as _;
@@ -15,14 +14,14 @@ use tokio::sync::{Notify, mpsc};
 use tower::util::BoxCloneSyncService;
 use tower::{Layer, ServiceExt};
 
-pub type Inner = BoxCloneSyncService<Execution, (), BoxError>;
-pub type Svc = TaskService<Inner>;
+pub(crate) type Inner = BoxCloneSyncService<Execution, (), BoxError>;
+pub(crate) type Svc = TaskService<Inner>;
 
-pub fn card() -> AgentCard {
+pub(crate) fn card() -> AgentCard {
     AgentCard::new("Test", "test agent", "1.0.0").with_streaming(true)
 }
 
-pub fn boxed<F, Fut>(f: F) -> Inner
+pub(crate) fn boxed<F, Fut>(f: F) -> Inner
 where
     F: Fn(Execution) -> Fut + Clone + Send + Sync + 'static,
     Fut: Future<Output = Result<(), BoxError>> + Send + 'static,
@@ -30,28 +29,28 @@ where
     BoxCloneSyncService::new(tower::service_fn(f))
 }
 
-pub fn engine_with(layer: TaskLayer, inner: Inner) -> Svc {
+pub(crate) fn engine_with(layer: TaskLayer, inner: Inner) -> Svc {
     layer.layer(inner)
 }
 
-pub fn engine(inner: Inner) -> Svc {
+pub(crate) fn engine(inner: Inner) -> Svc {
     TaskLayer::new(card(), MemoryTaskLog::new())
         .unwrap()
         .layer(inner)
 }
 
-pub async fn call(svc: &Svc, op: Operation) -> Result<A2aResponse, A2aError> {
+pub(crate) async fn call(svc: &Svc, op: Operation) -> Result<A2aResponse, A2aError> {
     svc.clone().oneshot(A2aRequest::new(op)).await
 }
 
-pub fn send_req(message: Message) -> SendMessageRequest {
+pub(crate) fn send_req(message: Message) -> SendMessageRequest {
     SendMessageRequest {
         message,
         ..Default::default()
     }
 }
 
-pub fn immediate(message: Message) -> SendMessageRequest {
+pub(crate) fn immediate(message: Message) -> SendMessageRequest {
     SendMessageRequest {
         message,
         configuration: Some(SendMessageConfiguration {
@@ -62,32 +61,35 @@ pub fn immediate(message: Message) -> SendMessageRequest {
     }
 }
 
-pub fn to_task(id: &str, context: &str, text: &str) -> Message {
+pub(crate) fn to_task(id: &str, context: &str, text: &str) -> Message {
     let mut m = Message::user(uuid::Uuid::new_v4().to_string(), text);
     m.task_id = id.into();
     m.context_id = context.into();
     m
 }
 
-pub fn user(text: &str) -> Message {
+pub(crate) fn user(text: &str) -> Message {
     Message::user(uuid::Uuid::new_v4().to_string(), text)
 }
 
-pub async fn send(svc: &Svc, req: SendMessageRequest) -> Result<SendMessageResponse, A2aError> {
+pub(crate) async fn send(
+    svc: &Svc,
+    req: SendMessageRequest,
+) -> Result<SendMessageResponse, A2aError> {
     match call(svc, Operation::SendMessage(req)).await? {
         A2aResponse::SendMessage(r) => Ok(r),
         other => panic!("unexpected {other:?}"),
     }
 }
 
-pub async fn send_task(svc: &Svc, req: SendMessageRequest) -> Task {
+pub(crate) async fn send_task(svc: &Svc, req: SendMessageRequest) -> Task {
     match send(svc, req).await.expect("send") {
         SendMessageResponse::Task(t) => t,
         other => panic!("expected a task, got {other:?}"),
     }
 }
 
-pub async fn get(svc: &Svc, id: &str) -> Result<Task, A2aError> {
+pub(crate) async fn get(svc: &Svc, id: &str) -> Result<Task, A2aError> {
     let op = Operation::GetTask(GetTaskRequest {
         id: id.into(),
         ..Default::default()
@@ -98,14 +100,14 @@ pub async fn get(svc: &Svc, id: &str) -> Result<Task, A2aError> {
     }
 }
 
-pub async fn stream(svc: &Svc, op: Operation) -> Result<EventStream, A2aError> {
+pub(crate) async fn stream(svc: &Svc, op: Operation) -> Result<EventStream, A2aError> {
     match call(svc, op).await? {
         A2aResponse::Stream(s) => Ok(s),
         other => panic!("unexpected {other:?}"),
     }
 }
 
-pub async fn subscribe(svc: &Svc, id: &str) -> Result<EventStream, A2aError> {
+pub(crate) async fn subscribe(svc: &Svc, id: &str) -> Result<EventStream, A2aError> {
     stream(
         svc,
         Operation::SubscribeToTask(SubscribeToTaskRequest {
@@ -117,15 +119,15 @@ pub async fn subscribe(svc: &Svc, id: &str) -> Result<EventStream, A2aError> {
 }
 
 /// Reads a stream to its end.
-pub async fn collect(s: EventStream) -> Vec<Result<StreamResponse, A2aError>> {
+pub(crate) async fn collect(s: EventStream) -> Vec<Result<StreamResponse, A2aError>> {
     s.collect().await
 }
 
-pub fn code(err: &A2aError) -> i64 {
+pub(crate) fn code(err: &A2aError) -> i64 {
     err.kind().jsonrpc_code()
 }
 
-pub fn assert_kind<T: std::fmt::Debug>(r: Result<T, A2aError>, kind: ErrorKind) {
+pub(crate) fn assert_kind<T: std::fmt::Debug>(r: Result<T, A2aError>, kind: ErrorKind) {
     match r {
         Err(e) => assert_eq!(e.kind(), kind, "{}", e.message()),
         Ok(v) => panic!("expected {kind:?}, got {v:?}"),
@@ -134,19 +136,32 @@ pub fn assert_kind<T: std::fmt::Debug>(r: Result<T, A2aError>, kind: ErrorKind) 
 
 /// A gate executors wait on, and a channel they report task ids on.
 #[derive(Clone, Default)]
-pub struct Gate(Arc<Notify>);
+pub(crate) struct Gate(Arc<Notify>);
 
 impl Gate {
-    pub fn open(&self) {
+    pub(crate) fn open(&self) {
         self.0.notify_one();
     }
-    pub async fn wait(&self) {
+    pub(crate) async fn wait(&self) {
         self.0.notified().await;
     }
 }
 
+/// WORKING, the message text as one artifact (`a-1`), COMPLETED.
+pub(crate) async fn echo_artifact(ex: Execution) -> Result<(), BoxError> {
+    ex.emit.working().await?;
+    let art = Artifact {
+        artifact_id: "a-1".into(),
+        parts: vec![Part::text(ex.message.text())],
+        ..Artifact::default()
+    };
+    ex.emit.artifact(art, false, true).await?;
+    ex.emit.complete().await?;
+    Ok(())
+}
+
 /// Records WORKING, waits on the gate, then completes.
-pub fn gated(gate: Gate) -> Inner {
+pub(crate) fn gated(gate: Gate) -> Inner {
     boxed(move |ex: Execution| {
         let gate = gate.clone();
         async move {
@@ -158,6 +173,6 @@ pub fn gated(gate: Gate) -> Inner {
     })
 }
 
-pub fn channel<T>() -> (mpsc::UnboundedSender<T>, mpsc::UnboundedReceiver<T>) {
+pub(crate) fn channel<T>() -> (mpsc::UnboundedSender<T>, mpsc::UnboundedReceiver<T>) {
     mpsc::unbounded_channel()
 }

@@ -3,11 +3,10 @@
 //! `Arc<dyn TaskLog>` and uses its own authority, so cases stay independent
 //! even on a shared database.
 //!
-//! A test file includes this module and instantiates the cases with
-//! `log_suite!(run)`, where `async fn run<F, Fut>(case: F)` builds a log,
-//! runs `case(log).await`, and cleans up.
-
-#![allow(dead_code)]
+//! A test file imports the macro (`use support::log_suite::log_suite;`) and
+//! instantiates the cases with `log_suite!(run)`, where
+//! `async fn run<F, Fut>(case: F)` builds a log, runs `case(log).await`, and
+//! cleans up.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,6 +25,13 @@ pub(crate) const GUARD: Duration = Duration::from_secs(10);
 /// A unique authority for one case.
 pub(crate) fn authority() -> String {
     format!("auth-{}", uuid::Uuid::new_v4())
+}
+
+/// The admission of the user message `m<i>`.
+pub(crate) fn msg(i: u64) -> Record {
+    Record::MessageAdmitted {
+        message: Message::user(format!("m{i}"), "x"),
+    }
 }
 
 fn uid(prefix: &str) -> String {
@@ -935,10 +941,11 @@ fn text_chunk(id: &str, text: &str, append: bool) -> Record {
 }
 
 /// Instantiates every case as a `#[tokio::test]` driven by `$run`.
-#[macro_export]
+// Unused in the test files that run no log suite (see `support/mod.rs`).
+#[allow(unused_macros)]
 macro_rules! log_suite {
     ($run:path) => {
-        $crate::log_suite!(@cases $run;
+        $crate::support::log_suite::log_suite!(@cases $run;
             append_rules, cas_race_has_one_winner, concurrent_tasks, epochs_fence, projection,
             list_filters_and_pages, list_mixes_running_and_rested, authority_isolation, watch_without_gaps, watch_many, recovery, live_hosts,
             invalid_batches_write_nothing, snapshot_is_the_projection);
@@ -947,8 +954,11 @@ macro_rules! log_suite {
         $(
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn $case() {
-                $run(log_suite::$case).await;
+                $run($crate::support::log_suite::$case).await;
             }
         )*
     };
 }
+
+#[allow(unused_imports)]
+pub(crate) use log_suite;

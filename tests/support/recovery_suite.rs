@@ -2,9 +2,7 @@
 //! "crashed" host's engine (`log_a`) keeps running while restarted hosts of
 //! the same id recover over `log_b` (the same `Arc` for the memory log, a
 //! second handle or connection on the same file or schema for the durable
-//! ones). Included by tests/log_{memory,sqlite,postgres}.rs.
-
-#![allow(dead_code)]
+//! ones). Run by tests/log_{memory,sqlite,postgres}.rs.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -165,10 +163,10 @@ fn assert_restarted(task: &Task) {
     assert_eq!(m.context_id, task.context_id);
 }
 
-/// Issue 5, item 4: a restarted host closes the tasks it was running as
+/// Restart recovery: a restarted host closes the tasks it was running as
 /// FAILED with the restart message, exactly once although two instances of
 /// it recover at once; tasks waiting for input and tasks of another host stay
-/// as they are. Item 3: the old host, still alive, is fenced: its executors
+/// as they are. Fencing: the old host, still alive, is fenced: its executors
 /// are cancelled and append nothing, no second terminal is written, its
 /// blocking call answers with the task as the log has it and its stream ends.
 pub(crate) async fn restart_recovery_and_fencing(log_a: Arc<dyn TaskLog>, log_b: Arc<dyn TaskLog>) {
@@ -301,7 +299,7 @@ pub(crate) async fn restart_recovery_and_fencing(log_a: Arc<dyn TaskLog>, log_b:
     assert_eq!(done.status.state, TaskState::Completed);
 }
 
-/// Issue 5, item 3: a newer writer takes a running task over without ending
+/// Fencing: a newer writer takes a running task over without ending
 /// it (a higher epoch): the old execution stops on its next emission (the
 /// executor is cancelled), its blocking call answers with the task as the log
 /// has it, and it never writes a terminal.

@@ -1,20 +1,19 @@
-//! Spawning a built example binary as a server for end-to-end tests.
+//! Spawning a built example binary as a server for end-to-end tests, and
+//! stopping it: killed as in a crash, or with SIGINT as by Ctrl-C.
 //!
 //! The example must already be built with the test's profile and features
 //! (`cargo build --examples --all-features`, which `.ci/run` does before the
 //! tests); a missing binary fails the test with that instruction.
-
-#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// How long a server may take to print its address.
-const STARTUP: Duration = Duration::from_secs(20);
+/// How long a server may take to print its address, or to exit after SIGINT.
+const PATIENCE: Duration = Duration::from_secs(30);
 
 /// The path of a built example binary of this test's profile:
 /// `target/<profile>/deps/<test>` → `target/<profile>/examples/<name>`.
@@ -64,6 +63,8 @@ impl Drop for TempDir {
 /// A running example server, killed (and reaped) when dropped, so a failing
 /// test leaves no process behind.
 pub(crate) struct Server {
+    /// The example's name.
+    pub(crate) name: String,
     child: Child,
     /// `http://ADDR` as the server printed it.
     pub(crate) base: String,
@@ -75,7 +76,8 @@ pub(crate) struct Server {
 impl Server {
     /// Starts the example `name` on a free loopback port
     /// (`A2A_ADDR=127.0.0.1:0`) with a fresh data directory
-    /// (`A2A_DATA_DIR`) and waits for its `listening on http://ADDR` line.
+    /// (`A2A_DATA_DIR`, for the examples that keep tasks on disk) and waits
+    /// for its `listening on http://ADDR` line.
     pub(crate) fn start(name: &str) -> Self {
         Self::start_with(name, &[])
     }
@@ -103,6 +105,7 @@ impl Server {
         let stdout = child.stdout.take().expect("piped stdout");
         // From here on the guard owns the child: a panic below kills it.
         let mut server = Self {
+            name: name.to_owned(),
             child,
             base: String::new(),
             _data: data,
@@ -115,20 +118,41 @@ impl Server {
             // Keep draining so the server never blocks on a full pipe.
             for _ in lines {}
         });
-        let line = match rx.recv_timeout(STARTUP) {
+        let line = match rx.recv_timeout(PATIENCE) {
             Ok(Some(Ok(line))) => line,
             Ok(other) => panic!("{name} exited or wrote no address line: {other:?}"),
-            Err(_) => panic!("{name} printed no address within {STARTUP:?}"),
+            Err(_) => panic!("{name} printed no address within {PATIENCE:?}"),
         };
         let base = line
             .strip_prefix("listening on ")
             .unwrap_or_else(|| panic!("unexpected first line from {name}: {line:?}"));
         assert!(
-            base.starts_with("http://"),
+            base.starts_with("http://127.0.0.1:"),
             "unexpected address line: {line:?}"
         );
+        assert!(!base.ends_with(":0"), "{name}: prints the bound port");
         server.base = base.to_owned();
         server
+    }
+
+    /// Sends SIGINT (Ctrl-C) and asserts a clean exit within 30 s.
+    pub(crate) fn stop(mut self) {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-INT", &pid]).status();
+        assert!(sent.is_ok_and(|s| s.success()), "{}: kill -INT", self.name);
+        let deadline = Instant::now() + PATIENCE;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{}: still running after SIGINT",
+                self.name
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(status.success(), "{}: exit status {status}", self.name);
     }
 
     /// Kills the server with SIGKILL (on unix) and reaps it: no shutdown

@@ -1,0 +1,36 @@
+//! Helpers shared by the integration tests. A test file declares `mod
+//! support;` and imports each helper by its path, e.g.
+//! `use support::http::{client, rpc};`, so a reader sees where it comes from.
+//!
+//! - `assembled`: the whole `A2aServer` over a scripted agent, and the calls
+//!   that assert its wire answers on both bindings.
+//! - `core`: a scripted `Service<A2aRequest>` core that records its calls.
+//! - `engine`: driving a `TaskService` with `oneshot` (executors, gates,
+//!   calls).
+//! - `http`: building A2A requests, reading answers, and a JSON-RPC client
+//!   over real HTTP.
+//! - `log_suite`: the `TaskLog` conformance cases every backend runs.
+//! - `postgres`: the test database's URL and a fresh schema per test.
+//! - `recovery_suite`: restart recovery and fencing through the engine, on
+//!   any log.
+//! - `server`: spawning a built example binary as a server.
+//! - `sse`: reading server-sent events.
+
+// Every test file is a crate of its own that compiles all of `support`, and
+// no file uses every helper: what one file leaves unused another one uses.
+#![allow(dead_code)]
+
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+pub(crate) mod assembled;
+pub(crate) mod core;
+#[cfg(feature = "engine")]
+pub(crate) mod engine;
+pub(crate) mod http;
+#[cfg(feature = "engine")]
+pub(crate) mod log_suite;
+#[cfg(feature = "postgres")]
+pub(crate) mod postgres;
+#[cfg(feature = "engine")]
+pub(crate) mod recovery_suite;
+pub(crate) mod server;
+pub(crate) mod sse;

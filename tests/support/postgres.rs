@@ -1,0 +1,36 @@
+//! The PostgreSQL the tests need: its URL, and a fresh schema per test,
+//! dropped afterwards even when the test fails.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt as _;
+
+/// `A2A_TEST_POSTGRES_URL`, default `postgres://postgres@127.0.0.1:5432/test`.
+pub(crate) fn url() -> String {
+    std::env::var("A2A_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
+}
+
+pub(crate) async fn drop_schema(schema: &str) -> Result<(), tokio_postgres::Error> {
+    let (client, conn) = tokio_postgres::connect(&url(), tokio_postgres::NoTls).await?;
+    let driver = tokio::spawn(conn);
+    client
+        .batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"))
+        .await?;
+    drop(client);
+    let _ = driver.await;
+    Ok(())
+}
+
+/// Runs `body` with a fresh schema name (`a2a_test_<uuid>`), then drops the
+/// schema whatever happened, then re-raises a failure (the body's first).
+pub(crate) async fn with_schema<Fut: Future<Output = ()>>(body: impl FnOnce(String) -> Fut) {
+    let schema = format!("a2a_test_{}", uuid::Uuid::new_v4().simple());
+    let out = AssertUnwindSafe(body(schema.clone())).catch_unwind().await;
+    let cleaned = drop_schema(&schema).await;
+    if let Err(panic) = out {
+        std::panic::resume_unwind(panic);
+    }
+    cleaned.expect("drop the test schema");
+}
