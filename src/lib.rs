@@ -118,6 +118,9 @@ pub mod engine;
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
 pub mod log;
+#[cfg(feature = "managed")]
+#[cfg_attr(docsrs, doc(cfg(feature = "managed")))]
+pub mod managed;
 
 #[cfg(feature = "jsonrpc")]
 pub use binding::jsonrpc;

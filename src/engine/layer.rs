@@ -114,6 +114,12 @@ impl TaskLayer {
         })
     }
 
+    /// The engine's shared state, for a core built beside the engine.
+    #[cfg(feature = "managed")]
+    pub(crate) fn into_shared(self) -> Shared {
+        self.shared
+    }
+
     /// The id of this host (default [`DEFAULT_HOST_ID`](super::DEFAULT_HOST_ID)),
     /// recorded with every execution it starts. Hosts sharing a log (several
     /// processes over one PostgreSQL database) need distinct, stable ids:

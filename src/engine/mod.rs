@@ -118,6 +118,24 @@ pub use layer::TaskLayer;
 pub use recovery::{DEFAULT_HOST_ID, RESTARTED_MESSAGE, Recovered};
 pub use service::TaskService;
 
+// What the managed layer shares with the engine: the reads, the event
+// streams, the views and the one-shot signal.
+#[cfg(feature = "managed")]
+pub(crate) use layer::Shared;
+#[cfg(feature = "managed")]
+pub(crate) use service::record_ids;
+#[cfg(feature = "managed")]
+pub(crate) use subscribe::{Start, event_stream};
+#[cfg(feature = "managed")]
+pub(crate) use writer::Signal;
+#[cfg(feature = "managed")]
+pub(crate) use ops::view;
+#[cfg(feature = "managed")]
+pub(crate) mod shared_ops {
+    //! The engine's read operations, for the managed layer.
+    pub(crate) use super::ops::{extended_card, get, list, subscribe};
+}
+
 /// The fixed status message of a task whose executor failed, panicked, or
 /// could not start.
 pub const EXECUTOR_FAILED_MESSAGE: &str = run::EXECUTOR_FAILED;

@@ -91,6 +91,15 @@ pub(crate) async fn recover(shared: &Shared) -> Result<Recovered, LogError> {
         let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
         let page = shared.log.live_tasks(key, PAGE).await?;
         for task in page.iter().filter(|t| is_orphan(shared, t)) {
+            // A managed run is resumed by the managed layer, never failed here.
+            if shared
+                .log
+                .snapshot(&task.authority, &task.task_id)
+                .await
+                .is_ok_and(|s| s.projection.is_managed())
+            {
+                continue;
+            }
             match shared.log.fail_live(task, restarted(task)).await? {
                 Some(_) => out.closed += 1,
                 None => out.skipped += 1,

@@ -60,6 +60,9 @@ impl Default for Projection {
     }
 }
 
+/// The task metadata key naming a managed run's program.
+pub(crate) const MANAGED_PROGRAM_KEY: &str = "scope.program";
+
 /// A record that cannot follow the records before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -116,6 +119,25 @@ impl Projection {
     /// The task is in a terminal state.
     pub fn is_terminal(&self) -> bool {
         self.created && self.task.status.state.is_terminal()
+    }
+
+    /// Some host must be running the task: it is neither terminal nor
+    /// waiting for the client, or it is a managed run (its metadata names a
+    /// program, `scope.program`), which a host resumes even while it waits.
+    /// Start-up recovery looks only at live tasks.
+    pub fn is_live(&self) -> bool {
+        let state = self.task.status.state;
+        self.created
+            && (super::LiveTask::is_live(state)
+                || (!state.is_terminal() && self.is_managed()))
+    }
+
+    /// The task is a managed program run (its metadata names the program).
+    pub fn is_managed(&self) -> bool {
+        self.task
+            .metadata
+            .as_ref()
+            .is_some_and(|m| m.contains_key(MANAGED_PROGRAM_KEY))
     }
 
     /// A client asked to cancel the task.
@@ -230,6 +252,21 @@ impl Projection {
                     self.host = Some(host.clone());
                 }
             }
+            Record::MetadataChanged { metadata } => {
+                Arc::make_mut(&mut self.task).metadata = Some(metadata.clone());
+            }
+            Record::SignalAdmitted { message, .. } => {
+                let task = Arc::make_mut(&mut self.task);
+                if let Some(m) = task.status.message.take() {
+                    task.history.push(m);
+                }
+                task.history.push(message.clone());
+            }
+            Record::RunStarted { .. }
+            | Record::StepRecorded { .. }
+            | Record::WaitOpened { .. }
+            | Record::ChildStarted { .. }
+            | Record::ProcessExited { .. } => {}
         }
     }
 
@@ -321,7 +358,7 @@ pub(crate) fn map_bytes(m: &serde_json::Map<String, Value>) -> usize {
         .sum()
 }
 
-fn value_bytes(v: &Value) -> usize {
+pub(crate) fn value_bytes(v: &Value) -> usize {
     match v {
         Value::String(s) => s.len(),
         Value::Number(n) => n.as_str().len(),

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::types::{
     Artifact, Message, Metadata, TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp,
@@ -87,6 +88,74 @@ pub enum Record {
     ExecutionStarted {
         /// The id of the host running the execution.
         host: String,
+    },
+    /// The task's metadata was replaced (a managed run publishes its
+    /// questions and process status this way).
+    MetadataChanged {
+        /// The new metadata, whole.
+        metadata: Metadata,
+    },
+    /// A managed program run started (the journal's first entry): the
+    /// program's name, the root process id and the admitted input, with its
+    /// numbers' exact text.
+    RunStarted {
+        /// The program's name.
+        program: String,
+        /// The root process id.
+        root: String,
+        /// The input.
+        input: Value,
+    },
+    /// A step of a managed process finished with `output`; on replay the
+    /// output is returned and the step is not run again.
+    StepRecorded {
+        /// The process.
+        process: String,
+        /// The step's name (its occurrences are counted in order).
+        name: String,
+        /// The step's result.
+        output: Value,
+    },
+    /// A managed process opened a wait: an external question addressed by
+    /// `(process, key)`.
+    WaitOpened {
+        /// The process.
+        process: String,
+        /// The wait's key, unique within its process.
+        key: String,
+        /// The question, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        question: Option<Value>,
+        /// The answer's JSON Schema, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        schema: Option<Value>,
+    },
+    /// An answer to a wait was admitted (by any host, without a writer
+    /// epoch); the message that carried it joins the history.
+    SignalAdmitted {
+        /// The process of the wait.
+        process: String,
+        /// The wait's key.
+        key: String,
+        /// The answer, validated against the wait's schema.
+        answer: Value,
+        /// The message that carried it.
+        message: Message,
+    },
+    /// A managed process started a child process.
+    ChildStarted {
+        /// The parent process.
+        parent: String,
+        /// The child process.
+        process: String,
+    },
+    /// A managed child process returned `output` (or failed, without one).
+    ProcessExited {
+        /// The process.
+        process: String,
+        /// Its result, when it returned one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        output: Option<Value>,
     },
 }
 

@@ -12,7 +12,6 @@ use super::{
 use crate::types::{Task, TaskPushNotificationConfig};
 
 use super::page::sort_nanos;
-use super::recovery::LiveTask;
 
 /// The stored snapshot: the task plus the projection's non-wire state.
 #[derive(Serialize)]
@@ -187,7 +186,7 @@ impl TaskRow {
             context_id: t.context_id.clone(),
             state: t.status.state.number(),
             status_ts: clamp_nanos(sort_nanos(t)),
-            live: LiveTask::is_live(t.status.state),
+            live: p.is_live(),
             host: p.host().map(str::to_owned),
         }
     }

@@ -86,6 +86,15 @@ impl Entry {
         }
     }
 
+    /// Some host must be running the task (see [`Projection::is_live`]); a
+    /// packed task is terminal.
+    pub(super) fn is_live(&self) -> bool {
+        match &self.body {
+            Body::Open(p) => p.is_live(),
+            Body::Packed(_) => false,
+        }
+    }
+
     /// The host of the task's latest execution.
     pub(super) fn host(&self) -> Option<&str> {
         match &self.body {

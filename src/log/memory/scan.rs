@@ -89,7 +89,7 @@ impl Inner {
             let shard = self.lock(idx);
             for (id, e) in &shard.map {
                 let (context_id, state, _) = e.list_key();
-                if LiveTask::is_live(state) && after.is_none_or(|a| a < (&*e.authority, &**id)) {
+                if e.is_live() && after.is_none_or(|a| a < (&*e.authority, &**id)) {
                     out.push(LiveTask {
                         authority: e.authority.to_string(),
                         task_id: id.to_string(),

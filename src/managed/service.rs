@@ -1,0 +1,330 @@
+//! [`ManagedService`]: a program served as A2A tasks, a complete
+//! `Service<A2aRequest>` over a task log.
+
+use std::fmt;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures_util::StreamExt;
+use tower_service::Service;
+
+use super::admit;
+use super::pending::EXTERNAL_WAIT_EXTENSION;
+use super::policy::OutputPolicy;
+use super::program::Program;
+use super::recover::{self, Resumed};
+use super::run::Runs;
+use crate::engine::shared_ops as ops;
+use crate::engine::{Authority, Shared, TaskLayer, event_stream, record_ids, view};
+use crate::log::{LogError, TaskLog, Watch};
+use crate::protocol::check;
+use crate::types::{AgentCard, Role, SendMessageRequest, SendMessageResponse, StreamResponse};
+use crate::{
+    A2aError, A2aRequest, A2aResponse, CallContext, ConfigError, ErrorKind, EventStream, Operation,
+};
+
+/// What every clone of a [`ManagedService`] shares.
+pub(crate) struct Inner {
+    pub(crate) engine: Shared,
+    pub(crate) log: Arc<dyn TaskLog>,
+    pub(crate) program: Program,
+    pub(crate) service: String,
+    pub(crate) policy: OutputPolicy,
+    pub(crate) host_id: Arc<str>,
+    pub(crate) runs: Runs,
+}
+
+/// Serves one [`Program`] as A2A tasks: SendMessage starts a run (or answers
+/// one of its waits), GetTask, ListTasks and SubscribeToTask read the task
+/// log, CancelTask records a cancel request. Built by [`ManagedBuilder`].
+///
+/// The task id of a start is derived from (service, authority, context id,
+/// message id): a retry with the same ids and input returns the task already
+/// started, the same ids with another input are refused, a new message id
+/// starts separate work.
+#[derive(Clone)]
+pub struct ManagedService {
+    inner: Arc<Inner>,
+}
+
+impl fmt::Debug for ManagedService {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ManagedService")
+            .field("program", &self.inner.program.name())
+            .field("service", &self.inner.service)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Configuration of a [`ManagedService`].
+#[must_use]
+pub struct ManagedBuilder {
+    card: AgentCard,
+    log: Arc<dyn TaskLog>,
+    program: Program,
+    service: Option<String>,
+    authority: Authority,
+    host_id: Option<String>,
+    subscriber_buffer: Option<usize>,
+}
+
+impl fmt::Debug for ManagedBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ManagedBuilder")
+            .field("program", &self.program.name())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ManagedBuilder {
+    /// The service name that isolates endpoints sharing one task log (default:
+    /// the program's name). Tasks of another service look like tasks that do
+    /// not exist.
+    pub fn service(mut self, name: impl Into<String>) -> Self {
+        self.service = Some(name.into());
+        self
+    }
+
+    /// How the authority of a call is derived (default
+    /// [`Authority::public`], for unauthenticated examples only).
+    pub fn authority(mut self, authority: Authority) -> Self {
+        self.authority = authority;
+        self
+    }
+
+    /// The id of this host (default `local`); hosts sharing a log need
+    /// distinct, stable ids. Recovery resumes the runs of one host id.
+    pub fn host_id(mut self, id: impl Into<String>) -> Self {
+        self.host_id = Some(id.into());
+        self
+    }
+
+    /// How far a subscriber may lag behind before its stream is cut (default
+    /// 1024 records).
+    pub fn subscriber_buffer(mut self, records: usize) -> Self {
+        self.subscriber_buffer = Some(records);
+        self
+    }
+
+    /// The service. The card must declare the `urn:scope:a2a:external-wait`
+    /// extension and output modes the policy can serve (`application/json`,
+    /// `text/plain`, or both).
+    pub fn build(self) -> Result<ManagedService, ConfigError> {
+        let policy = OutputPolicy::from_modes(&self.card.default_output_modes)?;
+        if !self
+            .card
+            .capabilities
+            .extensions
+            .iter()
+            .any(|e| e.uri == EXTERNAL_WAIT_EXTENSION)
+        {
+            return Err(ConfigError::new(format!(
+                "a managed task's card declares the extension {EXTERNAL_WAIT_EXTENSION}"
+            )));
+        }
+        if self.card.capabilities.extended_agent_card() {
+            return Err(ConfigError::new(
+                "a managed service has no extended agent card; do not declare capabilities.extendedAgentCard",
+            ));
+        }
+        let service = self
+            .service
+            .unwrap_or_else(|| self.program.name().to_owned());
+        if service.is_empty() || service.contains('/') {
+            return Err(ConfigError::new(
+                "a managed service name must be non-empty and without '/'",
+            ));
+        }
+        let user = self.authority;
+        let prefix = service.clone();
+        let authority = Authority::from_fn(move |ctx| {
+            user.resolve(ctx).map(|a| format!("{prefix}/{a}"))
+        });
+        let mut tasks = TaskLayer::new(self.card, self.log.clone())?.authority(authority);
+        if let Some(id) = self.host_id {
+            tasks = tasks.host_id(id)?;
+        }
+        if let Some(n) = self.subscriber_buffer {
+            tasks = tasks.subscriber_buffer(n)?;
+        }
+        let engine = tasks.into_shared();
+        Ok(ManagedService {
+            inner: Arc::new(Inner {
+                host_id: engine.host_id.clone(),
+                engine,
+                log: self.log,
+                program: self.program,
+                service,
+                policy,
+                runs: Runs::default(),
+            }),
+        })
+    }
+}
+
+impl ManagedService {
+    /// A builder serving `program` for the agent described by `card`, with
+    /// tasks in `log`.
+    pub fn builder(card: AgentCard, log: impl TaskLog, program: Program) -> ManagedBuilder {
+        ManagedBuilder {
+            card,
+            log: Arc::new(log),
+            program,
+            service: None,
+            authority: Authority::public(),
+            host_id: None,
+            subscriber_buffer: None,
+        }
+    }
+
+    /// Resumes the runs this host id was running when its process died (also
+    /// those waiting for answers), by replaying their journals. Await it once
+    /// before serving.
+    pub async fn recover(&self) -> Result<Resumed, LogError> {
+        let host = self.inner.host_id.clone();
+        recover::resume(&self.inner, &host).await
+    }
+
+    /// Resumes the runs of another host id, known to be dead (its process is
+    /// gone for good): their writer epoch is taken over, fencing it.
+    pub async fn recover_host(&self, host_id: &str) -> Result<Resumed, LogError> {
+        recover::resume(&self.inner, host_id).await
+    }
+
+    /// The number of runs on this host.
+    pub fn running(&self) -> usize {
+        self.inner.runs.len()
+    }
+}
+
+impl Service<A2aRequest> for ManagedService {
+    type Response = A2aResponse;
+    type Error = A2aError;
+    type Future = crate::engine::ResponseFuture;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), A2aError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: A2aRequest) -> Self::Future {
+        let inner = self.inner.clone();
+        let span = tracing::info_span!(
+            "a2a.call",
+            method = req.operation.method(),
+            task_id = tracing::field::Empty,
+            context_id = tracing::field::Empty,
+            error.kind = tracing::field::Empty,
+        );
+        let fut = async move {
+            let out = dispatch(inner, req).await;
+            if let Err(e) = &out {
+                tracing::Span::current().record("error.kind", e.kind().reason());
+            }
+            out
+        };
+        crate::engine::ResponseFuture::new(Box::pin(tracing::Instrument::instrument(fut, span)))
+    }
+}
+
+async fn dispatch(inner: Arc<Inner>, req: A2aRequest) -> Result<A2aResponse, A2aError> {
+    let A2aRequest { operation, context } = req;
+    let shared = &inner.engine;
+    check::capability(&shared.card.capabilities, &operation)?;
+    if matches!(
+        operation,
+        Operation::CreateTaskPushNotificationConfig(_)
+            | Operation::GetTaskPushNotificationConfig(_)
+            | Operation::ListTaskPushNotificationConfigs(_)
+            | Operation::DeleteTaskPushNotificationConfig(_)
+    ) {
+        return Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
+    }
+    check::operation(&operation)?;
+    match operation {
+        Operation::SendMessage(r) => send(&inner, r, &context, false).await,
+        Operation::SendStreamingMessage(r) => send(&inner, r, &context, true).await,
+        Operation::GetTask(r) => ops::get(shared, r, &context).await,
+        Operation::ListTasks(r) => ops::list(shared, r, &context).await,
+        Operation::SubscribeToTask(r) => ops::subscribe(shared, r, &context).await,
+        Operation::CancelTask(r) => {
+            let authority = shared.authority.resolve(&context)?;
+            let task = admit::cancel(&inner, &authority, &r.id).await?;
+            record_ids(&task.id, &task.context_id);
+            Ok(A2aResponse::Task(view(&task, None, true)))
+        }
+        Operation::GetExtendedAgentCard(_) => ops::extended_card(shared, &context),
+        #[allow(unreachable_patterns)]
+        _ => Err(A2aError::new(ErrorKind::UnsupportedOperation)),
+    }
+}
+
+async fn send(
+    inner: &Arc<Inner>,
+    req: SendMessageRequest,
+    context: &CallContext,
+    streaming: bool,
+) -> Result<A2aResponse, A2aError> {
+    let authority = inner.engine.authority.resolve(context)?;
+    if req.message.role == Role::Agent {
+        return Err(A2aError::invalid_params(
+            "message.role",
+            "must be ROLE_USER",
+        ));
+    }
+    let (return_immediately, history_length) = match &req.configuration {
+        Some(c) if c.task_push_notification_config.is_some() => {
+            return Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
+        }
+        Some(c) => (c.return_immediately, c.history_length),
+        None => (false, None),
+    };
+    let (task_id, _) = if req.message.task_id.is_empty() {
+        admit::start(inner, &authority, req.message).await?
+    } else {
+        admit::answer(inner, &authority, req.message).await?
+    };
+    let log = &inner.log;
+    let watch = log.watch(&authority, &task_id, None).await?;
+    record_ids(&watch.snapshot.task.id, &watch.snapshot.task.context_id);
+    let state = watch.snapshot.state();
+    let settled = state.is_terminal() || state.is_interrupted();
+    if streaming {
+        if settled {
+            let task = (*watch.snapshot.task).clone();
+            return Ok(A2aResponse::Stream(EventStream::from_iter(vec![Ok(
+                StreamResponse::Task(task),
+            )])));
+        }
+        return Ok(A2aResponse::Stream(event_stream(
+            watch,
+            crate::engine::Start::Snapshot,
+            inner.engine.subscriber_buffer,
+        )));
+    }
+    let task = if return_immediately || settled {
+        watch.snapshot.task
+    } else {
+        let Watch { mut records, .. } = watch;
+        loop {
+            match records.next().await {
+                Some(Ok(s)) => {
+                    let ends = s
+                        .record
+                        .state()
+                        .is_some_and(|st| st.is_terminal() || st.is_interrupted());
+                    if ends {
+                        break;
+                    }
+                }
+                Some(Err(e)) => return Err(e.into()),
+                None => break,
+            }
+        }
+        log.snapshot(&authority, &task_id).await?.task
+    };
+    Ok(A2aResponse::SendMessage(SendMessageResponse::Task(view(
+        &task,
+        history_length,
+        true,
+    ))))
+}
