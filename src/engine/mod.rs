@@ -123,13 +123,13 @@ pub use service::TaskService;
 #[cfg(feature = "managed")]
 pub(crate) use layer::Shared;
 #[cfg(feature = "managed")]
+pub(crate) use ops::view;
+#[cfg(feature = "managed")]
 pub(crate) use service::record_ids;
 #[cfg(feature = "managed")]
 pub(crate) use subscribe::{Start, event_stream};
 #[cfg(feature = "managed")]
 pub(crate) use writer::Signal;
-#[cfg(feature = "managed")]
-pub(crate) use ops::view;
 #[cfg(feature = "managed")]
 pub(crate) mod shared_ops {
     //! The engine's read operations, for the managed layer.

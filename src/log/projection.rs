@@ -128,8 +128,7 @@ impl Projection {
     pub fn is_live(&self) -> bool {
         let state = self.task.status.state;
         self.created
-            && (super::LiveTask::is_live(state)
-                || (!state.is_terminal() && self.is_managed()))
+            && (super::LiveTask::is_live(state) || (!state.is_terminal() && self.is_managed()))
     }
 
     /// The task is a managed program run (its metadata names the program).

@@ -89,7 +89,7 @@ pub(crate) async fn start(
                 program.name().to_owned(),
                 inner.policy,
                 head,
-                Journal::default(),
+                Journal::after(appended.seq),
                 false,
             );
             spawn(inner, run, input, appended.seq);
@@ -134,10 +134,7 @@ pub(crate) fn spawn(inner: &Arc<Inner>, run: Arc<Run>, input: Value, watch_from:
 }
 
 /// The wait an answer names in `scope.wait`, or the only one open.
-fn address(
-    message: &Message,
-    waits: &pending::Waits,
-) -> Result<(String, String), A2aError> {
+fn address(message: &Message, waits: &pending::Waits) -> Result<(String, String), A2aError> {
     let named = message.metadata.as_ref().and_then(|m| m.get(WAIT_KEY));
     let field = "message.metadata.scope.wait";
     match named {
@@ -270,7 +267,9 @@ pub(crate) async fn cancel(
             .await
             .map_err(not_found(task_id))?;
         if snap.state().is_terminal() {
-            return Err(A2aError::new(ErrorKind::TaskNotCancelable).with_metadata("taskId", task_id));
+            return Err(
+                A2aError::new(ErrorKind::TaskNotCancelable).with_metadata("taskId", task_id)
+            );
         }
         if snap.projection.cancel_requested() {
             return Ok(snap.task);

@@ -21,9 +21,8 @@ pub(crate) fn value(message: &Message, schema: &Schema, field: &str) -> Result<V
     };
     let value = match &part.content {
         PartContent::Text(t) if schema.is_string() => Value::String(t.clone()),
-        PartContent::Text(t) => serde_json::from_str(t).map_err(|_| {
-            A2aError::invalid_params("message.parts[0].text", "is not valid JSON")
-        })?,
+        PartContent::Text(t) => serde_json::from_str(t)
+            .map_err(|_| A2aError::invalid_params("message.parts[0].text", "is not valid JSON"))?,
         PartContent::Data(v) => v.clone(),
         PartContent::Raw(_) | PartContent::Url(_) => {
             return Err(A2aError::new(ErrorKind::ContentTypeNotSupported)
@@ -51,7 +50,12 @@ pub(crate) fn derive(kind: &str, parts: &[&str]) -> String {
 
 /// The task id of a start: the same service, authority, context and message
 /// id always name the same task.
-pub(crate) fn task_id(service: &str, authority: &str, context_id: &str, message_id: &str) -> String {
+pub(crate) fn task_id(
+    service: &str,
+    authority: &str,
+    context_id: &str,
+    message_id: &str,
+) -> String {
     derive("task", &[service, authority, context_id, message_id])
 }
 

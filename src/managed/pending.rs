@@ -88,7 +88,10 @@ pub(crate) fn waits_of(metadata: Option<&Metadata>) -> Waits {
             continue;
         };
         let question = e.get("question").filter(|q| !q.is_null()).cloned();
-        let schema = e.get("schema").filter(|s| **s != Value::Bool(true)).cloned();
+        let schema = e
+            .get("schema")
+            .filter(|s| **s != Value::Bool(true))
+            .cloned();
         waits.insert((owner.into(), key.into()), OpenWait { question, schema });
     }
     waits
@@ -177,7 +180,10 @@ mod tests {
         let m = metadata(&names(), &waits, "waiting", false);
         assert_eq!(m[PENDING_KEY][0]["schema"], json!(true));
         assert_eq!(m[PENDING_KEY][1]["question"], Value::Null);
-        assert_eq!(m[PENDING_KEY][0]["id"], json!(question_id("r", "r", "approve")));
+        assert_eq!(
+            m[PENDING_KEY][0]["id"],
+            json!(question_id("r", "r", "approve"))
+        );
         assert!(!m.contains_key(TERMINATION_KEY));
         assert_eq!(waits_of(Some(&m)), waits);
     }

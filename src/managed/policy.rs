@@ -25,7 +25,13 @@ impl OutputPolicy {
     /// The policy for a card's `defaultOutputModes` (empty: `application/json`);
     /// a mode other than those two cannot be served.
     pub fn from_modes(modes: &[String]) -> Result<Self, ConfigError> {
-        let essence = |m: &String| m.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        let essence = |m: &String| {
+            m.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        };
         let (mut json, mut text) = (modes.is_empty(), false);
         for m in modes {
             match essence(m).as_str() {
@@ -45,9 +51,16 @@ impl OutputPolicy {
         })
     }
 
-    /// The part for `value` (numbers keep their exact text).
+    /// The part for `value` (numbers keep their exact text). `null` is
+    /// always its JSON text: a data part cannot carry it (ProtoJSON reads a
+    /// null member as absent).
     pub fn part(self, value: &Value) -> Part {
         match (self, value) {
+            (_, Value::Null) => {
+                let mut p = text("null".to_owned());
+                p.media_type = JSON.to_owned();
+                p
+            }
             (Self::Text | Self::TextAndJson, Value::String(s)) => text(s.clone()),
             (Self::Text, v) => {
                 let mut p = text(v.to_string());
@@ -108,7 +121,19 @@ mod tests {
             json_of(&OutputPolicy::Text.part(&exact)),
             r#"{"text":"{\"n\":12345678901234567890.123456789}","mediaType":"application/json"}"#
         );
-        assert_eq!(json_of(&OutputPolicy::TextAndJson.part(&s)), r#"{"text":"yes"}"#);
+        assert_eq!(
+            json_of(&OutputPolicy::TextAndJson.part(&s)),
+            r#"{"text":"yes"}"#
+        );
+        for policy in [
+            OutputPolicy::Json,
+            OutputPolicy::Text,
+            OutputPolicy::TextAndJson,
+        ] {
+            let null = json_of(&policy.part(&Value::Null));
+            assert_eq!(null, r#"{"text":"null","mediaType":"application/json"}"#);
+            assert!(serde_json::from_str::<Part>(&null).is_ok());
+        }
         assert_eq!(
             json_of(&OutputPolicy::TextAndJson.part(&exact)),
             r#"{"data":{"n":12345678901234567890.123456789},"mediaType":"application/json"}"#

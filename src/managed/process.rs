@@ -134,16 +134,16 @@ impl Process {
         }
         self.run.check()?;
         let out = f().await?;
-        let output =
-            serde_json::to_value(&out).map_err(|_| RunError::Invalid("a step result is not JSON"))?;
+        let output = serde_json::to_value(&out)
+            .map_err(|_| RunError::Invalid("a step result is not JSON"))?;
+        // Committing journals it (the commit folds its own records in).
         self.run
             .commit(Intent::Step {
                 process: self.id.to_string(),
                 name: name.to_owned(),
-                output: output.clone(),
+                output,
             })
             .await?;
-        self.run.journal().record_step(&self.id, name, output);
         Ok(out)
     }
 

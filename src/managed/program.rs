@@ -11,8 +11,9 @@ use super::process::Process;
 use super::schema::Schema;
 use crate::{BoxError, ConfigError};
 
-type RunFn =
-    dyn Fn(Process, Value) -> Pin<Box<dyn Future<Output = Result<Value, BoxError>> + Send>> + Send + Sync;
+type RunFn = dyn Fn(Process, Value) -> Pin<Box<dyn Future<Output = Result<Value, BoxError>> + Send>>
+    + Send
+    + Sync;
 
 /// A durable program: its name (published as `scope.program`), the JSON
 /// Schemas of its input and output, and the async function that runs it over

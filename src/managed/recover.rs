@@ -52,7 +52,10 @@ pub(crate) async fn resume(inner: &Arc<Inner>, host: &str) -> Result<Resumed, Lo
         }
     }
     if out.resumed > 0 {
-        tracing::info!(resumed = out.resumed, "resumed managed runs after a restart");
+        tracing::info!(
+            resumed = out.resumed,
+            "resumed managed runs after a restart"
+        );
     }
     Ok(out)
 }
@@ -76,7 +79,7 @@ async fn resume_one(inner: &Arc<Inner>, authority: &str, task_id: &str) -> Resul
     let mut input = None;
     let mut all = Vec::with_capacity(records.len());
     for s in &records {
-        journal.absorb(&s.record);
+        journal.absorb(s.seq, &s.record);
         if let Record::RunStarted { input: i, .. } = &*s.record {
             input = Some(i.clone());
         }
@@ -86,7 +89,9 @@ async fn resume_one(inner: &Arc<Inner>, authority: &str, task_id: &str) -> Resul
         return Ok(false);
     };
     let waits = journal.open_waits(&all);
-    let cancel_requested = all.iter().any(|r| matches!(r, Record::CancelRequested { .. }));
+    let cancel_requested = all
+        .iter()
+        .any(|r| matches!(r, Record::CancelRequested { .. }));
     // A newer epoch fences the dead writer, if it is in fact alive.
     let epoch = snap.epoch + 1;
     let take_over = AppendRequest::new(

@@ -63,6 +63,10 @@ pub(crate) enum Finish {
 /// admitted so far.
 #[derive(Debug, Default)]
 pub(crate) struct Journal {
+    /// The last sequence number folded in: every record up to it is, each
+    /// once, whichever path (the writer's own commit, its catch-up, the
+    /// watch, replay) brought it.
+    seq: u64,
     steps: HashMap<(String, String), Vec<Value>>,
     opened: HashSet<(String, String)>,
     answers: HashMap<(String, String), Value>,
@@ -71,8 +75,21 @@ pub(crate) struct Journal {
 }
 
 impl Journal {
-    /// Folds one committed record in; `true` if it may wake a process.
-    pub(crate) fn absorb(&mut self, record: &Record) -> bool {
+    /// A journal that starts after `seq` (a new run: nothing to replay).
+    pub(crate) fn after(seq: u64) -> Self {
+        Self {
+            seq,
+            ..Self::default()
+        }
+    }
+
+    /// Folds in the committed record `seq` unless it was already; `true` if
+    /// it may wake a process.
+    pub(crate) fn absorb(&mut self, seq: u64, record: &Record) -> bool {
+        if seq <= self.seq {
+            return false;
+        }
+        self.seq = seq;
         match record {
             Record::StepRecorded {
                 process,
@@ -120,7 +137,7 @@ impl Journal {
             .cloned()
     }
 
-    pub(crate) fn record_step(&mut self, process: &str, name: &str, output: Value) {
+    fn record_step(&mut self, process: &str, name: &str, output: Value) {
         self.steps
             .entry((process.to_owned(), name.to_owned()))
             .or_default()
@@ -240,12 +257,12 @@ impl Run {
         self.journal.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Folds a committed record in and wakes the waiting processes.
-    fn absorb(&self, record: &Record) {
+    /// Folds the committed record `seq` in and wakes the waiting processes.
+    fn absorb(&self, seq: u64, record: &Record) {
         if matches!(record, Record::CancelRequested { .. }) {
             self.cancel.fire();
         }
-        if self.journal().absorb(record) {
+        if self.journal().absorb(seq, record) {
             self.changed.send_modify(|n| *n += 1);
         }
     }
@@ -398,8 +415,9 @@ impl Run {
                 Ok(appended) => {
                     head.seq = appended.seq;
                     head.waits = waits;
-                    for r in &records {
-                        self.absorb(r);
+                    let first = appended.seq + 1 - records.len() as u64;
+                    for (seq, r) in (first..).zip(&records) {
+                        self.absorb(seq, r);
                     }
                     return Ok(());
                 }
@@ -441,7 +459,7 @@ impl Run {
             if let Record::SignalAdmitted { process, key, .. } = &*s.record {
                 head.waits.remove(&(process.clone(), key.clone()));
             }
-            self.absorb(&s.record);
+            self.absorb(s.seq, &s.record);
             head.seq = s.seq;
         }
         true
@@ -465,7 +483,7 @@ impl Run {
                 match item {
                     Ok(s) => {
                         after = s.seq;
-                        self.absorb(&s.record);
+                        self.absorb(s.seq, &s.record);
                         if s.record.is_terminal() {
                             return;
                         }

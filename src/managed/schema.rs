@@ -82,7 +82,11 @@ impl Schema {
         let mut err: Option<A2aError> = None;
         for e in self.validator.iter_errors(value).take(16) {
             let path = format!("{field}{}", e.instance_path().as_str());
-            let path = if path.is_empty() { "/".to_owned() } else { path };
+            let path = if path.is_empty() {
+                "/".to_owned()
+            } else {
+                path
+            };
             let description = e.masked().to_string();
             err = Some(
                 err.unwrap_or_else(|| {
@@ -113,7 +117,9 @@ mod tests {
         let e = s.check(&json!({"amount": -1})).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidParams);
         assert_eq!(e.violations()[0].0, "/amount");
-        let e = s.check_at(&json!({"amount": 1, "x": 2}), "input").unwrap_err();
+        let e = s
+            .check_at(&json!({"amount": 1, "x": 2}), "input")
+            .unwrap_err();
         assert_eq!(e.violations()[0].0, "input");
     }
 

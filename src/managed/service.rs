@@ -137,9 +137,8 @@ impl ManagedBuilder {
         }
         let user = self.authority;
         let prefix = service.clone();
-        let authority = Authority::from_fn(move |ctx| {
-            user.resolve(ctx).map(|a| format!("{prefix}/{a}"))
-        });
+        let authority =
+            Authority::from_fn(move |ctx| user.resolve(ctx).map(|a| format!("{prefix}/{a}")));
         let mut tasks = TaskLayer::new(self.card, self.log.clone())?.authority(authority);
         if let Some(id) = self.host_id {
             tasks = tasks.host_id(id)?;

@@ -282,6 +282,51 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         self.assemble(tasks.layer(executor), caps)
     }
 
+    /// Serves a managed [`Program`](crate::managed::Program) (see
+    /// [`managed`](crate::managed)) over the configured task log, host id
+    /// and authority, after resuming the runs this host id left when its
+    /// process died (hence `async`). The card gets the
+    /// `urn:scope:a2a:external-wait` extension if it does not declare it.
+    #[cfg(feature = "managed")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "managed")))]
+    pub async fn program(
+        mut self,
+        program: crate::managed::Program,
+    ) -> Result<A2aHttpService<HL, AL::Service>, BoxError>
+    where
+        AL: Layer<crate::managed::ManagedService>,
+        AL::Service: A2aService,
+        HL: Layer<Edge<AL::Service>>,
+    {
+        use crate::managed::{EXTERNAL_WAIT_EXTENSION, ManagedService};
+        let extensions = &mut self.card.capabilities.extensions;
+        if !extensions.iter().any(|e| e.uri == EXTERNAL_WAIT_EXTENSION) {
+            extensions.push(crate::types::AgentExtension {
+                uri: EXTERNAL_WAIT_EXTENSION.into(),
+                description: "Questions of a managed run: answer with scope.wait metadata".into(),
+                ..Default::default()
+            });
+        }
+        let log = self
+            .log
+            .take()
+            .unwrap_or_else(|| Arc::new(MemoryTaskLog::new()));
+        let mut managed = ManagedService::builder(self.card.clone(), log, program);
+        if let Some(a) = self.authority.take() {
+            managed = managed.authority(a);
+        }
+        if let Some(id) = self.host_id.take() {
+            managed = managed.host_id(id);
+        }
+        let managed = managed.build()?;
+        managed.recover().await?;
+        let caps = StackCapabilities::new()
+            .streaming(true)
+            .push_notifications(false)
+            .extended_agent_card(false);
+        Ok(self.assemble(managed, caps)?)
+    }
+
     fn assemble<S>(
         self,
         core: S,
