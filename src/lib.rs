@@ -20,6 +20,8 @@
 //!                    ├ host layers over executions: timeouts, concurrency limits
 //!                    ├ Executor / text Agent   your code (status, artifacts, questions)
 //!                    └ TaskLog                 memory | SQLite (embedded) | PostgreSQL (hosts)
+//!                    ManagedService            a durable Program (steps, waits, children)
+//!                                              journaled in the same task log
 //!                    your own Service<A2aRequest>          (see [`A2aService`])
 //! ```
 //!
@@ -72,6 +74,7 @@
 //! | edge layers | [`card`], [`limit`], [`version`], [`extensions`] | the above |
 //! | bindings | `jsonrpc`, `rest`, the bindings router ([`server::BindingsLayer`]) | the above; the core only as an [`A2aService`] |
 //! | task engine | `engine` | the wire model, the protocol core, the `log::TaskLog` trait |
+//! | managed tasks | `managed` | the same as the engine, and the engine's reads |
 //! | task logs | `log` (memory, SQLite, PostgreSQL) | the `TaskLog` trait and the wire model |
 //! | assembly | [`server`] | all of the above |
 //!
@@ -89,6 +92,7 @@
 //! | `engine` | yes | the task engine (`engine::TaskLayer`, executors, text agents) and the task log with its bounded in-memory backend (`log`) |
 //! | `sqlite` | yes | the durable SQLite task log (`log::SqliteTaskLog`), SQLite compiled in |
 //! | `postgres` | no | the PostgreSQL task log (`log::PostgresTaskLog`) for several hosts sharing tasks |
+//! | `managed` | yes | managed tasks (`managed`): durable programs served as A2A tasks, JSON Schema checks through `jsonschema` |
 //!
 //! With `jsonrpc` and `rest`, [`server`] has the bindings router; with
 //! `engine` as well, the one-call [`server::A2aServer`]. The edge layers and
