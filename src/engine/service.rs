@@ -102,18 +102,7 @@ where
     // The card decides what exists before anything is looked up; then the
     // protocol's parameter rules, as the bindings apply them, for callers
     // that reach the engine without a binding.
-    check::capability(&shared.card.capabilities, &operation)?;
-    if matches!(
-        operation,
-        Operation::CreateTaskPushNotificationConfig(_)
-            | Operation::GetTaskPushNotificationConfig(_)
-            | Operation::ListTaskPushNotificationConfigs(_)
-            | Operation::DeleteTaskPushNotificationConfig(_)
-    ) {
-        // The engine keeps no push configs (its card cannot declare them).
-        return Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
-    }
-    check::operation(&operation)?;
+    check::without_push(&shared.card.capabilities, &operation)?;
     match operation {
         Operation::GetExtendedAgentCard(_) => ops::extended_card(&shared, &context),
         Operation::SendMessage(r) => send::send(shared, inner, r, context).await,

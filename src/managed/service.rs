@@ -228,17 +228,7 @@ impl Service<A2aRequest> for ManagedService {
 async fn dispatch(inner: Arc<Inner>, req: A2aRequest) -> Result<A2aResponse, A2aError> {
     let A2aRequest { operation, context } = req;
     let shared = &inner.engine;
-    check::capability(&shared.card.capabilities, &operation)?;
-    if matches!(
-        operation,
-        Operation::CreateTaskPushNotificationConfig(_)
-            | Operation::GetTaskPushNotificationConfig(_)
-            | Operation::ListTaskPushNotificationConfigs(_)
-            | Operation::DeleteTaskPushNotificationConfig(_)
-    ) {
-        return Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
-    }
-    check::operation(&operation)?;
+    check::without_push(&shared.card.capabilities, &operation)?;
     match operation {
         Operation::SendMessage(r) => send(&inner, r, &context, false).await,
         Operation::SendStreamingMessage(r) => send(&inner, r, &context, true).await,
