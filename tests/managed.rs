@@ -445,6 +445,11 @@ async fn open_waits_are_listed_in_scope_pending_with_stable_ids() {
     assert_eq!(question_ids(&get(&svc, &root).await.unwrap()), ids);
     let reader = service_on(log.clone(), refund(Counter::default()), "reader");
     assert_eq!(question_ids(&get(&reader, &root).await.unwrap()), ids);
+    // Another run asks the same questions under ids of its own.
+    let (second, ..) = refund_waiting(&log, &svc, "m-2").await;
+    let second_ids = question_ids(&second);
+    assert_eq!(second_ids.len(), 2);
+    assert!(second_ids.values().all(|id| !ids.values().any(|i| i == id)));
     // One wait left: the status message names it and its answer schema.
     let t = send(
         &svc,
@@ -519,35 +524,42 @@ async fn a_childs_wait_is_never_mistaken_for_the_roots_wait_of_the_same_key() {
     assert_eq!(result(&done), json!({"root": true, "child": 7}));
 }
 
-// Rule 8: a program that fails, or returns what its output schema refuses,
-// ends FAILED with a fixed message (never its own error text) and
+// Rule 8: a program that fails, panics, opens a wait whose schema refers to
+// a remote document (never fetched), or returns what its output schema
+// refuses, ends FAILED with a fixed message (never its own error text) and
 // `scope.termination` "failed".
 #[tokio::test]
 async fn a_failing_program_ends_failed_with_its_termination() {
     let failing = Program::new(
         "test.failing",
-        json!({"type": "boolean"}),
+        json!({"enum": ["error", "panic", "remote-schema", "bad-output"]}),
         json!({"type": "integer"}),
-        |_p: Process, fail: Value| async move {
-            if fail == json!(true) {
-                Err("secret internal detail".into())
-            } else {
-                Ok(json!("not an integer"))
+        |p: Process, how: Value| async move {
+            match how.as_str() {
+                Some("error") => Err("secret internal detail".into()),
+                Some("panic") => panic!("secret internal detail"),
+                Some("remote-schema") => {
+                    let remote = json!({"$ref": "https://example.com/schema.json"});
+                    Ok(p.wait(Wait::new("w").schema(remote)).await?)
+                }
+                _ => Ok(json!("not an integer")),
             }
         },
     )
     .unwrap();
     let svc = service(memory(), failing);
     for (input, message) in [
-        ("true", PROGRAM_FAILED_MESSAGE),
-        ("false", OUTPUT_INVALID_MESSAGE),
+        (r#""error""#, PROGRAM_FAILED_MESSAGE),
+        (r#""panic""#, PROGRAM_FAILED_MESSAGE),
+        (r#""remote-schema""#, PROGRAM_FAILED_MESSAGE),
+        (r#""bad-output""#, OUTPUT_INVALID_MESSAGE),
     ] {
         let done = send(&svc, start(input, "c", Part::text(input)))
             .await
             .unwrap();
-        assert_eq!(done.status.state, TaskState::Failed);
+        assert_eq!(done.status.state, TaskState::Failed, "{input}");
         let status = done.status.message.as_ref().unwrap();
-        assert_eq!(status.text(), message);
+        assert_eq!(status.text(), message, "{input}");
         assert!(done.artifacts.is_empty());
         assert_eq!(meta(&done, TERMINATION_KEY), json!("failed"));
         assert_eq!(meta(&done, ROOT_STATUS_KEY), json!("failed"));
@@ -601,6 +613,45 @@ async fn answers_are_checked_with_exact_numbers() {
         })
         .collect();
     assert_eq!(admitted, [EXACT]);
+}
+
+// Rule 9: the answer to a wait whose schema is a string is the text itself;
+// to a wait without a schema, JSON text (so plain words are refused).
+#[tokio::test]
+async fn an_answer_is_the_text_itself_for_a_string_schema() {
+    let words = Program::new(
+        "test.words",
+        json!(true),
+        json!({"type": "array"}),
+        |p: Process, _input: Value| async move {
+            let said = p
+                .wait(Wait::new("say").schema(json!({"type": "string"})))
+                .await?;
+            let any = p.wait(Wait::new("any")).await?;
+            Ok(json!([said, any]))
+        },
+    )
+    .unwrap();
+    let log = memory();
+    let svc = service(log.clone(), words);
+    let task = send(&svc, start("m-1", "c", Part::text("{}")))
+        .await
+        .unwrap();
+    let t = send(&svc, answer_unnamed(&task, "a-1", Part::text("yes please")))
+        .await
+        .unwrap();
+    assert_eq!(t.status.state, TaskState::InputRequired);
+    let t = until_pending(&*log, &authority("test.words"), &t.id, 1).await;
+    assert_eq!(pending(&t)[0]["key"], "any");
+    let r = send(&svc, answer_unnamed(&t, "a-2", Part::text("plain words"))).await;
+    assert_refused(r, ErrorKind::InvalidParams, Some("message.parts[0].text"));
+    let done = send(
+        &svc,
+        answer_unnamed(&t, "a-3", Part::text(r#""json text""#)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(result(&done), json!(["yes please", "json text"]));
 }
 
 // Rule 9: an invalid answer (schema violation, bad JSON, a file, several
