@@ -820,6 +820,74 @@ async fn answers_to_no_open_wait_are_clear_errors() {
     assert_refused(r, ErrorKind::UnsupportedOperation, None);
 }
 
+// Rules 6 and 9 under concurrency: eight identical starts at once make one
+// task and one run; then eight answers to each wait at once (distinct message
+// ids) admit exactly one per wait, the others find it closed (or the task
+// ended).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_starts_and_answers_admit_one_of_each() {
+    let log = memory();
+    let lookups = Counter::default();
+    let svc = service(log.clone(), refund(lookups.clone()));
+    let starts = (0..8).map(|_| send(&svc, start("m-1", "ctx-1", order("10.50"))));
+    let tasks = futures_util::future::join_all(starts).await;
+    let ids: std::collections::BTreeSet<String> =
+        tasks.into_iter().map(|t| t.unwrap().id).collect();
+    assert_eq!(ids.len(), 1);
+    let root = ids.into_iter().next().unwrap();
+    let auth = authority(REFUND);
+    let task = until_pending(&*log, &auth, &root, 2).await;
+    let child = format!("{root}/fraud-check");
+    let answers = (0..8).flat_map(|i| {
+        let score = answer(
+            &task,
+            &format!("s-{i}"),
+            &child,
+            "score",
+            Part::text(format!("{i}")),
+        );
+        let approve = Part::data(json!({"approved": true, "note": format!("{i}")}));
+        let approve = answer(&task, &format!("a-{i}"), &root, "approve", approve);
+        [send(&svc, score), send(&svc, approve)]
+    });
+    let results = futures_util::future::join_all(answers).await;
+    let mut admitted = 0;
+    for r in results {
+        match r {
+            Ok(t) => {
+                assert_eq!(t.id, root);
+                admitted += 1;
+            }
+            Err(e) => assert!(
+                matches!(
+                    e.kind(),
+                    ErrorKind::InvalidParams | ErrorKind::UnsupportedOperation
+                ),
+                "{e:?}"
+            ),
+        }
+    }
+    assert_eq!(admitted, 2, "one answer per wait");
+    let done = until_terminal(&*log, &auth, &root).await;
+    assert_eq!(done.status.state, TaskState::Completed);
+    let recs = records(&*log, &auth, &root).await;
+    let signals: Vec<(String, Value)> = recs
+        .iter()
+        .filter_map(|r| match r {
+            Record::SignalAdmitted {
+                process, answer, ..
+            } => Some((process.clone(), answer.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(signals.len(), 2);
+    let note = signals.iter().find(|(p, _)| *p == root).unwrap().1["note"].clone();
+    assert_eq!(result(&done)["note"], note);
+    assert_eq!(count(&recs, |r| matches!(r, Record::RunStarted { .. })), 1);
+    assert_eq!(terminals(&recs), 1);
+    assert_eq!(lookups.get(), 1);
+}
+
 // ------------------------------------------------------------ output policy (10)
 
 /// The question part and the result part of a run of `echo_question` asking

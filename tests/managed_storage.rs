@@ -22,15 +22,16 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use a2a_tower::engine::TaskLayer;
 use a2a_tower::log::{MemoryTaskLog, Record, SqliteTaskLog, TaskLog};
-use a2a_tower::types::{ListTasksRequest, Part, TaskState};
+use a2a_tower::types::{ListTasksRequest, Part, StreamResponse, TaskState};
 use a2a_tower::{ErrorKind, managed::TERMINATION_KEY};
 use futures_util::StreamExt as _;
 use serde_json::json;
 use support::managed::{
-    Counter, EXACT, GUARD, REFUND, answer, authority, cancel, get, list, meta, pending,
-    question_ids, refund, refund_input, result, send, send_now, service_on, start, until_pending,
-    until_terminal,
+    Counter, EXACT, GUARD, REFUND, answer, authority, cancel, card, get, list, meta, part_value,
+    pending, question_ids, read_events, refund, refund_input, result, send, send_now, service_on,
+    start, subscribe, until_pending, until_terminal,
 };
 use support::server::TempDir;
 
@@ -124,14 +125,46 @@ async fn refund_flow(log: Arc<dyn TaskLog>, b_log: Arc<dyn TaskLog>) {
         let e = send(svc, bad).await.unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidParams);
     }
+    // Host b follows the end of the run that host a answers and finishes.
+    let followed = subscribe(&b, &root).await.unwrap();
     let approve = Part::data(json!({"approved": true, "note": "ok"}));
-    let done = send(&b, answer(&task, "a-ok", &root, "approve", approve))
+    let done = send(&a, answer(&task, "a-ok", &root, "approve", approve))
         .await
         .unwrap();
     assert_eq!(done.status.state, TaskState::Completed);
     assert_eq!(result(&done).to_string(), refunded("ok"));
     assert_eq!(meta(&done, TERMINATION_KEY), json!("completed"));
     assert_eq!(lookups.get(), 1, "the lookup ran once");
+    let events = read_events(followed).await;
+    let states: Vec<TaskState> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamResponse::Task(t) => Some(t.status.state),
+            StreamResponse::StatusUpdate(u) => Some(u.status.state),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        states,
+        [
+            TaskState::InputRequired,
+            TaskState::Working,
+            TaskState::Completed
+        ]
+    );
+    let artifacts: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamResponse::ArtifactUpdate(a) => Some(part_value(&a.artifact.parts[0]).to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(artifacts, [refunded("ok")]);
+    // A start retried after the end (its acknowledgment lost) is the task.
+    let retried = send(&b, start("m-1", "ctx-1", input())).await.unwrap();
+    assert_eq!(retried.id, root);
+    assert_eq!(retried.status.state, TaskState::Completed);
+    assert_eq!(result(&retried).to_string(), refunded("ok"));
 
     // Both hosts read the same finished task.
     for (svc, l) in [(&a, &log), (&b, &b_log)] {
@@ -304,6 +337,11 @@ async fn resumes_without_running_a_step_again(
     let task = waiting.task.clone();
     let approve = || Part::data(json!({"approved": true, "note": "ok"}));
     let other = service_on(log.clone(), refund(lookups.clone()), "other");
+    // The score admitted by the dead host: repeating it admits nothing.
+    let child = format!("{root}/fraud-check");
+    let repeat = answer(&task, "a-score", &child, "score", Part::text("99"));
+    let t = send(&other, repeat).await.unwrap();
+    assert_eq!(question_ids(&t), question_ids(&task));
     match meanwhile {
         WhileDead::Nothing => {}
         WhileDead::Answer => {
@@ -319,6 +357,21 @@ async fn resumes_without_running_a_step_again(
     }
     assert_eq!(other.running(), 0);
     assert_eq!(other.recover().await.unwrap().resumed, 0, "not its host id");
+
+    // The plain engine's start-up recovery (same host id) fails only plain
+    // tasks: it leaves the managed run to the managed layer.
+    let engine = TaskLayer::new(card(&["application/json"]), log.clone())
+        .unwrap()
+        .host_id("h")
+        .unwrap();
+    assert_eq!(engine.recover().await.unwrap().closed, 0);
+    assert!(
+        !log.snapshot(&auth, &root)
+            .await
+            .unwrap()
+            .state()
+            .is_terminal()
+    );
 
     // The same host id comes back and resumes the run from its journal.
     let svc = service_on(log.clone(), refund(lookups.clone()), "h");
