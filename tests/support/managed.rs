@@ -86,8 +86,8 @@ pub(crate) fn score_schema() -> Value {
     json!({"type": "integer", "minimum": 0, "maximum": 100})
 }
 
-/// The refund flow of the issue: input `{"order": string, "amount": number
-/// > 0}`; the step `lookup` (counted in `lookups` each time it really runs);
+/// The refund flow of the issue: input `{"order": string, "amount":
+/// number > 0}`; the step `lookup` (counted in `lookups` each time it really runs);
 /// then at once the root wait `approve` and the child `fraud-check` with its
 /// wait `score`; output `{"order", "refunded", "note"}`, refunded (the
 /// amount's exact text) only if approved and the score is below 50.
