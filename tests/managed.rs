@@ -1011,6 +1011,8 @@ async fn cancel_of_a_working_run_returns_working_then_canceled() {
         .await
         .unwrap();
     assert_eq!(task.status.state, TaskState::Working);
+    assert_eq!(meta(&task, ROOT_STATUS_KEY), json!("running"));
+    assert_eq!(pending(&task), Vec::<Value>::new());
     let r = send(&svc, answer_unnamed(&task, "a-1", Part::text("{}"))).await;
     assert_refused(r, ErrorKind::UnsupportedOperation, None);
     let observed = cancel(&svc, &task.id).await.unwrap();

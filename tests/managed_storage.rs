@@ -165,6 +165,13 @@ async fn refund_flow(log: Arc<dyn TaskLog>, b_log: Arc<dyn TaskLog>) {
     assert_eq!(retried.id, root);
     assert_eq!(retried.status.state, TaskState::Completed);
     assert_eq!(result(&retried).to_string(), refunded("ok"));
+    // So is an answer repeated after the end, on either host.
+    for svc in [&a, &b] {
+        let again = answer(&task, "a-ok", &root, "approve", Part::text("{}"));
+        let t = send(svc, again).await.unwrap();
+        assert_eq!(t.status.state, TaskState::Completed);
+        assert_eq!(result(&t).to_string(), refunded("ok"));
+    }
 
     // Both hosts read the same finished task.
     for (svc, l) in [(&a, &log), (&b, &b_log)] {
