@@ -1063,9 +1063,7 @@ async fn get_and_list_read_the_log() {
     let done = send(&svc, answer(&task, "a-2", &root, "approve", approve))
         .await
         .unwrap();
-    let mut other_start = start("m-2", "ctx-2", order("2"));
-    other_start.context_id = "ctx-2".into();
-    let waiting = send(&svc, other_start).await.unwrap();
+    let waiting = send(&svc, start("m-2", "ctx-2", order("2"))).await.unwrap();
 
     let got = get(&svc, &root).await.unwrap();
     assert_eq!(got.status.state, TaskState::Completed);
