@@ -10,6 +10,7 @@
 //! - `http`: building A2A requests, reading answers, and a JSON-RPC client
 //!   over real HTTP.
 //! - `log_suite`: the `TaskLog` conformance cases every backend runs.
+//! - `managed`: programs, a card and calls for the managed-task tests.
 //! - `postgres`: the test database's URL and a fresh schema per test.
 //! - `recovery_suite`: restart recovery and fencing through the engine, on
 //!   any log.
@@ -28,6 +29,8 @@ pub(crate) mod engine;
 pub(crate) mod http;
 #[cfg(feature = "engine")]
 pub(crate) mod log_suite;
+#[cfg(feature = "managed")]
+pub(crate) mod managed;
 #[cfg(feature = "postgres")]
 pub(crate) mod postgres;
 #[cfg(feature = "engine")]
