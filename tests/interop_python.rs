@@ -1,7 +1,11 @@
-//! Interoperability with the official Python `a2a-sdk` 1.x client: the built
-//! echo example is driven by `tests/interop/python_client.py` (card
-//! resolution, blocking send, streaming send, get, cancel, unknown task) over
-//! each binding.
+//! Interoperability with the official Python `a2a-sdk` 1.x client, over each
+//! binding: the built echo example is driven by
+//! `tests/interop/python_client.py` (card resolution, blocking send, streaming
+//! send, get, cancel, unknown task), and the managed example's refund flow by
+//! `tests/interop/python_managed.py` (start, the pending questions read from
+//! task metadata, an invalid answer refused, each wait answered through
+//! message metadata `scope.wait`, the COMPLETED task with the amount's exact
+//! text).
 //!
 //! Python comes from `A2A_PYTHON`, else `.venv/bin/python` at the repository
 //! root (`.ci/run` creates it with `a2a-sdk[http-server]>=1.3,<2`). A missing
@@ -40,7 +44,9 @@ fn python() -> PathBuf {
     python
 }
 
-async fn run_script(binding: &str) {
+/// Runs `tests/interop/{script}` against the example `example` over
+/// `binding`; it must exit 0 and print `{done} ({binding})`.
+async fn run_script(example: &str, script: &str, binding: &str, done: &str) {
     let python = python();
     let sdk = Command::new(&python)
         .args(["-c", "import a2a.client, a2a.types, httpx"])
@@ -54,11 +60,8 @@ async fn run_script(binding: &str) {
         String::from_utf8_lossy(&sdk.stderr)
     );
 
-    let server = Server::start("echo");
-    let script = repo()
-        .join("tests")
-        .join("interop")
-        .join("python_client.py");
+    let server = Server::start(example);
+    let script = repo().join("tests").join("interop").join(script);
     let child = Command::new(&python)
         .arg(&script)
         .arg(&server.base)
@@ -70,28 +73,55 @@ async fn run_script(binding: &str) {
         .output();
     let out = tokio::time::timeout(SCRIPT_TIMEOUT, child)
         .await
-        .unwrap_or_else(|_| panic!("the {binding} interop script ran over {SCRIPT_TIMEOUT:?}"))
+        .unwrap_or_else(|_| {
+            panic!(
+                "{} over {binding} ran over {SCRIPT_TIMEOUT:?}",
+                script.display()
+            )
+        })
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
-        "the {binding} interop script failed ({}):\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        "{} over {binding} failed ({}):\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        script.display(),
         out.status
     );
     assert!(
-        stdout.contains(&format!("PYTHON INTEROP OK ({binding})")),
-        "the {binding} interop script did not finish:\n{stdout}\n{stderr}"
+        stdout.contains(&format!("{done} ({binding})")),
+        "{} over {binding} did not finish:\n{stdout}\n{stderr}",
+        script.display()
     );
     drop(server);
 }
 
+const ECHO: &str = "python_client.py";
+const ECHO_DONE: &str = "PYTHON INTEROP OK";
+
 #[tokio::test]
 async fn python_sdk_client_over_jsonrpc() {
-    run_script("JSONRPC").await;
+    run_script("echo", ECHO, "JSONRPC", ECHO_DONE).await;
 }
 
 #[tokio::test]
 async fn python_sdk_client_over_http_json() {
-    run_script("HTTP+JSON").await;
+    run_script("echo", ECHO, "HTTP+JSON", ECHO_DONE).await;
+}
+
+#[cfg(all(feature = "managed", feature = "sqlite"))]
+const MANAGED: &str = "python_managed.py";
+#[cfg(all(feature = "managed", feature = "sqlite"))]
+const MANAGED_DONE: &str = "PYTHON MANAGED INTEROP OK";
+
+#[cfg(all(feature = "managed", feature = "sqlite"))]
+#[tokio::test]
+async fn python_sdk_client_runs_a_managed_task_over_jsonrpc() {
+    run_script("managed", MANAGED, "JSONRPC", MANAGED_DONE).await;
+}
+
+#[cfg(all(feature = "managed", feature = "sqlite"))]
+#[tokio::test]
+async fn python_sdk_client_runs_a_managed_task_over_http_json() {
+    run_script("managed", MANAGED, "HTTP+JSON", MANAGED_DONE).await;
 }

@@ -1,5 +1,7 @@
 //! Spawning a built example binary as a server for end-to-end tests, and
-//! stopping it: killed as in a crash, or with SIGINT as by Ctrl-C.
+//! stopping it: killed as in a crash, or with SIGINT as by Ctrl-C. A server
+//! started with [`Server::start_capturing`] also keeps what it writes on
+//! stderr, for tests that count the lines a process printed.
 //!
 //! The example must already be built with the test's profile and features
 //! (`cargo build --examples --all-features`, which `.ci/run` does before the
@@ -9,7 +11,8 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// How long a server may take to print its address, or to exit after SIGINT.
@@ -71,6 +74,9 @@ pub(crate) struct Server {
     /// The data directory given to the server when the caller set none
     /// (`A2A_DATA_DIR`), removed after the server is killed.
     _data: Option<TempDir>,
+    /// With [`Server::start_capturing`]: the stderr lines read so far, and
+    /// the thread reading them (it ends when the process does).
+    stderr: Option<(Arc<Mutex<String>>, JoinHandle<()>)>,
 }
 
 impl Server {
@@ -85,6 +91,17 @@ impl Server {
     /// [`start`](Self::start) with extra environment variables; an
     /// `A2A_DATA_DIR` among them replaces the fresh data directory.
     pub(crate) fn start_with(name: &str, envs: &[(&str, &str)]) -> Self {
+        Self::spawn(name, envs, false)
+    }
+
+    /// [`start_with`](Self::start_with), keeping the server's stderr (still
+    /// echoed to the test's stderr); [`kill_capturing`](Self::kill_capturing)
+    /// returns it.
+    pub(crate) fn start_capturing(name: &str, envs: &[(&str, &str)]) -> Self {
+        Self::spawn(name, envs, true)
+    }
+
+    fn spawn(name: &str, envs: &[(&str, &str)], capture: bool) -> Self {
         let bin = example_binary(name);
         let mut cmd = Command::new(&bin);
         let data = if envs.iter().any(|(k, _)| *k == "A2A_DATA_DIR") {
@@ -99,16 +116,34 @@ impl Server {
             .env("A2A_ADDR", "127.0.0.1:0")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(if capture {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            })
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
         let stdout = child.stdout.take().expect("piped stdout");
+        let stderr = child.stderr.take().map(|pipe| {
+            let text = Arc::new(Mutex::new(String::new()));
+            let kept = text.clone();
+            let reader = std::thread::spawn(move || {
+                for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                    eprintln!("{line}");
+                    let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+                    kept.push_str(&line);
+                    kept.push('\n');
+                }
+            });
+            (text, reader)
+        });
         // From here on the guard owns the child: a panic below kills it.
         let mut server = Self {
             name: name.to_owned(),
             child,
             base: String::new(),
             _data: data,
+            stderr,
         };
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
@@ -160,6 +195,21 @@ impl Server {
     pub(crate) fn kill(mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+
+    /// [`kill`](Self::kill), then everything the server wrote on stderr
+    /// (started with [`start_capturing`](Self::start_capturing)).
+    pub(crate) fn kill_capturing(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let (text, reader) = self
+            .stderr
+            .take()
+            .unwrap_or_else(|| panic!("{}: stderr was not captured", self.name));
+        // The pipe closes with the process, which ends the reader.
+        reader.join().expect("the stderr reader");
+        let text = text.lock().unwrap_or_else(|p| p.into_inner());
+        text.clone()
     }
 }
 
