@@ -14,6 +14,8 @@
 //! - A crash of A while both waits are open: B's `recover_host("A")` resumes
 //!   the run at epoch 2, with the same question ids; answered on B, the run
 //!   completes and its step ran once overall.
+//! - An answer B admits while no host writes (A dead, not yet resumed) is
+//!   kept for the next writer: B's recovery delivers it from the journal.
 //!
 //! Needs PostgreSQL at `A2A_TEST_POSTGRES_URL` (default
 //! `postgres://postgres@127.0.0.1:5432/test`); a test FAILS when it is
@@ -206,7 +208,20 @@ impl Host {
 
     /// Answers the wait `(process, key)` of `task` with the JSON `answer`.
     async fn answer(&self, task: &Task, process: &str, key: &str, answer: Value) -> Task {
-        let mut m = Message::user(uuid::Uuid::new_v4().to_string(), answer.to_string());
+        let id = uuid::Uuid::new_v4().to_string();
+        self.answer_as(&id, task, process, key, answer).await
+    }
+
+    /// [`answer`](Self::answer) with the message id `message_id`.
+    async fn answer_as(
+        &self,
+        message_id: &str,
+        task: &Task,
+        process: &str,
+        key: &str,
+        answer: Value,
+    ) -> Task {
+        let mut m = Message::user(message_id, answer.to_string());
         m.task_id.clone_from(&task.id);
         m.context_id.clone_from(&task.context_id);
         let mut meta = a2a_tower::types::Metadata::new();
@@ -618,6 +633,62 @@ async fn crash_of_a_is_recovered_by_b(schema: &str) {
     }
 }
 
+async fn answer_while_no_writer_is_delivered_by_recovery(schema: &str) {
+    let lookups = Arc::new(AtomicUsize::new(0));
+    let a = Crashable::start(schema, "A", lookups.clone()).await;
+    let b = Host::here(schema, "B", lookups.clone()).await;
+
+    let id = a.host.start("", "m-1", "o-4").await.id;
+    let before = a.host.until_pending(&id, 2).await;
+    a.kill().await;
+
+    // With A dead and nobody resumed yet, B still admits an answer: it is
+    // committed to the log (epoch 1) for whoever writes next. A repeat of
+    // the same message reconciles with it.
+    let score_owner = owner(&before, "score");
+    let admitted = b
+        .answer_as("score-1", &before, &score_owner, "score", json!(7))
+        .await;
+    assert_eq!(admitted.status.state, TaskState::InputRequired);
+    let open = pending(&admitted);
+    assert_eq!(open.len(), 1);
+    assert_eq!(open[0].2, "approve");
+    let again = b
+        .answer_as("score-1", &before, &score_owner, "score", json!(7))
+        .await;
+    assert_eq!(pending(&again), open);
+    let signals = |r: &Record| matches!(r, Record::SignalAdmitted { .. });
+    assert_eq!(count(&b.records(&id).await, signals), 1);
+    assert_eq!(b.epoch(&id).await, 1);
+
+    // B's recovery replays the run: the child gets the admitted score from
+    // the journal and exits (committed at epoch 2); `approve` stays open
+    // with the id it had on A.
+    let resumed = b.svc.recover_host("A").await.expect("recover A's runs");
+    assert_eq!(resumed.resumed, 1);
+    let exited =
+        |r: &Record| matches!(r, Record::ProcessExited { process, .. } if *process == score_owner);
+    b.until_record(&id, exited).await;
+    assert_eq!(b.epoch(&id).await, 2);
+    let waiting = b.get(&id).await;
+    assert_eq!(pending(&waiting), open, "the same open question");
+
+    let done = b
+        .answer(
+            &waiting,
+            &owner(&waiting, "approve"),
+            "approve",
+            approve("after"),
+        )
+        .await;
+    assert_eq!(done.status.state, TaskState::Completed, "{done:?}");
+    assert_eq!(result(&done), refunded("o-4", "after"));
+    assert_eq!(lookups.load(Ordering::SeqCst), 1);
+    let records = b.records(&id).await;
+    assert_eq!(executions(&records), ["A", "B"]);
+    assert_eq!(count(&records, signals), 2);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn run_started_on_a_is_read_subscribed_and_answered_on_b_and_finished_by_a() {
     with_schema(|schema| async move { read_answer_and_subscribe_on_b(&schema).await }).await;
@@ -631,4 +702,12 @@ async fn answer_admitted_on_b_does_not_fence_the_writer_on_a() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn run_of_a_crashed_host_is_resumed_by_b() {
     with_schema(|schema| async move { crash_of_a_is_recovered_by_b(&schema).await }).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answer_admitted_while_no_host_writes_is_delivered_by_recovery() {
+    with_schema(
+        |schema| async move { answer_while_no_writer_is_delivered_by_recovery(&schema).await },
+    )
+    .await;
 }
