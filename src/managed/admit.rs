@@ -6,8 +6,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::input;
+use super::journal::Journal;
 use super::pending::{self, Names, WAIT_KEY};
-use super::run::{Head, Journal, Run, drive};
+use super::run::{Head, Run, drive};
 use super::schema::Schema;
 use super::service::Inner;
 use crate::log::{AppendRequest, LogErrorKind, Record, Snapshot};

@@ -65,12 +65,14 @@
 
 mod admit;
 mod input;
+mod journal;
 mod pending;
 mod policy;
 mod process;
 mod program;
 mod recover;
 mod run;
+mod runs;
 mod schema;
 mod service;
 

@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use super::admit::spawn;
+use super::journal::Journal;
 use super::pending::PROGRAM_KEY;
-use super::run::{Head, Journal, Run};
+use super::run::{Head, Run};
 use super::service::Inner;
 use crate::engine::DEFAULT_HOST_ID;
 use crate::log::{AppendRequest, LogError, LogErrorKind, Record};

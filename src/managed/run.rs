@@ -4,7 +4,6 @@
 //! meanwhile (answers, cancel requests) instead of giving up, and publishes
 //! the open questions with every change.
 
-use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -12,6 +11,7 @@ use std::time::Duration;
 use futures_util::{FutureExt, StreamExt};
 use serde_json::Value;
 
+use super::journal::Journal;
 use super::pending::{self, Names, OpenWait, Waits};
 use super::policy::OutputPolicy;
 use super::process::{Process, RunError};
@@ -57,134 +57,6 @@ pub(crate) enum Finish {
     Completed(Value),
     Failed(&'static str),
     Canceled,
-}
-
-/// What replay needs: everything the program recorded, and the answers
-/// admitted so far.
-#[derive(Debug, Default)]
-pub(crate) struct Journal {
-    /// The last sequence number folded in: every record up to it is, each
-    /// once, whichever path (the writer's own commit, its catch-up, the
-    /// watch, replay) brought it.
-    seq: u64,
-    steps: HashMap<(String, String), Vec<Value>>,
-    opened: HashSet<(String, String)>,
-    answers: HashMap<(String, String), Value>,
-    children: HashSet<String>,
-    exited: HashMap<String, Value>,
-}
-
-impl Journal {
-    /// A journal that starts after `seq` (a new run: nothing to replay).
-    pub(crate) fn after(seq: u64) -> Self {
-        Self {
-            seq,
-            ..Self::default()
-        }
-    }
-
-    /// Folds in the committed record `seq` unless it was already; `true` if
-    /// it may wake a process.
-    pub(crate) fn absorb(&mut self, seq: u64, record: &Record) -> bool {
-        if seq <= self.seq {
-            return false;
-        }
-        self.seq = seq;
-        match record {
-            Record::StepRecorded {
-                process,
-                name,
-                output,
-            } => {
-                self.record_step(process, name, output.clone());
-                false
-            }
-            Record::WaitOpened { process, key, .. } => {
-                self.opened.insert((process.clone(), key.clone()));
-                false
-            }
-            Record::SignalAdmitted {
-                process,
-                key,
-                answer,
-                ..
-            } => {
-                self.answers
-                    .entry((process.clone(), key.clone()))
-                    .or_insert_with(|| answer.clone());
-                true
-            }
-            Record::ChildStarted { process, .. } => {
-                self.children.insert(process.clone());
-                false
-            }
-            Record::ProcessExited {
-                process,
-                output: Some(output),
-            } => {
-                self.exited.insert(process.clone(), output.clone());
-                false
-            }
-            Record::CancelRequested { .. } => true,
-            _ => false,
-        }
-    }
-
-    pub(crate) fn step(&self, process: &str, name: &str, occurrence: usize) -> Option<Value> {
-        self.steps
-            .get(&(process.to_owned(), name.to_owned()))
-            .and_then(|v| v.get(occurrence))
-            .cloned()
-    }
-
-    fn record_step(&mut self, process: &str, name: &str, output: Value) {
-        self.steps
-            .entry((process.to_owned(), name.to_owned()))
-            .or_default()
-            .push(output);
-    }
-
-    pub(crate) fn answer(&self, address: &(String, String)) -> Option<Value> {
-        self.answers.get(address).cloned()
-    }
-
-    pub(crate) fn is_open(&self, address: &(String, String)) -> bool {
-        self.opened.contains(address)
-    }
-
-    pub(crate) fn has_child(&self, id: &str) -> bool {
-        self.children.contains(id)
-    }
-
-    pub(crate) fn exited(&self, id: &str) -> Option<Value> {
-        self.exited.get(id).cloned()
-    }
-
-    /// The waits opened and not answered.
-    pub(crate) fn open_waits(&self, records: &[Record]) -> Waits {
-        let mut waits = Waits::new();
-        for r in records {
-            if let Record::WaitOpened {
-                process,
-                key,
-                question,
-                schema,
-            } = r
-            {
-                let address = (process.clone(), key.clone());
-                if !self.answers.contains_key(&address) {
-                    waits.insert(
-                        address,
-                        OpenWait {
-                            question: question.clone(),
-                            schema: schema.clone(),
-                        },
-                    );
-                }
-            }
-        }
-        waits
-    }
 }
 
 /// The writer's position: the last sequence number it saw, its epoch, and
@@ -534,40 +406,5 @@ fn error_kind(e: &(dyn std::error::Error + 'static)) -> &'static str {
         Some(RunError::Lost) => "lost",
         Some(RunError::Invalid(_)) => "invalid",
         None => "program",
-    }
-}
-
-/// The runs of this host, by task id.
-#[derive(Default)]
-pub(crate) struct Runs(Mutex<HashMap<String, Arc<Run>>>);
-
-impl Runs {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<Run>>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Registers `run` unless one runs the task here already.
-    pub(crate) fn claim(&self, run: &Arc<Run>) -> bool {
-        let mut map = self.lock();
-        if map.contains_key(&run.task_id) {
-            return false;
-        }
-        map.insert(run.task_id.clone(), run.clone());
-        true
-    }
-
-    pub(crate) fn contains(&self, task_id: &str) -> bool {
-        self.lock().contains_key(task_id)
-    }
-
-    pub(crate) fn remove(&self, run: &Arc<Run>) {
-        let mut map = self.lock();
-        if map.get(&run.task_id).is_some_and(|r| Arc::ptr_eq(r, run)) {
-            map.remove(&run.task_id);
-        }
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.lock().len()
     }
 }

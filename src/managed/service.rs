@@ -13,7 +13,7 @@ use super::pending::EXTERNAL_WAIT_EXTENSION;
 use super::policy::OutputPolicy;
 use super::program::Program;
 use super::recover::{self, Resumed};
-use super::run::Runs;
+use super::runs::Runs;
 use crate::engine::shared_ops as ops;
 use crate::engine::{Authority, Shared, TaskLayer, event_stream, record_ids, view};
 use crate::log::{LogError, TaskLog, Watch};
