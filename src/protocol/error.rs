@@ -304,6 +304,17 @@ impl A2aError {
                 }
             }
         }
+        let violations = details
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|d| d.get("@type").and_then(Value::as_str) == Some(BAD_REQUEST_TYPE))
+            .filter_map(|d| d.get("fieldViolations")?.as_array())
+            .flatten();
+        for v in violations {
+            let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default();
+            err = err.with_violation(text("field"), text("description"));
+        }
         Some(err)
     }
 }
@@ -475,5 +486,24 @@ mod tests {
             let back = A2aError::from_wire(&e.to_rest_error()).unwrap();
             assert_eq!(back.kind(), k);
         }
+        // Message, metadata and violations come back complete in both forms.
+        let e = A2aError::invalid_params("a", "bad a")
+            .with_violation("b", "bad b")
+            .with_metadata("k", "v")
+            .with_message("custom");
+        for wire in [e.to_jsonrpc_error(), e.to_rest_error()] {
+            let back = A2aError::from_wire(&wire).unwrap();
+            assert_eq!(back.kind(), ErrorKind::InvalidParams);
+            assert_eq!(back.message(), "custom");
+            assert_eq!(back.metadata(), e.metadata());
+            assert_eq!(back.violations(), e.violations());
+        }
+        // Without an ErrorInfo: the JSON-RPC code, else the HTTP status.
+        let bare = |code: i64| A2aError::from_wire(&json!({"code": code, "message": "m"})).unwrap();
+        assert_eq!(bare(-32001).kind(), ErrorKind::TaskNotFound);
+        assert_eq!(bare(404).kind(), ErrorKind::TaskNotFound);
+        assert_eq!(bare(-1).kind(), ErrorKind::Internal);
+        assert_eq!(bare(-1).message(), "m");
+        assert!(A2aError::from_wire(&json!({"message": "no code"})).is_none());
     }
 }
