@@ -134,7 +134,7 @@ where
                 ));
             }
             (Fetched::Card(card, etag, age), _) => Cached {
-                card,
+                card: *card,
                 etag,
                 fresh_until: age.map(|a| Instant::now() + a),
             },
@@ -188,7 +188,7 @@ where
                 .to_bytes();
             let card: AgentCard = serde_json::from_slice(&body)
                 .map_err(|e| invalid("the agent card is not a valid card").with_source(e))?;
-            return Ok(Fetched::Card(card, new_etag, age));
+            return Ok(Fetched::Card(Box::new(card), new_etag, age));
         }
         Err(invalid("the agent card fetch redirected too many times"))
     }
@@ -216,7 +216,7 @@ where
 
 /// The outcome of one fetch.
 enum Fetched {
-    Card(AgentCard, Option<HeaderValue>, Option<Duration>),
+    Card(Box<AgentCard>, Option<HeaderValue>, Option<Duration>),
     NotModified(Option<Duration>),
 }
 
