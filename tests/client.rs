@@ -33,6 +33,7 @@ use http_body_util::Full;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
+use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tower::ServiceExt;
 
@@ -590,4 +591,158 @@ fn configuration_errors_at_construction() {
             .build()
             .is_err()
     );
+}
+
+/// Emits "before", then waits for a permit, then emits "after".
+#[derive(Clone)]
+struct Gated(Arc<tokio::sync::Semaphore>);
+
+impl Agent for Gated {
+    fn run(&self, _input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
+        let gate = self.0.clone();
+        futures_util::stream::iter([Ok("before".to_owned())]).chain(futures_util::stream::once(
+            async move {
+                gate.acquire().await?.forget();
+                Ok("after".to_owned())
+            },
+        ))
+    }
+}
+
+fn event_line(e: StreamResponse) -> String {
+    match e {
+        StreamResponse::Task(t) => format!("task {:?}", t.status.state),
+        StreamResponse::Message(_) => "message".into(),
+        StreamResponse::StatusUpdate(u) => format!("status {:?}", u.status.state),
+        StreamResponse::ArtifactUpdate(a) => format!("artifact {}", artifact_text(&a.artifact)),
+    }
+}
+
+#[tokio::test]
+async fn subscribe_to_a_live_task_directly_and_through_a_proxy() {
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let (l, base) = listener().await;
+    serve(
+        l,
+        A2aServer::builder(card(&base))
+            .agent(Gated(gate.clone()))
+            .unwrap(),
+    );
+    let mut targets = vec![base.clone()];
+    for t in [Transport::JsonRpc, Transport::HttpJson] {
+        targets.push(proxy(&base, t).await);
+    }
+    for target in &targets {
+        for t in [Transport::JsonRpc, Transport::HttpJson] {
+            let c = connect(target, t).await;
+            let res = call(&c, Operation::SendStreamingMessage(send("go")))
+                .await
+                .unwrap();
+            let A2aResponse::Stream(mut sent) = res else {
+                panic!("{res:?}")
+            };
+            let Some(Ok(StreamResponse::Task(task))) = bounded(sent.next()).await else {
+                panic!("the first event is the task")
+            };
+            let sub = SubscribeToTaskRequest {
+                id: task.id.clone(),
+                ..Default::default()
+            };
+            let res = call(&c, Operation::SubscribeToTask(sub)).await.unwrap();
+            let A2aResponse::Stream(subscribed) = res else {
+                panic!("{res:?}")
+            };
+            gate.add_permits(1);
+            let rest: Vec<String> = bounded(sent.map(|e| event_line(e.unwrap())).collect()).await;
+            let sub: Vec<String> =
+                bounded(subscribed.map(|e| event_line(e.unwrap())).collect()).await;
+            let ctx = format!("{target} over {t:?}: {rest:?} / {sub:?}");
+            assert_eq!(
+                rest.last().map(String::as_str),
+                Some("status Completed"),
+                "{ctx}"
+            );
+            assert_eq!(
+                sub.last().map(String::as_str),
+                Some("status Completed"),
+                "{ctx}"
+            );
+            assert!(sub[0].starts_with("task"), "{ctx}");
+            assert!(rest.iter().any(|e| e == "artifact after"), "{ctx}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn malformed_streams_end_with_an_error() {
+    let task =
+        json!({"task": {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}});
+    for t in [Transport::JsonRpc, Transport::HttpJson] {
+        let wrap = |v: Value| match t {
+            Transport::JsonRpc => json!({"jsonrpc": "2.0", "id": 1, "result": v}).to_string(),
+            Transport::HttpJson => v.to_string(),
+        };
+        let gone = A2aError::task_not_found("t");
+        let error_frame = match t {
+            Transport::JsonRpc => {
+                json!({"jsonrpc": "2.0", "id": 1, "error": gone.to_jsonrpc_error()})
+            }
+            Transport::HttpJson => gone.to_rest_error(),
+        };
+        let first = format!("data: {}\n\n", wrap(task.clone()));
+        let cases = [
+            (
+                format!("{first}data: {{\"task\":"),
+                ErrorKind::InvalidAgentResponse,
+            ),
+            (
+                format!("{first}data: {}\n\n", wrap(json!({"nope": 1}))),
+                ErrorKind::InvalidAgentResponse,
+            ),
+            (
+                format!("{first}data: {}\n\n", "x".repeat(4096)),
+                ErrorKind::InvalidAgentResponse,
+            ),
+            (
+                format!("{first}event: error\ndata: {error_frame}\n\n{first}"),
+                ErrorKind::TaskNotFound,
+            ),
+        ];
+        for (body, kind) in cases {
+            let base: Arc<std::sync::OnceLock<String>> = Arc::default();
+            let me = base.clone();
+            let (url, _) = scripted(move |path, _| {
+                if path.ends_with("agent-card.json") {
+                    json_response(card_bytes(me.get().unwrap()))
+                } else {
+                    Response::builder()
+                        .header("content-type", "text/event-stream")
+                        .body(Full::new(Bytes::from(body.clone())))
+                        .unwrap()
+                }
+            })
+            .await;
+            base.set(url.clone()).unwrap();
+            let c = A2aClient::builder(card_url(&url))
+                .transport(t)
+                .max_event_bytes(1024)
+                .build()
+                .unwrap();
+            let client = bounded(c.connect()).await.unwrap();
+            let res = call(&client, Operation::SendStreamingMessage(send("x")))
+                .await
+                .unwrap();
+            let A2aResponse::Stream(s) = res else {
+                panic!("{res:?}")
+            };
+            let items: Vec<_> = bounded(s.collect()).await;
+            assert_eq!(items.len(), 2, "{t:?}: {items:?}");
+            assert!(items[0].is_ok());
+            assert_eq!(
+                items[1].as_ref().unwrap_err().kind(),
+                kind,
+                "{t:?}: {items:?}"
+            );
+        }
+    }
 }

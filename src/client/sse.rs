@@ -13,7 +13,8 @@
 //! ```
 //! use a2a_tower::client::sse::SseParser;
 //! let mut p = SseParser::new(1024);
-//! let events = p.push(b": keep-alive\n\nevent: error\ndata: {\"a\":\ndata: 1}\r\n\r\n").unwrap();
+//! let mut events = Vec::new();
+//! p.push(b": keep-alive\n\nevent: error\ndata: {\"a\":\ndata: 1}\r\n\r\n", &mut events).unwrap();
 //! assert_eq!(events.len(), 1);
 //! assert_eq!(events[0].event.as_deref(), Some("error"));
 //! assert_eq!(events[0].data, "{\"a\":\n1}");
@@ -93,9 +94,10 @@ impl SseParser {
         }
     }
 
-    /// Feeds a chunk; returns the events it completed.
-    pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, SseError> {
-        let mut out = Vec::new();
+    /// Feeds a chunk; the events it completes are appended to `out`, also
+    /// those completed before an error in the same chunk. After an error the
+    /// parser must not be fed again.
+    pub fn push(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
         for &b in chunk {
             if std::mem::take(&mut self.after_cr) && b == b'\n' {
                 continue;
@@ -115,7 +117,7 @@ impl SseParser {
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The body ended: an error if an event was left unfinished.
@@ -176,18 +178,24 @@ where
         body: B,
         parser: SseParser,
         ready: std::collections::VecDeque<SseEvent>,
+        /// The error to yield once `ready` is drained.
+        failed: Option<BoxError>,
         done: bool,
     }
     let state = State {
         body,
         parser: SseParser::new(max_event_bytes),
         ready: Default::default(),
+        failed: None,
         done: false,
     };
     futures_util::stream::unfold(state, |mut st| async move {
         loop {
             if let Some(ev) = st.ready.pop_front() {
                 return Some((Ok(ev), st));
+            }
+            if let Some(e) = st.failed.take() {
+                return Some((Err(e), st));
             }
             if st.done {
                 return None;
@@ -208,12 +216,12 @@ where
                     let Ok(data) = frame.into_data() else {
                         continue;
                     };
-                    match st.parser.push(&data) {
-                        Ok(evs) => st.ready.extend(evs),
-                        Err(e) => {
-                            st.done = true;
-                            return fail(st, e.into());
-                        }
+                    let mut evs = Vec::new();
+                    let pushed = st.parser.push(&data, &mut evs);
+                    st.ready.extend(evs);
+                    if let Err(e) = pushed {
+                        st.done = true;
+                        st.failed = Some(e.into());
                     }
                 }
             }
@@ -229,7 +237,7 @@ mod tests {
         let mut p = SseParser::new(max);
         let mut out = Vec::new();
         for c in chunks {
-            out.extend(p.push(c)?);
+            p.push(c, &mut out)?;
         }
         p.finish()?;
         Ok(out)
@@ -281,14 +289,17 @@ mod tests {
     #[test]
     fn oversized_event() {
         // One long line, never terminated: refused as soon as it passes the bound.
+        let mut out = Vec::new();
         let mut p = SseParser::new(16);
-        assert_eq!(p.push(&[b'x'; 64]), Err(SseError::Oversized));
-        // Many short lines adding up past the bound.
+        assert_eq!(p.push(&[b'x'; 64], &mut out), Err(SseError::Oversized));
+        // Many short lines adding up past the bound; the event completed
+        // before it in the same chunk is kept.
         let mut p = SseParser::new(16);
         assert_eq!(
-            p.push(b"data: 12345\ndata: 12345\ndata: 1\n"),
+            p.push(b"data: 1\n\ndata: 12345\ndata: 12345\ndata: 1\n", &mut out),
             Err(SseError::Oversized)
         );
+        assert_eq!(data(&out), ["1"]);
         // The bound is per event: many small events pass.
         let many = b"data: 12345\n\n".repeat(100);
         assert_eq!(all(16, &[&many]).unwrap().len(), 100);
@@ -314,6 +325,12 @@ mod tests {
         use futures_util::StreamExt;
         let body = http_body_util::Full::new(Bytes::from_static(b"data: 1\n\ndata: 2"));
         let items: Vec<_> = sse_events(body, 100).collect().await;
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[0].as_ref().unwrap().data, "1");
+        assert!(items[1].is_err());
+        // Events before an oversized one in the same frame come first.
+        let body = http_body_util::Full::new(Bytes::from_static(b"data: 1\n\ndata: 22222222"));
+        let items: Vec<_> = sse_events(body, 8).collect().await;
         assert_eq!(items.len(), 2);
         assert_eq!(items[0].as_ref().unwrap().data, "1");
         assert!(items[1].is_err());
