@@ -121,9 +121,14 @@ fn envelope(v: Value, id: Option<u64>) -> Result<Value, A2aError> {
     if let Some(e) = m.get("error") {
         return Err(remote_error(e));
     }
+    // The id echoed as a number or (by lenient servers) as its text.
+    let echoes = |got: &Value, id: u64| match got {
+        Value::Null => true,
+        Value::String(s) => s.parse() == Ok(id),
+        v => v.as_u64() == Some(id),
+    };
     if let (Some(id), Some(got)) = (id, m.get("id"))
-        && !got.is_null()
-        && got.as_u64() != Some(id)
+        && !echoes(got, id)
     {
         return Err(invalid("the agent answered another JSON-RPC request id"));
     }
@@ -298,6 +303,11 @@ mod tests {
                 r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
             ),
             (Transport::JsonRpc, Expect::Task, "[1]"),
+            (
+                Transport::JsonRpc,
+                Expect::Empty,
+                r#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
+            ),
             (Transport::JsonRpc, Expect::Task, "not json"),
             (Transport::HttpJson, Expect::SendMessage, r#"{"task":3}"#),
             (Transport::HttpJson, Expect::Empty, r#"{"x":1}"#),
@@ -317,7 +327,7 @@ mod tests {
     #[tokio::test]
     async fn delete_accepts_empty_forms() {
         for body in [
-            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":"1","result":{}}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":null}"#,
             r#"{"jsonrpc":"2.0","id":1}"#,
         ] {
