@@ -746,3 +746,20 @@ async fn malformed_streams_end_with_an_error() {
         }
     }
 }
+
+#[tokio::test]
+async fn the_default_client_speaks_tls_to_https_urls() {
+    use tokio::io::AsyncReadExt;
+    let (l, base) = listener().await;
+    let first_byte = tokio::spawn(async move {
+        let (mut s, _) = l.accept().await.unwrap();
+        let mut b = [0u8; 1];
+        s.read_exact(&mut b).await.unwrap();
+        b[0]
+    });
+    let url = format!("{}/card", base.replace("http://", "https://"));
+    let e = resolve(&url, Duration::from_secs(5)).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unavailable);
+    // 0x16: a TLS handshake record (the ClientHello).
+    assert_eq!(bounded(first_byte).await.unwrap(), 0x16);
+}

@@ -22,6 +22,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::{HeaderValue, Request, Uri};
 use http_body_util::Full;
+use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
@@ -37,8 +38,21 @@ use super::transport::Transport;
 use crate::types::AgentCard;
 use crate::{A2aError, BoxError, ConfigError, ErrorKind};
 
-/// The default HTTP service: hyper-util's pooled client, plain HTTP only.
-pub type HttpClient = Client<HttpConnector, Full<Bytes>>;
+/// The default HTTP service: hyper-util's pooled client, HTTP/1.1 over plain
+/// TCP or TLS (rustls on `ring`, trusting the webpki roots).
+pub type HttpClient = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
+
+/// The default [`HttpClient`].
+fn default_http() -> HttpClient {
+    let tls = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
+        // Only fails for a provider without TLS 1.2 and 1.3; `ring` has both.
+        .expect("ring supports the safe default TLS versions")
+        .https_or_http()
+        .enable_http1()
+        .build();
+    Client::builder(TokioExecutor::new()).build(tls)
+}
 
 /// The default card timeout (30 s).
 pub const DEFAULT_CARD_TIMEOUT: Duration = Duration::from_secs(30);
@@ -65,9 +79,8 @@ impl A2aClient<HttpClient> {
     /// A builder for the agent whose card is at `card_url`, over the
     /// default [`HttpClient`] (replace it with [`ClientBuilder::http`]).
     pub fn builder(card_url: impl Into<String>) -> ClientBuilder<HttpClient> {
-        let http = Client::builder(TokioExecutor::new()).build_http();
         ClientBuilder {
-            http,
+            http: default_http(),
             card_url: card_url.into(),
             card_timeout: DEFAULT_CARD_TIMEOUT,
             max_card_bytes: DEFAULT_MAX_CARD_BYTES,

@@ -12,10 +12,10 @@
 //!   binding (always with `A2A-Version: 1.0`), decodes answers and SSE
 //!   streams ([`sse`]) back, and returns remote protocol errors complete.
 //!
-//! The default HTTP service ([`HttpClient`]) is hyper-util's client over
-//! plain HTTP; for HTTPS, pass a client with a TLS connector (for example
-//! `hyper-rustls`) to [`ClientBuilder::http`]. Host layers (auth, retries,
-//! timeouts) wrap that service, or the client itself as an `A2aService`.
+//! The default HTTP service ([`HttpClient`]) is hyper-util's client, HTTP/1.1
+//! over TCP or TLS (rustls, webpki roots); any other `Service` can replace it
+//! through [`ClientBuilder::http`]. Host layers (auth, retries, timeouts)
+//! wrap that service, or the client itself as an `A2aService`.
 //!
 //! Uses the wire model, the protocol core, `http` and an HTTP client; never
 //! the server's engine or task logs.
