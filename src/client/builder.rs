@@ -252,6 +252,7 @@ where
         }
         let target = Target {
             transport,
+            url: iface.url.clone(),
             base: iface.url.trim_end_matches('/').to_owned(),
             tenant: iface.tenant.clone(),
             authorization: self

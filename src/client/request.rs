@@ -17,7 +17,9 @@ pub(crate) const VERSION: HeaderValue = HeaderValue::from_static("1.0");
 #[derive(Debug, Clone)]
 pub(crate) struct Target {
     pub(crate) transport: Transport,
-    /// The interface URL without a trailing slash.
+    /// The interface URL as the card gives it (JSON-RPC posts to it).
+    pub(crate) url: String,
+    /// The interface URL without a trailing slash (HTTP+JSON routes follow it).
     pub(crate) base: String,
     /// The interface's tenant, used when the request names none.
     pub(crate) tenant: String,
@@ -100,7 +102,7 @@ pub(crate) fn encode(
     let (method, uri, body) = match target.transport {
         Transport::JsonRpc => {
             let env = json!({"jsonrpc": "2.0", "id": id, "method": op.method(), "params": p});
-            (Method::POST, target.base.clone(), Some(env))
+            (Method::POST, target.url.clone(), Some(env))
         }
         Transport::HttpJson => rest(target, op, p),
     };
@@ -198,6 +200,7 @@ mod tests {
     fn target(transport: Transport, tenant: &str) -> Target {
         Target {
             transport,
+            url: "http://h/a2a/".into(),
             base: "http://h/a2a".into(),
             tenant: tenant.into(),
             authorization: None,
@@ -251,7 +254,7 @@ mod tests {
         });
         let r = encode(&t, &A2aRequest::new(get), 9).unwrap();
         assert_eq!(r.method(), Method::POST);
-        assert_eq!(r.uri(), "http://h/a2a");
+        assert_eq!(r.uri(), "http://h/a2a/");
         assert_eq!(r.headers()[header::CONTENT_TYPE], "application/json");
         use futures_util::FutureExt;
         use http_body_util::BodyExt;

@@ -5,6 +5,11 @@
 //! Its trace span `a2a.client` carries the operation, the transport and,
 //! on failure, the error kind only: never a remote message.
 //!
+//! Of the call context, only `A2A-Extensions` headers are forwarded (so a
+//! proxy passes its caller's extension requests on); other headers, such as
+//! the caller's own `Authorization`, never are. Calls have no deadline of
+//! their own: a host adds one as a layer (the card timeout never applies).
+//!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use a2a_tower::client::A2aClient;
@@ -77,9 +82,9 @@ impl<S> A2aClient<S> {
         self.target.transport
     }
 
-    /// The interface URL in use.
+    /// The interface URL in use, as the card gives it.
     pub fn url(&self) -> &str {
-        &self.target.base
+        &self.target.url
     }
 }
 
