@@ -763,3 +763,60 @@ async fn the_default_client_speaks_tls_to_https_urls() {
     // 0x16: a TLS handshake record (the ClientHello).
     assert_eq!(bounded(first_byte).await.unwrap(), 0x16);
 }
+
+/// Answers with the tenant the server decoded, then the text.
+struct TenantEcho;
+
+impl Agent for TenantEcho {
+    fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
+        futures_util::stream::iter([Ok(format!("{}:{}", input.call.tenant, input.text))])
+    }
+}
+
+#[tokio::test]
+async fn the_interface_tenant_reaches_the_server_on_both_bindings() {
+    let (l, base) = listener().await;
+    let mut c = card(&base);
+    for i in &mut c.supported_interfaces {
+        i.tenant = "acme co".into();
+    }
+    serve(l, A2aServer::builder(c).agent(TenantEcho).unwrap());
+    for t in [Transport::JsonRpc, Transport::HttpJson] {
+        let client = connect(&base, t).await;
+        let res = call(&client, Operation::SendMessage(send("x")))
+            .await
+            .unwrap();
+        let A2aResponse::SendMessage(SendMessageResponse::Task(task)) = res else {
+            panic!("{res:?}")
+        };
+        let text: Vec<String> = task.artifacts.iter().map(artifact_text).collect();
+        assert_eq!(text, ["acme co:x"], "{t:?}");
+    }
+}
+
+#[tokio::test]
+async fn this_crate_s_card_endpoint_revalidates_with_304() {
+    let (l, base) = listener().await;
+    let statuses = Arc::new(Mutex::new(Vec::new()));
+    let log = statuses.clone();
+    let app = A2aServer::builder(card(&base))
+        .card_max_age(Duration::ZERO)
+        .agent(Echo)
+        .unwrap();
+    // Outside the whole stack: the card endpoint answers above host layers.
+    serve(
+        l,
+        ServiceExt::<Request<hyper::body::Incoming>>::map_response(
+            app,
+            move |res: Response<a2a_tower::Body>| {
+                log.lock().unwrap().push(res.status().as_u16());
+                res
+            },
+        ),
+    );
+    let c = A2aClient::builder(card_url(&base)).build().unwrap();
+    let first = bounded(c.resolve()).await.unwrap();
+    let again = bounded(c.resolve()).await.unwrap();
+    assert_eq!(first, again);
+    assert_eq!(*statuses.lock().unwrap(), [200, 304]);
+}
