@@ -354,6 +354,59 @@ mod tests {
         }
     }
 
+    #[tokio::test]
+    async fn every_answer_decodes_on_both_bindings() {
+        let cfg = TaskPushNotificationConfig {
+            id: "c".into(),
+            task_id: "t".into(),
+            url: "https://hook.example/".into(),
+            ..Default::default()
+        };
+        let configs = ListTaskPushNotificationConfigsResponse {
+            configs: vec![cfg.clone()],
+            next_page_token: String::new(),
+        };
+        let card = AgentCard::new("A", "d", "1");
+        let task: Task = serde_json::from_value(
+            json!({"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}),
+        )
+        .unwrap();
+        let page =
+            json!({"tasks": [task.clone()], "nextPageToken": "", "pageSize": 1, "totalSize": 1});
+        let cases = [
+            (Expect::SendMessage, json!({"task": task.clone()})),
+            (Expect::Task, serde_json::to_value(&task).unwrap()),
+            (Expect::Tasks, page),
+            (Expect::PushConfig, serde_json::to_value(&cfg).unwrap()),
+            (Expect::PushConfigs, serde_json::to_value(&configs).unwrap()),
+            (Expect::Empty, json!({})),
+            (Expect::Card, serde_json::to_value(&card).unwrap()),
+        ];
+        for (expect, value) in cases {
+            let rpc = json!({"jsonrpc": "2.0", "id": 1, "result": value.clone()}).to_string();
+            for (t, body) in [
+                (Transport::JsonRpc, rpc),
+                (Transport::HttpJson, value.to_string()),
+            ] {
+                let r = run(t, expect, 200, "application/json", &body).await;
+                let ok = match (expect, r) {
+                    (
+                        Expect::SendMessage,
+                        Ok(A2aResponse::SendMessage(SendMessageResponse::Task(x))),
+                    ) => x == task,
+                    (Expect::Task, Ok(A2aResponse::Task(x))) => x == task,
+                    (Expect::Tasks, Ok(A2aResponse::Tasks(x))) => x.tasks == [task.clone()],
+                    (Expect::PushConfig, Ok(A2aResponse::PushConfig(x))) => x == cfg,
+                    (Expect::PushConfigs, Ok(A2aResponse::PushConfigs(x))) => x == configs,
+                    (Expect::Empty, Ok(A2aResponse::Empty)) => true,
+                    (Expect::Card, Ok(A2aResponse::AgentCard(x))) => *x == card,
+                    _ => false,
+                };
+                assert!(ok, "{t:?} {expect:?}");
+            }
+        }
+    }
+
     async fn events(t: Transport, body: &str) -> Vec<Result<StreamResponse, A2aError>> {
         let Ok(A2aResponse::Stream(s)) =
             run(t, Expect::Stream, 200, "text/event-stream", body).await
