@@ -77,6 +77,7 @@
 //! | managed tasks | `managed` | the same as the engine, and the engine's reads |
 //! | task logs | `log` (memory, SQLite, PostgreSQL) | the `TaskLog` trait and the wire model |
 //! | assembly | [`server`] | all of the above |
+//! | client | `client` (`A2aClient`, card resolution, SSE reading) | the wire model, the protocol core, `http`, an HTTP client (hyper-util); never the engine or the task logs |
 //!
 //! Each protocol rule lives once: the required parameters, ranges and
 //! capability checks of an operation are applied by the bindings before the
@@ -92,6 +93,7 @@
 //! | `engine` | yes | the task engine (`engine::TaskLayer`, executors, text agents) and the task log with its bounded in-memory backend (`log`) |
 //! | `sqlite` | yes | the durable SQLite task log (`log::SqliteTaskLog`), SQLite compiled in |
 //! | `postgres` | no | the PostgreSQL task log (`log::PostgresTaskLog`) for several hosts sharing tasks |
+//! | `client` | no | the A2A client (`client::A2aClient`): JSON-RPC and HTTP+JSON over any HTTP `Service`, hyper-util's by default |
 //! | `managed` | yes | managed tasks (`managed`): durable programs served as A2A tasks, JSON Schema checks through `jsonschema` |
 //!
 //! With `jsonrpc` and `rest`, [`server`] has the bindings router; with
@@ -110,6 +112,9 @@ mod plumbing;
 mod protocol;
 
 pub mod card;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub mod client;
 pub mod extensions;
 pub mod limit;
 pub mod server;

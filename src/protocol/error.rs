@@ -131,6 +131,7 @@ struct Inner {
     message: Option<Cow<'static, str>>,
     metadata: BTreeMap<String, String>,
     violations: Vec<(String, String)>,
+    extra: Vec<Value>,
     source: Option<BoxError>,
 }
 
@@ -142,6 +143,7 @@ impl A2aError {
             message: None,
             metadata: BTreeMap::new(),
             violations: Vec::new(),
+            extra: Vec::new(),
             source: None,
         }))
     }
@@ -185,6 +187,20 @@ impl A2aError {
     ) -> Self {
         self.0.violations.push((field.into(), description.into()));
         self
+    }
+
+    /// Adds a `details` object of another type (written after the ErrorInfo
+    /// and BadRequest). The client keeps such details of a remote error, so
+    /// a proxy passes them on; only pass objects that are safe on the wire.
+    #[must_use]
+    pub fn with_detail(mut self, detail: Value) -> Self {
+        self.0.extra.push(detail);
+        self
+    }
+
+    /// The `details` objects besides the A2A ErrorInfo and the BadRequest.
+    pub fn extra_details(&self) -> &[Value] {
+        &self.0.extra
     }
 
     /// Attaches an internal cause (for logs; never on the wire).
@@ -237,6 +253,7 @@ impl A2aError {
                 .collect();
             details.push(json!({"@type": BAD_REQUEST_TYPE, "fieldViolations": v}));
         }
+        details.extend(self.0.extra.iter().cloned());
         Value::Array(details)
     }
 
@@ -304,6 +321,25 @@ impl A2aError {
                 }
             }
         }
+        let all = details.and_then(Value::as_array).into_iter().flatten();
+        for d in all {
+            let ty = d.get("@type").and_then(Value::as_str);
+            if info.is_some_and(|i| std::ptr::eq(i, d)) {
+                continue;
+            }
+            let Some(violations) = d.get("fieldViolations").and_then(Value::as_array) else {
+                err = err.with_detail(d.clone());
+                continue;
+            };
+            if ty != Some(BAD_REQUEST_TYPE) {
+                err = err.with_detail(d.clone());
+                continue;
+            }
+            for v in violations {
+                let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default();
+                err = err.with_violation(text("field"), text("description"));
+            }
+        }
         Some(err)
     }
 }
@@ -324,6 +360,9 @@ impl fmt::Debug for A2aError {
         }
         if !self.0.violations.is_empty() {
             d.field("violations", &self.0.violations);
+        }
+        if !self.0.extra.is_empty() {
+            d.field("extra_details", &self.0.extra);
         }
         if let Some(s) = &self.0.source {
             d.field("source", s);
@@ -475,5 +514,37 @@ mod tests {
             let back = A2aError::from_wire(&e.to_rest_error()).unwrap();
             assert_eq!(back.kind(), k);
         }
+        // Message, metadata and violations come back complete in both forms.
+        let e = A2aError::invalid_params("a", "bad a")
+            .with_violation("b", "bad b")
+            .with_metadata("k", "v")
+            .with_message("custom");
+        for wire in [e.to_jsonrpc_error(), e.to_rest_error()] {
+            let back = A2aError::from_wire(&wire).unwrap();
+            assert_eq!(back.kind(), ErrorKind::InvalidParams);
+            assert_eq!(back.message(), "custom");
+            assert_eq!(back.metadata(), e.metadata());
+            assert_eq!(back.violations(), e.violations());
+        }
+        // Other details (another domain's ErrorInfo, DebugInfo, …) are kept
+        // and written again after ours.
+        let debug = json!({"@type": "type.googleapis.com/google.rpc.DebugInfo", "detail": "d"});
+        let other = json!({"@type": ERROR_INFO_TYPE, "reason": "QUOTA", "domain": "example.com"});
+        let e = A2aError::task_not_found("t")
+            .with_detail(debug.clone())
+            .with_detail(other.clone());
+        for wire in [e.to_jsonrpc_error(), e.to_rest_error()] {
+            let back = A2aError::from_wire(&wire).unwrap();
+            assert_eq!(back.kind(), ErrorKind::TaskNotFound);
+            assert_eq!(back.extra_details(), [debug.clone(), other.clone()]);
+            assert_eq!(back.details(), e.details());
+        }
+        // Without an ErrorInfo: the JSON-RPC code, else the HTTP status.
+        let bare = |code: i64| A2aError::from_wire(&json!({"code": code, "message": "m"})).unwrap();
+        assert_eq!(bare(-32001).kind(), ErrorKind::TaskNotFound);
+        assert_eq!(bare(404).kind(), ErrorKind::TaskNotFound);
+        assert_eq!(bare(-1).kind(), ErrorKind::Internal);
+        assert_eq!(bare(-1).message(), "m");
+        assert!(A2aError::from_wire(&json!({"message": "no code"})).is_none());
     }
 }

@@ -1,0 +1,271 @@
+//! [`ClientBuilder`]: the configuration of a client, checked at
+//! construction; and [`Connector`], which resolves the card and connects
+//! [`A2aClient`]s from it under the origin policy.
+//!
+//! ```
+//! use std::time::Duration;
+//! use a2a_tower::client::{A2aClient, Transport};
+//! let ok = A2aClient::builder("http://localhost:8080/.well-known/agent-card.json")
+//!     .card_timeout(Duration::from_secs(5))
+//!     .allow_origins(["http://rpc.localhost:9000"])
+//!     .transport(Transport::HttpJson)
+//!     .build();
+//! assert!(ok.is_ok());
+//! let bad = A2aClient::builder("not a url").build();
+//! assert!(bad.is_err());
+//! let bad = A2aClient::builder("http://h/card").allow_origins(["http://h/x"]).build();
+//! assert!(bad.is_err());
+//! ```
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{HeaderValue, Request, Uri};
+use http_body_util::Full;
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use tower_service::Service;
+
+use super::card::CardResolver;
+use super::origin::{self, Origin};
+use super::request::Target;
+use super::response::Limits;
+use super::service::A2aClient;
+use super::sse::DEFAULT_MAX_EVENT_BYTES;
+use super::transport::Transport;
+use crate::types::AgentCard;
+use crate::{A2aError, BoxError, ConfigError, ErrorKind};
+
+/// The default HTTP service: hyper-util's pooled client, HTTP/1.1 over plain
+/// TCP or TLS (rustls on `ring`, trusting the webpki roots).
+pub type HttpClient = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
+
+/// The default [`HttpClient`].
+fn default_http() -> HttpClient {
+    let tls = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
+        // Only fails for a provider without TLS 1.2 and 1.3; `ring` has both.
+        .expect("ring supports the safe default TLS versions")
+        .https_or_http()
+        .enable_http1()
+        .build();
+    Client::builder(TokioExecutor::new()).build(tls)
+}
+
+/// The default card timeout (30 s).
+pub const DEFAULT_CARD_TIMEOUT: Duration = Duration::from_secs(30);
+/// The default card size limit (1 MiB).
+pub const DEFAULT_MAX_CARD_BYTES: usize = 1024 * 1024;
+/// The default bound on a complete (non-streamed) answer (16 MiB).
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The configuration of a client; [`build`](Self::build) checks it.
+#[derive(Debug, Clone)]
+pub struct ClientBuilder<S> {
+    http: S,
+    card_url: String,
+    card_timeout: Duration,
+    max_card_bytes: usize,
+    max_event_bytes: usize,
+    max_response_bytes: usize,
+    allowed: Vec<String>,
+    transport: Option<Transport>,
+    authorization: Option<HeaderValue>,
+}
+
+impl A2aClient<HttpClient> {
+    /// A builder for the agent whose card is at `card_url`, over the
+    /// default [`HttpClient`] (replace it with [`ClientBuilder::http`]).
+    pub fn builder(card_url: impl Into<String>) -> ClientBuilder<HttpClient> {
+        ClientBuilder {
+            http: default_http(),
+            card_url: card_url.into(),
+            card_timeout: DEFAULT_CARD_TIMEOUT,
+            max_card_bytes: DEFAULT_MAX_CARD_BYTES,
+            max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            allowed: Vec::new(),
+            transport: None,
+            authorization: None,
+        }
+    }
+}
+
+impl<S> ClientBuilder<S> {
+    /// Uses `http` (any `Service<http::Request<Full<Bytes>>>`, with the
+    /// host's auth, retry or timeout layers) for the card and every call.
+    /// The service is used as given, never reconfigured.
+    pub fn http<S2>(self, http: S2) -> ClientBuilder<S2> {
+        ClientBuilder {
+            http,
+            card_url: self.card_url,
+            card_timeout: self.card_timeout,
+            max_card_bytes: self.max_card_bytes,
+            max_event_bytes: self.max_event_bytes,
+            max_response_bytes: self.max_response_bytes,
+            allowed: self.allowed,
+            transport: self.transport,
+            authorization: self.authorization,
+        }
+    }
+
+    /// Bounds the whole card fetch (default 30 s; never bounds RPC calls).
+    pub fn card_timeout(mut self, timeout: Duration) -> Self {
+        self.card_timeout = timeout;
+        self
+    }
+
+    /// Bounds the card body (default 1 MiB).
+    pub fn max_card_bytes(mut self, max: usize) -> Self {
+        self.max_card_bytes = max;
+        self
+    }
+
+    /// Bounds each SSE event (default 4 MiB).
+    pub fn max_event_bytes(mut self, max: usize) -> Self {
+        self.max_event_bytes = max;
+        self
+    }
+
+    /// Bounds each complete answer (default 16 MiB).
+    pub fn max_response_bytes(mut self, max: usize) -> Self {
+        self.max_response_bytes = max;
+        self
+    }
+
+    /// Origins, exactly `scheme://host[:port]`, besides the card's, on which
+    /// RPC interfaces are accepted.
+    pub fn allow_origins<I, T>(mut self, origins: I) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        self.allowed.extend(origins.into_iter().map(Into::into));
+        self
+    }
+
+    /// Insists on one binding instead of the card's first supported one.
+    pub fn transport(mut self, transport: Transport) -> Self {
+        self.transport = Some(transport);
+        self
+    }
+
+    /// An `Authorization` value sent to the card's origin only: on the card
+    /// fetch and on calls to an interface on that origin, never elsewhere.
+    pub fn authorization(mut self, value: HeaderValue) -> Self {
+        self.authorization = Some(value);
+        self
+    }
+
+    /// Checks the configuration: an absolute `http`/`https` card URL, non-zero
+    /// timeout and sizes, a well-formed allow-list.
+    pub fn build(self) -> Result<Connector<S>, ConfigError> {
+        let url: Uri = self
+            .card_url
+            .parse()
+            .map_err(|_| ConfigError::new("the card URL is not a URL"))?;
+        let origin = Origin::of(&url)
+            .ok_or_else(|| ConfigError::new("the card URL is not an absolute http(s) URL"))?;
+        if self.card_timeout.is_zero() {
+            return Err(ConfigError::new("the card timeout must not be zero"));
+        }
+        for (name, n) in [
+            ("card size limit", self.max_card_bytes),
+            ("event size limit", self.max_event_bytes),
+            ("response size limit", self.max_response_bytes),
+        ] {
+            if n == 0 {
+                return Err(ConfigError::new(format!("the {name} must not be zero")));
+            }
+        }
+        let allowed = origin::parse_all(&self.allowed)?;
+        let auth = self.authorization;
+        Ok(Connector {
+            resolver: CardResolver::new(
+                self.http,
+                url,
+                origin,
+                self.card_timeout,
+                self.max_card_bytes,
+                auth,
+            ),
+            allowed,
+            transport: self.transport,
+            limits: Limits {
+                max_response_bytes: self.max_response_bytes,
+                max_event_bytes: self.max_event_bytes,
+            },
+        })
+    }
+}
+
+/// A checked configuration: resolves the card (cached) and connects clients.
+#[derive(Debug, Clone)]
+pub struct Connector<S> {
+    resolver: CardResolver<S>,
+    allowed: Vec<Origin>,
+    transport: Option<Transport>,
+    limits: Limits,
+}
+
+impl<S, B> Connector<S>
+where
+    S: Service<Request<Full<Bytes>>, Response = http::Response<B>> + Clone + Send + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send,
+    B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: Into<BoxError>,
+{
+    /// The card resolver (its cache is shared with this connector).
+    pub fn resolver(&self) -> &CardResolver<S> {
+        &self.resolver
+    }
+
+    /// The agent card, within the card limits (see [`CardResolver`]).
+    pub async fn resolve(&self) -> Result<AgentCard, A2aError> {
+        self.resolver.resolve().await
+    }
+
+    /// Resolves the card and connects a client to its first supported
+    /// interface (or the insisted binding). The interface must be on the
+    /// card's origin or an allowed one (PermissionDenied otherwise, before
+    /// any call); no supported interface is UnsupportedOperation.
+    pub async fn connect(&self) -> Result<A2aClient<S>, A2aError> {
+        let card = self.resolve().await?;
+        let (transport, iface) = Transport::select(&card, self.transport).ok_or_else(|| {
+            A2aError::new(ErrorKind::UnsupportedOperation)
+                .with_message("the agent card has no supported A2A 1.0 interface")
+        })?;
+        let url: Uri = iface
+            .url
+            .parse()
+            .map_err(|_| super::response::invalid("the agent's interface URL is not a URL"))?;
+        let iface_origin = Origin::of(&url).ok_or_else(|| {
+            super::response::invalid("the agent's interface URL is not an absolute http(s) URL")
+        })?;
+        let home = &self.resolver.origin;
+        if &iface_origin != home && !self.allowed.contains(&iface_origin) {
+            return Err(A2aError::new(ErrorKind::PermissionDenied)
+                .with_message("the agent's interface is on an origin that is not allowed"));
+        }
+        let target = Target {
+            transport,
+            url: iface.url.clone(),
+            base: iface.url.trim_end_matches('/').to_owned(),
+            tenant: iface.tenant.clone(),
+            authorization: self
+                .resolver
+                .authorization
+                .clone()
+                .filter(|_| &iface_origin == home),
+        };
+        Ok(A2aClient::new(
+            self.resolver.http.clone(),
+            target,
+            self.limits,
+            card,
+        ))
+    }
+}

@@ -1,0 +1,268 @@
+//! Encoding an [`A2aRequest`] as the HTTP request of one binding: exactly
+//! what this crate's JSON-RPC and HTTP+JSON services decode (a2a-spec.md
+//! §6, §7.1, §7.2).
+
+use bytes::Bytes;
+use http::{HeaderValue, Method, Request, header};
+use http_body_util::Full;
+use serde_json::{Map, Value, json};
+
+use super::transport::Transport;
+use crate::{A2aError, A2aRequest, Operation};
+
+/// The `A2A-Version` every request carries.
+pub(crate) const VERSION: HeaderValue = HeaderValue::from_static("1.0");
+
+/// Where requests go: the chosen interface, and the credentials it may see.
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    pub(crate) transport: Transport,
+    /// The interface URL as the card gives it (JSON-RPC posts to it).
+    pub(crate) url: String,
+    /// The interface URL without a trailing slash (HTTP+JSON routes follow it).
+    pub(crate) base: String,
+    /// The interface's tenant, used when the request names none.
+    pub(crate) tenant: String,
+    /// `Authorization`, only when the interface is on the card's origin.
+    pub(crate) authorization: Option<HeaderValue>,
+}
+
+/// The operation's parameters as a JSON object.
+fn params(op: &Operation) -> Result<Map<String, Value>, A2aError> {
+    let v = match op {
+        Operation::SendMessage(r) | Operation::SendStreamingMessage(r) => serde_json::to_value(r),
+        Operation::GetTask(r) => serde_json::to_value(r),
+        Operation::ListTasks(r) => serde_json::to_value(r),
+        Operation::CancelTask(r) => serde_json::to_value(r),
+        Operation::SubscribeToTask(r) => serde_json::to_value(r),
+        Operation::CreateTaskPushNotificationConfig(r) => serde_json::to_value(r),
+        Operation::GetTaskPushNotificationConfig(r)
+        | Operation::DeleteTaskPushNotificationConfig(r) => serde_json::to_value(r),
+        Operation::ListTaskPushNotificationConfigs(r) => serde_json::to_value(r),
+        Operation::GetExtendedAgentCard(r) => serde_json::to_value(r),
+    };
+    match v.map_err(A2aError::internal)? {
+        Value::Object(m) => Ok(m),
+        _ => Ok(Map::new()),
+    }
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters.
+pub(crate) fn pct(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn take_str(m: &mut Map<String, Value>, key: &str) -> String {
+    match m.remove(key) {
+        Some(Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+/// The query string of a GET: every remaining scalar parameter.
+fn query(m: &Map<String, Value>) -> String {
+    let pairs: Vec<String> = m
+        .iter()
+        .filter_map(|(k, v)| {
+            let v = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                _ => return None,
+            };
+            Some(format!("{}={}", pct(k), pct(&v)))
+        })
+        .collect();
+    if pairs.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", pairs.join("&"))
+    }
+}
+
+/// The HTTP request of `req` on `target`; `id` is the JSON-RPC request id.
+pub(crate) fn encode(
+    target: &Target,
+    req: &A2aRequest,
+    id: u64,
+) -> Result<Request<Full<Bytes>>, A2aError> {
+    let op = &req.operation;
+    let mut p = params(op)?;
+    if op.tenant().is_empty() && !target.tenant.is_empty() {
+        p.insert("tenant".into(), target.tenant.clone().into());
+    }
+    let (method, uri, body) = match target.transport {
+        Transport::JsonRpc => {
+            let env = json!({"jsonrpc": "2.0", "id": id, "method": op.method(), "params": p});
+            (Method::POST, target.url.clone(), Some(env))
+        }
+        Transport::HttpJson => rest(target, op, p),
+    };
+    let body = match body {
+        Some(v) => Bytes::from(serde_json::to_vec(&v).map_err(A2aError::internal)?),
+        None => Bytes::new(),
+    };
+    let accept = if op.is_streaming() {
+        "text/event-stream, application/json"
+    } else {
+        "application/json"
+    };
+    let mut builder = Request::builder()
+        .method(method.clone())
+        .uri(uri)
+        .header("a2a-version", VERSION)
+        .header(header::ACCEPT, accept);
+    if method == Method::POST {
+        builder = builder.header(header::CONTENT_TYPE, "application/json");
+    }
+    for v in req.context.headers.get_all("a2a-extensions") {
+        builder = builder.header("a2a-extensions", v.clone());
+    }
+    if let Some(auth) = &target.authorization {
+        builder = builder.header(header::AUTHORIZATION, auth.clone());
+    }
+    builder
+        .body(Full::new(body))
+        .map_err(|e| A2aError::new(crate::ErrorKind::InvalidParams).with_source(e))
+}
+
+/// Method, URI and body of an HTTP+JSON call (§7.1).
+fn rest(
+    target: &Target,
+    op: &Operation,
+    mut p: Map<String, Value>,
+) -> (Method, String, Option<Value>) {
+    let tenant = take_str(&mut p, "tenant");
+    let mut base = target.base.clone();
+    if !tenant.is_empty() {
+        base = format!("{base}/{}", pct(&tenant));
+    }
+    let (method, path, body) = match op {
+        Operation::SendMessage(_) => (Method::POST, "/message:send".to_owned(), true),
+        Operation::SendStreamingMessage(_) => (Method::POST, "/message:stream".to_owned(), true),
+        Operation::GetTask(_) => {
+            let id = take_str(&mut p, "id");
+            (Method::GET, format!("/tasks/{}", pct(&id)), false)
+        }
+        Operation::ListTasks(_) => (Method::GET, "/tasks".to_owned(), false),
+        Operation::CancelTask(_) => {
+            let id = take_str(&mut p, "id");
+            (Method::POST, format!("/tasks/{}:cancel", pct(&id)), true)
+        }
+        Operation::SubscribeToTask(_) => {
+            let id = take_str(&mut p, "id");
+            (Method::POST, format!("/tasks/{}:subscribe", pct(&id)), true)
+        }
+        Operation::CreateTaskPushNotificationConfig(_) => {
+            let task = take_str(&mut p, "taskId");
+            let path = format!("/tasks/{}/pushNotificationConfigs", pct(&task));
+            (Method::POST, path, true)
+        }
+        Operation::GetTaskPushNotificationConfig(_)
+        | Operation::DeleteTaskPushNotificationConfig(_) => {
+            let task = take_str(&mut p, "taskId");
+            let id = take_str(&mut p, "id");
+            let path = format!("/tasks/{}/pushNotificationConfigs/{}", pct(&task), pct(&id));
+            let m = if matches!(op, Operation::GetTaskPushNotificationConfig(_)) {
+                Method::GET
+            } else {
+                Method::DELETE
+            };
+            (m, path, false)
+        }
+        Operation::ListTaskPushNotificationConfigs(_) => {
+            let task = take_str(&mut p, "taskId");
+            let path = format!("/tasks/{}/pushNotificationConfigs", pct(&task));
+            (Method::GET, path, false)
+        }
+        Operation::GetExtendedAgentCard(_) => (Method::GET, "/extendedAgentCard".to_owned(), false),
+    };
+    if body {
+        (method, format!("{base}{path}"), Some(Value::Object(p)))
+    } else {
+        (method, format!("{base}{path}{}", query(&p)), None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{GetTaskRequest, ListTasksRequest, TaskPushNotificationConfigId, TaskState};
+
+    fn target(transport: Transport, tenant: &str) -> Target {
+        Target {
+            transport,
+            url: "http://h/a2a/".into(),
+            base: "http://h/a2a".into(),
+            tenant: tenant.into(),
+            authorization: None,
+        }
+    }
+
+    #[test]
+    fn rest_routes_and_queries() {
+        let t = target(Transport::HttpJson, "");
+        let get = Operation::GetTask(GetTaskRequest {
+            id: "a/b c".into(),
+            history_length: Some(2),
+            ..Default::default()
+        });
+        let r = encode(&t, &A2aRequest::new(get), 1).unwrap();
+        assert_eq!(r.method(), Method::GET);
+        assert_eq!(r.uri(), "http://h/a2a/tasks/a%2Fb%20c?historyLength=2");
+        assert_eq!(r.headers()["a2a-version"], "1.0");
+        let list = Operation::ListTasks(ListTasksRequest {
+            context_id: "c&1".into(),
+            status: TaskState::Working,
+            include_artifacts: Some(true),
+            ..Default::default()
+        });
+        let r = encode(
+            &target(Transport::HttpJson, "acme"),
+            &A2aRequest::new(list),
+            1,
+        )
+        .unwrap();
+        assert_eq!(
+            r.uri(),
+            "http://h/a2a/acme/tasks?contextId=c%261&status=TASK_STATE_WORKING&includeArtifacts=true"
+        );
+        let del = Operation::DeleteTaskPushNotificationConfig(TaskPushNotificationConfigId {
+            task_id: "t".into(),
+            id: "c".into(),
+            ..Default::default()
+        });
+        let r = encode(&t, &A2aRequest::new(del), 1).unwrap();
+        assert_eq!(r.method(), Method::DELETE);
+        assert_eq!(r.uri(), "http://h/a2a/tasks/t/pushNotificationConfigs/c");
+    }
+
+    #[test]
+    fn jsonrpc_envelope_carries_the_interface_tenant() {
+        let t = target(Transport::JsonRpc, "acme");
+        let get = Operation::GetTask(GetTaskRequest {
+            id: "t".into(),
+            ..Default::default()
+        });
+        let r = encode(&t, &A2aRequest::new(get), 9).unwrap();
+        assert_eq!(r.method(), Method::POST);
+        assert_eq!(r.uri(), "http://h/a2a/");
+        assert_eq!(r.headers()[header::CONTENT_TYPE], "application/json");
+        use futures_util::FutureExt;
+        use http_body_util::BodyExt;
+        let bytes = r.into_body().collect().now_or_never().unwrap().unwrap();
+        let body: Value = serde_json::from_slice(&bytes.to_bytes()).unwrap();
+        assert_eq!(
+            body,
+            json!({"jsonrpc":"2.0","id":9,"method":"GetTask","params":{"id":"t","tenant":"acme"}})
+        );
+    }
+}

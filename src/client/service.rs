@@ -1,0 +1,142 @@
+//! [`A2aClient`]: the client as a `Service<A2aRequest>`, the mirror of the
+//! server's core, so the same `A2aRequest` layers serve both directions and
+//! a client can be mounted as the core of an `A2aServer` (a proxy).
+//!
+//! Its trace span `a2a.client` carries the operation, the transport and,
+//! on failure, the error kind only: never a remote message.
+//!
+//! Of the call context, only `A2A-Extensions` headers are forwarded (so a
+//! proxy passes its caller's extension requests on); other headers, such as
+//! the caller's own `Authorization`, never are. Calls have no deadline of
+//! their own: a host adds one as a layer (the card timeout never applies).
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use a2a_tower::client::A2aClient;
+//! use a2a_tower::types::{Message, SendMessageRequest};
+//! use a2a_tower::{A2aRequest, A2aResponse, Operation};
+//! use tower::ServiceExt;
+//!
+//! let client = A2aClient::builder("http://localhost:8080/.well-known/agent-card.json")
+//!     .build()?
+//!     .connect()
+//!     .await?;
+//! let send = SendMessageRequest { message: Message::user("m-1", "hi"), ..Default::default() };
+//! let res = client.oneshot(A2aRequest::new(Operation::SendMessage(send))).await?;
+//! if let A2aResponse::SendMessage(answer) = res {
+//!     println!("{answer:?}");
+//! }
+//! # Ok(()) }
+//! ```
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::Request;
+use http_body_util::Full;
+use tower_service::Service;
+use tracing::Instrument;
+
+use super::request::{self, Target};
+use super::response::{self, Expect, Limits, unavailable};
+use super::transport::Transport;
+use crate::types::AgentCard;
+use crate::{A2aError, A2aRequest, A2aResponse, BoxError};
+
+/// A connected A2A client; see the module docs. Built by
+/// [`Connector::connect`](super::Connector::connect). Cheap to clone.
+///
+/// Readiness: `poll_ready` is always ready; each call clones the HTTP
+/// service and waits for its readiness inside the response future.
+#[derive(Debug, Clone)]
+pub struct A2aClient<S> {
+    http: S,
+    target: Arc<Target>,
+    limits: Limits,
+    card: Arc<AgentCard>,
+    next_id: Arc<AtomicU64>,
+}
+
+impl<S> A2aClient<S> {
+    pub(crate) fn new(http: S, target: Target, limits: Limits, card: AgentCard) -> Self {
+        Self {
+            http,
+            target: Arc::new(target),
+            limits,
+            card: Arc::new(card),
+            next_id: Arc::new(AtomicU64::new(1)),
+        }
+    }
+
+    /// The agent card the client was connected from.
+    pub fn card(&self) -> &AgentCard {
+        &self.card
+    }
+
+    /// The binding in use.
+    pub fn transport(&self) -> Transport {
+        self.target.transport
+    }
+
+    /// The interface URL in use, as the card gives it.
+    pub fn url(&self) -> &str {
+        &self.target.url
+    }
+}
+
+/// The response future of [`A2aClient`].
+pub type ResponseFuture = Pin<Box<dyn Future<Output = Result<A2aResponse, A2aError>> + Send>>;
+
+impl<S, B> Service<A2aRequest> for A2aClient<S>
+where
+    S: Service<Request<Full<Bytes>>, Response = http::Response<B>> + Clone + Send + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send,
+    B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: Into<BoxError>,
+{
+    type Response = A2aResponse;
+    type Error = A2aError;
+    type Future = ResponseFuture;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), A2aError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: A2aRequest) -> Self::Future {
+        let span = tracing::info_span!(
+            "a2a.client",
+            operation = req.operation.method(),
+            transport = self.target.transport.binding(),
+            error = tracing::field::Empty,
+        );
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let expect = Expect::of(&req.operation);
+        let encoded = request::encode(&self.target, &req, id);
+        let mut http = self.http.clone();
+        let (transport, limits) = (self.target.transport, self.limits);
+        let record = span.clone();
+        let call = async move {
+            let req = encoded?;
+            futures_util::future::poll_fn(|cx| http.poll_ready(cx))
+                .await
+                .map_err(|e| unavailable(e.into()))?;
+            let res = http.call(req).await.map_err(|e| unavailable(e.into()))?;
+            response::decode(transport, expect, id, limits, res).await
+        };
+        Box::pin(
+            async move {
+                let out = call.await;
+                if let Err(e) = &out {
+                    record.record("error", e.kind().reason());
+                }
+                out
+            }
+            .instrument(span),
+        )
+    }
+}

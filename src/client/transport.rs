@@ -1,0 +1,101 @@
+//! [`Transport`]: the bindings the client speaks, and the choice of one
+//! interface from a card (a2a-spec.md §3: card order, first supported).
+//!
+//! ```
+//! use a2a_tower::client::Transport;
+//! use a2a_tower::types::{AgentCard, AgentInterface};
+//! let card = AgentCard::new("A", "d", "1")
+//!     .with_interface(AgentInterface::http_json("http://h/rest"))
+//!     .with_interface(AgentInterface::jsonrpc("http://h/rpc"));
+//! let (t, i) = Transport::select(&card, None).unwrap();
+//! assert_eq!((t, i.url.as_str()), (Transport::HttpJson, "http://h/rest"));
+//! let (t, _) = Transport::select(&card, Some(Transport::JsonRpc)).unwrap();
+//! assert_eq!(t, Transport::JsonRpc);
+//! ```
+
+use crate::ProtocolVersion;
+use crate::types::{AgentCard, AgentInterface, BINDING_HTTP_JSON, BINDING_JSONRPC};
+
+/// A binding the client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Transport {
+    /// JSON-RPC 2.0 over HTTP.
+    JsonRpc,
+    /// HTTP+JSON (REST).
+    HttpJson,
+}
+
+impl Transport {
+    /// The card's `protocolBinding` of this transport.
+    pub const fn binding(self) -> &'static str {
+        match self {
+            Self::JsonRpc => BINDING_JSONRPC,
+            Self::HttpJson => BINDING_HTTP_JSON,
+        }
+    }
+
+    /// The transport of a `protocolBinding` (case-insensitive), if supported.
+    pub fn of_binding(binding: &str) -> Option<Self> {
+        [Self::JsonRpc, Self::HttpJson]
+            .into_iter()
+            .find(|t| t.binding().eq_ignore_ascii_case(binding.trim()))
+    }
+
+    /// The first interface of `card`, in card order, whose binding the client
+    /// speaks (only `only`, when given) and whose `protocolVersion` is 1.0
+    /// (a patch component is ignored).
+    pub fn select(card: &AgentCard, only: Option<Self>) -> Option<(Self, &AgentInterface)> {
+        card.supported_interfaces.iter().find_map(|i| {
+            let t = Self::of_binding(&i.protocol_binding)?;
+            let v: ProtocolVersion = i.protocol_version.parse().ok()?;
+            (v == ProtocolVersion::V1_0 && only.is_none_or(|o| o == t)).then_some((t, i))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::BINDING_GRPC;
+
+    fn iface(binding: &str, version: &str, url: &str) -> AgentInterface {
+        AgentInterface {
+            url: url.into(),
+            protocol_binding: binding.into(),
+            protocol_version: version.into(),
+            ..AgentInterface::default()
+        }
+    }
+
+    #[test]
+    fn card_order_and_support() {
+        let mut card = AgentCard::new("A", "d", "1");
+        card.supported_interfaces = vec![
+            iface(BINDING_GRPC, "1.0", "grpc"),
+            iface(BINDING_JSONRPC, "0.3", "old"),
+            iface("https://example.com/custom", "1.0", "custom"),
+            iface("http+json", "1.0.2", "rest"),
+            iface(BINDING_JSONRPC, "1.0", "rpc"),
+        ];
+        let pick_in =
+            |card: &AgentCard, only| Transport::select(card, only).map(|(t, i)| (t, i.url.clone()));
+        let pick = |only| pick_in(&card, only);
+        assert_eq!(pick(None), Some((Transport::HttpJson, "rest".into())));
+        assert_eq!(
+            pick(Some(Transport::HttpJson)),
+            Some((Transport::HttpJson, "rest".into()))
+        );
+        assert_eq!(
+            pick(Some(Transport::JsonRpc)),
+            Some((Transport::JsonRpc, "rpc".into()))
+        );
+        card.supported_interfaces.truncate(3);
+        assert_eq!(
+            pick_in(&card, None),
+            None,
+            "gRPC, 0.3 and custom bindings only"
+        );
+        card.supported_interfaces.clear();
+        assert_eq!(pick_in(&card, None), None);
+    }
+}

@@ -1,0 +1,146 @@
+//! The `a2a.client` tracing span (its own test binary: tracing caches
+//! callsite interest process-wide, so a thread-local subscriber must not race
+//! other tests hitting the same callsite). The client runs over a plain
+//! `tower::service_fn` HTTP service: any `Service<http::Request<_>>` serves.
+
+#![cfg(feature = "client")]
+
+use std::sync::{Arc, Mutex};
+
+use a2a_tower::client::A2aClient;
+use a2a_tower::types::{AgentCard, AgentInterface, GetTaskRequest};
+use a2a_tower::{A2aError, A2aRequest, ErrorKind, Operation};
+use bytes::Bytes;
+use http::{Request, Response};
+use http_body_util::Full;
+use serde_json::json;
+use tower::ServiceExt;
+
+/// Records the fields of every span, to check what `a2a.rest` carries.
+#[derive(Default, Clone)]
+struct Fields(Arc<Mutex<Spans>>);
+
+/// Span names by id, and `(span, field, value)` as recorded.
+#[derive(Default)]
+struct Spans {
+    names: Vec<&'static str>,
+    fields: Vec<(String, String, String)>,
+}
+
+impl Fields {
+    fn push(&self, span: &str, values: &tracing::span::Record<'_>) {
+        struct V<'a>(&'a mut Vec<(String, String, String)>, &'a str);
+        impl tracing::field::Visit for V<'_> {
+            fn record_str(&mut self, f: &tracing::field::Field, v: &str) {
+                self.0
+                    .push((self.1.to_owned(), f.name().to_owned(), v.to_owned()));
+            }
+            fn record_debug(&mut self, f: &tracing::field::Field, v: &dyn std::fmt::Debug) {
+                self.record_str(f, &format!("{v:?}"));
+            }
+        }
+        values.record(&mut V(&mut self.0.lock().unwrap().fields, span));
+    }
+
+    fn of(&self, span: &str, field: &str) -> Vec<String> {
+        let spans = self.0.lock().unwrap();
+        let found = spans
+            .fields
+            .iter()
+            .filter(|(s, f, _)| s == span && f == field);
+        found.map(|(.., v)| v.clone()).collect()
+    }
+}
+
+impl tracing::Subscriber for Fields {
+    fn register_callsite(
+        &self,
+        _: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        tracing::subscriber::Interest::sometimes()
+    }
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, attrs: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        let name = attrs.metadata().name();
+        let id = {
+            let mut spans = self.0.lock().unwrap();
+            spans.names.push(name);
+            spans.names.len() as u64
+        };
+        self.push(name, &tracing::span::Record::new(attrs.values()));
+        tracing::span::Id::from_u64(id)
+    }
+    fn record(&self, span: &tracing::span::Id, values: &tracing::span::Record<'_>) {
+        let name = self.0.lock().unwrap().names[span.into_u64() as usize - 1];
+        self.push(name, values);
+    }
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, _: &tracing::Event<'_>) {}
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+/// The span names the operation, the transport and the error kind, never
+/// the remote message, which still reaches the caller complete; every
+/// request (card fetch included) carries `A2A-Version: 1.0`.
+#[test]
+fn span_records_classification_only() {
+    let fields = Fields::default();
+    let versions = Arc::new(Mutex::new(Vec::new()));
+    let seen = versions.clone();
+    let http = tower::service_fn(move |req: Request<Full<Bytes>>| {
+        seen.lock()
+            .unwrap()
+            .push(req.headers().get("a2a-version").cloned());
+        let body = if req.uri().path() == "/card" {
+            let card = AgentCard::new("A", "d", "1")
+                .with_interface(AgentInterface::jsonrpc("http://h/rpc"));
+            serde_json::to_vec(&card).unwrap()
+        } else {
+            let err = A2aError::task_not_found("t-1").with_message("remote says hunter2");
+            serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "error": err.to_jsonrpc_error()}))
+                .unwrap()
+        };
+        async move { Ok::<_, std::convert::Infallible>(Response::new(Full::new(Bytes::from(body)))) }
+    });
+    tracing::subscriber::with_default(fields.clone(), || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let client = A2aClient::builder("http://h/card")
+                .http(http)
+                .build()
+                .unwrap()
+                .connect()
+                .await
+                .unwrap();
+            let get = GetTaskRequest {
+                id: "t-1".into(),
+                ..Default::default()
+            };
+            let e = client
+                .oneshot(A2aRequest::new(Operation::GetTask(get)))
+                .await
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::TaskNotFound);
+            assert_eq!(e.message(), "remote says hunter2");
+            assert_eq!(e.metadata()["taskId"], "t-1");
+        });
+    });
+    assert_eq!(fields.of("a2a.client", "operation"), ["GetTask"]);
+    assert_eq!(fields.of("a2a.client", "transport"), ["JSONRPC"]);
+    assert_eq!(fields.of("a2a.client", "error"), ["TASK_NOT_FOUND"]);
+    let spans = fields.0.lock().unwrap();
+    assert!(spans.fields.iter().all(|(.., v)| !v.contains("hunter2")));
+    let versions = versions.lock().unwrap();
+    assert_eq!(versions.len(), 2);
+    assert!(
+        versions
+            .iter()
+            .all(|v| v.as_ref().is_some_and(|v| v == "1.0"))
+    );
+}
