@@ -93,7 +93,7 @@
 //! | `engine` | yes | the task engine (`engine::TaskLayer`, executors, text agents) and the task log with its bounded in-memory backend (`log`) |
 //! | `sqlite` | yes | the durable SQLite task log (`log::SqliteTaskLog`), SQLite compiled in |
 //! | `postgres` | no | the PostgreSQL task log (`log::PostgresTaskLog`) for several hosts sharing tasks |
-//! | `client` | no | the A2A client (`client::A2aClient`): JSON-RPC and HTTP+JSON over any HTTP `Service`, hyper-util's by default |
+//! | `client` | yes | the A2A client (`client::A2aClient`): JSON-RPC and HTTP+JSON over any HTTP `Service`, hyper-util's by default |
 //! | `managed` | yes | managed tasks (`managed`): durable programs served as A2A tasks, JSON Schema checks through `jsonschema` |
 //!
 //! With `jsonrpc` and `rest`, [`server`] has the bindings router; with
