@@ -8,7 +8,7 @@
 //! text).
 //!
 //! Python comes from `A2A_PYTHON`, else `.venv/bin/python` at the repository
-//! root (`.ci/run` creates it with `a2a-sdk[http-server]>=1.3,<2`). A missing
+//! root (`scripts/test.sh` creates it with `a2a-sdk[http-server]>=1.3,<2`). A missing
 //! interpreter or SDK fails these tests; they never skip.
 #![cfg(all(feature = "engine", feature = "jsonrpc", feature = "rest"))]
 
@@ -38,7 +38,7 @@ fn python() -> PathBuf {
         python.exists(),
         "no Python for the interop tests at {}: set A2A_PYTHON, or create the venv with \
          `python3 -m venv .venv && .venv/bin/pip install 'a2a-sdk[http-server]>=1.3,<2'` \
-         (.ci/run does this)",
+         (scripts/test.sh does this)",
         python.display()
     );
     python

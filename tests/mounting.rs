@@ -5,7 +5,7 @@
 //! principal its agent names and the security scheme its card declares).
 //!
 //! This file builds nothing: `cargo build --examples --all-features` must run
-//! first (`.ci/run` does).
+//! first (`scripts/test.sh` does).
 
 #![cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine", unix))]
 

@@ -4,7 +4,7 @@
 //! stderr, for tests that count the lines a process printed.
 //!
 //! The example must already be built with the test's profile and features
-//! (`cargo build --examples --all-features`, which `.ci/run` does before the
+//! (`cargo build --examples --all-features`, which `scripts/test.sh` does before the
 //! tests); a missing binary fails the test with that instruction.
 
 use std::io::{BufRead, BufReader};
