@@ -28,21 +28,18 @@ mod support;
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use a2a_tower::log::{PostgresTaskLog, Record, Sequenced, TaskLog};
-use a2a_tower::managed::{
-    EXTERNAL_WAIT_EXTENSION, ManagedService, PENDING_KEY, Process, Program, RESULT_ARTIFACT_ID,
-    Wait,
-};
+use a2a_tower::managed::{ManagedService, PENDING_KEY, RESULT_ARTIFACT_ID};
 use a2a_tower::types::{
-    AgentCard, AgentExtension, GetTaskRequest, Message, PartContent, SendMessageRequest,
-    SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskState,
+    GetTaskRequest, Message, PartContent, SendMessageRequest, SendMessageResponse, StreamResponse,
+    SubscribeToTaskRequest, Task, TaskState,
 };
-use a2a_tower::{A2aError, A2aRequest, A2aResponse, BoxError, EventStream, Operation};
+use a2a_tower::{A2aError, A2aRequest, A2aResponse, EventStream, Operation};
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
+use support::managed::{Counter, card, refund};
 use support::postgres::{url, with_schema};
 use tokio::runtime::Handle;
 use tower::ServiceExt as _;
@@ -57,89 +54,6 @@ const AUTHORITY: &str = "refunds/public";
 /// An amount whose exact text must survive both hosts.
 const AMOUNT: &str = "12345678901234567890.123456789";
 
-/// The refund program; `lookups` counts the real runs of its step.
-fn refund(lookups: Arc<AtomicUsize>) -> Program {
-    let input = json!({
-        "type": "object",
-        "required": ["order", "amount"],
-        "properties": {
-            "order": {"type": "string"},
-            "amount": {"type": "number", "exclusiveMinimum": 0}
-        },
-        "additionalProperties": false
-    });
-    let output = json!({
-        "type": "object",
-        "required": ["order", "refunded", "note"],
-        "properties": {
-            "order": {"type": "string"},
-            "refunded": {"type": "number"},
-            "note": {"type": ["string", "null"]}
-        }
-    });
-    Program::new(
-        "test.refund",
-        input,
-        output,
-        move |p: Process, input: Value| {
-            let lookups = lookups.clone();
-            async move {
-                let order = input["order"].as_str().unwrap_or_default().to_owned();
-                let amount = input["amount"].clone();
-                let _found: Value = p
-                    .step("lookup", || async move {
-                        lookups.fetch_add(1, Ordering::SeqCst);
-                        Ok(json!({"found": true}))
-                    })
-                    .await?;
-                let approve = p.wait(
-                    Wait::new("approve")
-                        .question(json!({"text": format!("Refund {amount} for {order}?")}))
-                        .schema(json!({
-                            "type": "object",
-                            "required": ["approved"],
-                            "properties": {
-                                "approved": {"type": "boolean"},
-                                "note": {"type": "string"}
-                            }
-                        })),
-                );
-                let fraud = p.child("fraud-check", |c| async move {
-                    let score = c
-                        .wait(
-                            Wait::new("score")
-                                .schema(json!({"type": "integer", "minimum": 0, "maximum": 100})),
-                        )
-                        .await?;
-                    Ok(score)
-                });
-                let (approval, score) =
-                    tokio::try_join!(async { approve.await.map_err(BoxError::from) }, fraud)?;
-                let refunded = if approval["approved"] == json!(true)
-                    && score.as_i64().is_some_and(|s| s < 50)
-                {
-                    amount
-                } else {
-                    json!(0)
-                };
-                let note = approval.get("note").cloned().unwrap_or(Value::Null);
-                Ok(json!({"order": order, "refunded": refunded, "note": note}))
-            }
-        },
-    )
-    .expect("the refund program")
-}
-
-fn card() -> AgentCard {
-    let mut card = AgentCard::new("Refunds", "Refunds once approved", "1.0.0").with_streaming(true);
-    card.capabilities.extensions.push(AgentExtension {
-        uri: EXTERNAL_WAIT_EXTENSION.into(),
-        ..Default::default()
-    });
-    card.default_output_modes = vec!["application/json".into()];
-    card
-}
-
 async fn connect(schema: &str) -> Arc<PostgresTaskLog> {
     let log = PostgresTaskLog::builder(url())
         .schema(schema)
@@ -150,8 +64,8 @@ async fn connect(schema: &str) -> Arc<PostgresTaskLog> {
     Arc::new(log)
 }
 
-fn managed(log: Arc<PostgresTaskLog>, host: &str, lookups: Arc<AtomicUsize>) -> ManagedService {
-    ManagedService::builder(card(), log, refund(lookups))
+fn managed(log: Arc<PostgresTaskLog>, host: &str, lookups: Counter) -> ManagedService {
+    ManagedService::builder(card(&["application/json"]), log, refund(lookups))
         .service(SERVICE)
         .host_id(host)
         .build()
@@ -168,7 +82,7 @@ struct Host {
 
 impl Host {
     /// Host `id` on the test's runtime.
-    async fn here(schema: &str, id: &str, lookups: Arc<AtomicUsize>) -> Self {
+    async fn here(schema: &str, id: &str, lookups: Counter) -> Self {
         let log = connect(schema).await;
         Self {
             svc: managed(log.clone(), id, lookups),
@@ -303,7 +217,7 @@ struct Crashable {
 }
 
 impl Crashable {
-    async fn start(schema: &str, id: &'static str, lookups: Arc<AtomicUsize>) -> Self {
+    async fn start(schema: &str, id: &'static str, lookups: Counter) -> Self {
         let schema = schema.to_owned();
         let (made, host) = tokio::sync::oneshot::channel();
         let (stop, stopped) = std::sync::mpsc::channel::<()>();
@@ -450,7 +364,7 @@ fn approve(note: &str) -> Value {
 }
 
 async fn read_answer_and_subscribe_on_b(schema: &str) {
-    let lookups = Arc::new(AtomicUsize::new(0));
+    let lookups = Counter::default();
     let a = Crashable::start(schema, "A", lookups.clone()).await;
     let b = Host::here(schema, "B", lookups.clone()).await;
 
@@ -492,7 +406,7 @@ async fn read_answer_and_subscribe_on_b(schema: &str) {
         .await;
     assert_eq!(done.status.state, TaskState::Completed, "{done:?}");
     assert_eq!(result(&done), refunded("o-1", "fine"));
-    assert_eq!(lookups.load(Ordering::SeqCst), 1);
+    assert_eq!(lookups.get(), 1);
 
     // B's stream: the task, B's answer (WORKING), then what A committed: the
     // result and the terminal COMPLETED.
@@ -518,7 +432,7 @@ async fn read_answer_and_subscribe_on_b(schema: &str) {
 }
 
 async fn answer_on_b_does_not_fence_a(schema: &str) {
-    let lookups = Arc::new(AtomicUsize::new(0));
+    let lookups = Counter::default();
     let a = Crashable::start(schema, "A", lookups.clone()).await;
     let b = Host::here(schema, "B", lookups.clone()).await;
 
@@ -560,18 +474,18 @@ async fn answer_on_b_does_not_fence_a(schema: &str) {
     assert_eq!(result(&done), refunded("o-2", "ok"));
     assert_eq!(b.epoch(&id).await, 1);
     assert_eq!(executions(&b.records(&id).await), ["A"]);
-    assert_eq!(lookups.load(Ordering::SeqCst), 1);
+    assert_eq!(lookups.get(), 1);
     a.kill().await;
 }
 
 async fn crash_of_a_is_recovered_by_b(schema: &str) {
-    let lookups = Arc::new(AtomicUsize::new(0));
+    let lookups = Counter::default();
     let a = Crashable::start(schema, "A", lookups.clone()).await;
     let b = Host::here(schema, "B", lookups.clone()).await;
 
     let id = a.host.start("", "m-1", "o-3").await.id;
     let before = a.host.until_pending(&id, 2).await;
-    assert_eq!(lookups.load(Ordering::SeqCst), 1);
+    assert_eq!(lookups.get(), 1);
 
     // A dies with both waits open.
     a.kill().await;
@@ -608,7 +522,7 @@ async fn crash_of_a_is_recovered_by_b(schema: &str) {
     assert_eq!(result(&done), refunded("o-3", "late"));
 
     // The step ran once overall; nothing was opened or started twice.
-    assert_eq!(lookups.load(Ordering::SeqCst), 1);
+    assert_eq!(lookups.get(), 1);
     let records = b.records(&id).await;
     assert_eq!(executions(&records), ["A", "B"]);
     assert_eq!(b.epoch(&id).await, 2);
@@ -634,7 +548,7 @@ async fn crash_of_a_is_recovered_by_b(schema: &str) {
 }
 
 async fn answer_while_no_writer_is_delivered_by_recovery(schema: &str) {
-    let lookups = Arc::new(AtomicUsize::new(0));
+    let lookups = Counter::default();
     let a = Crashable::start(schema, "A", lookups.clone()).await;
     let b = Host::here(schema, "B", lookups.clone()).await;
 
@@ -683,7 +597,7 @@ async fn answer_while_no_writer_is_delivered_by_recovery(schema: &str) {
         .await;
     assert_eq!(done.status.state, TaskState::Completed, "{done:?}");
     assert_eq!(result(&done), refunded("o-4", "after"));
-    assert_eq!(lookups.load(Ordering::SeqCst), 1);
+    assert_eq!(lookups.get(), 1);
     let records = b.records(&id).await;
     assert_eq!(executions(&records), ["A", "B"]);
     assert_eq!(count(&records, signals), 2);
