@@ -5,7 +5,7 @@
 
 #![cfg(feature = "client")]
 
-use std::sync::{Arc, Mutex};
+mod support;
 
 use a2a_tower::client::A2aClient;
 use a2a_tower::types::{AgentCard, AgentInterface, GetTaskRequest};
@@ -14,73 +14,9 @@ use bytes::Bytes;
 use http::{Request, Response};
 use http_body_util::Full;
 use serde_json::json;
+use std::sync::{Arc, Mutex};
+use support::trace::Fields;
 use tower::ServiceExt;
-
-/// Records the fields of every span, to check what `a2a.rest` carries.
-#[derive(Default, Clone)]
-struct Fields(Arc<Mutex<Spans>>);
-
-/// Span names by id, and `(span, field, value)` as recorded.
-#[derive(Default)]
-struct Spans {
-    names: Vec<&'static str>,
-    fields: Vec<(String, String, String)>,
-}
-
-impl Fields {
-    fn push(&self, span: &str, values: &tracing::span::Record<'_>) {
-        struct V<'a>(&'a mut Vec<(String, String, String)>, &'a str);
-        impl tracing::field::Visit for V<'_> {
-            fn record_str(&mut self, f: &tracing::field::Field, v: &str) {
-                self.0
-                    .push((self.1.to_owned(), f.name().to_owned(), v.to_owned()));
-            }
-            fn record_debug(&mut self, f: &tracing::field::Field, v: &dyn std::fmt::Debug) {
-                self.record_str(f, &format!("{v:?}"));
-            }
-        }
-        values.record(&mut V(&mut self.0.lock().unwrap().fields, span));
-    }
-
-    fn of(&self, span: &str, field: &str) -> Vec<String> {
-        let spans = self.0.lock().unwrap();
-        let found = spans
-            .fields
-            .iter()
-            .filter(|(s, f, _)| s == span && f == field);
-        found.map(|(.., v)| v.clone()).collect()
-    }
-}
-
-impl tracing::Subscriber for Fields {
-    fn register_callsite(
-        &self,
-        _: &'static tracing::Metadata<'static>,
-    ) -> tracing::subscriber::Interest {
-        tracing::subscriber::Interest::sometimes()
-    }
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, attrs: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        let name = attrs.metadata().name();
-        let id = {
-            let mut spans = self.0.lock().unwrap();
-            spans.names.push(name);
-            spans.names.len() as u64
-        };
-        self.push(name, &tracing::span::Record::new(attrs.values()));
-        tracing::span::Id::from_u64(id)
-    }
-    fn record(&self, span: &tracing::span::Id, values: &tracing::span::Record<'_>) {
-        let name = self.0.lock().unwrap().names[span.into_u64() as usize - 1];
-        self.push(name, values);
-    }
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, _: &tracing::Event<'_>) {}
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
-}
 
 /// The span names the operation, the transport and the error kind, never
 /// the remote message, which still reaches the caller complete; every
@@ -134,8 +70,7 @@ fn span_records_classification_only() {
     assert_eq!(fields.of("a2a.client", "operation"), ["GetTask"]);
     assert_eq!(fields.of("a2a.client", "transport"), ["JSONRPC"]);
     assert_eq!(fields.of("a2a.client", "error"), ["TASK_NOT_FOUND"]);
-    let spans = fields.0.lock().unwrap();
-    assert!(spans.fields.iter().all(|(.., v)| !v.contains("hunter2")));
+    assert!(fields.never("hunter2"));
     let versions = versions.lock().unwrap();
     assert_eq!(versions.len(), 2);
     assert!(

@@ -16,6 +16,7 @@
 //!   any log.
 //! - `server`: spawning a built example binary as a server.
 //! - `sse`: reading server-sent events.
+//! - `trace`: a subscriber recording every span's fields.
 
 // Every test file is a crate of its own that compiles all of `support`, and
 // no file uses every helper: what one file leaves unused another one uses.
@@ -37,3 +38,4 @@ pub(crate) mod postgres;
 pub(crate) mod recovery_suite;
 pub(crate) mod server;
 pub(crate) mod sse;
+pub(crate) mod trace;
