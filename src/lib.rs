@@ -78,6 +78,7 @@
 //! | task logs | `log` (memory, SQLite, PostgreSQL) | the `TaskLog` trait and the wire model |
 //! | assembly | [`server`] | all of the above |
 //! | client | `client` (`A2aClient`, card resolution, SSE reading) | the wire model, the protocol core, `http`, an HTTP client (hyper-util); never the engine or the task logs |
+//! | tools | `tool` (`Tool`, `ToolSet`, continuations) | the client |
 //!
 //! Each protocol rule lives once: the required parameters, ranges and
 //! capability checks of an operation are applied by the bindings before the
@@ -118,6 +119,9 @@ pub mod client;
 pub mod extensions;
 pub mod limit;
 pub mod server;
+#[cfg(feature = "tools")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tools")))]
+pub mod tool;
 pub mod types;
 pub mod version;
 
