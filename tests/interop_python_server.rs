@@ -49,7 +49,7 @@ mod support;
 
 use std::sync::{Arc, Mutex};
 
-use a2a_tower::client::{A2aClient, Transport};
+use a2a_tower::client::{A2aClient, HttpClient, Transport};
 use a2a_tower::types::{
     CancelTaskRequest, GetTaskRequest, ListTasksRequest, SendMessageConfiguration,
     SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task,
@@ -81,6 +81,11 @@ fn task_of(res: A2aResponse) -> Task {
         A2aResponse::SendMessage(SendMessageResponse::Task(t)) | A2aResponse::Task(t) => t,
         other => panic!("not a task: {other:?}"),
     }
+}
+
+/// The task a blocking SendMessage of `req` answers with.
+async fn sent(c: &A2aClient<HttpClient>, req: SendMessageRequest) -> Task {
+    task_of(call(c, Operation::SendMessage(req)).await.unwrap())
 }
 
 /// The task's artifacts' text.
@@ -190,19 +195,19 @@ async fn send_get_and_list() {
     let srv = python_server();
     for t in BOTH {
         let c = connect(&srv.base, t).await;
-        let sent = task_of(
-            call(&c, Operation::SendMessage(send("echo hello")))
-                .await
-                .unwrap(),
+        let echoed = sent(&c, send("echo hello")).await;
+        assert_eq!(
+            echoed.status.state,
+            TaskState::Completed,
+            "{t:?}: {echoed:?}"
         );
-        assert_eq!(sent.status.state, TaskState::Completed, "{t:?}: {sent:?}");
-        assert_eq!(answer(&sent), "echo hello", "{t:?}");
-        assert!(!sent.context_id.is_empty());
+        assert_eq!(answer(&echoed), "echo hello", "{t:?}");
+        assert!(!echoed.context_id.is_empty());
 
-        let got = task_of(call(&c, get(&sent.id)).await.unwrap());
+        let got = task_of(call(&c, get(&echoed.id)).await.unwrap());
         assert_eq!(
             (got.id.as_str(), got.status.state),
-            (sent.id.as_str(), TaskState::Completed)
+            (echoed.id.as_str(), TaskState::Completed)
         );
         assert_eq!(answer(&got), "echo hello", "{t:?}");
         assert_eq!(
@@ -210,11 +215,7 @@ async fn send_get_and_list() {
             Some("echo hello")
         );
 
-        let second = task_of(
-            call(&c, Operation::SendMessage(send("echo again")))
-                .await
-                .unwrap(),
-        );
+        let second = sent(&c, send("echo again")).await;
         let listed = call(&c, Operation::ListTasks(ListTasksRequest::default()))
             .await
             .unwrap();
@@ -223,7 +224,7 @@ async fn send_get_and_list() {
         };
         let ids: Vec<&str> = all.tasks.iter().map(|t| t.id.as_str()).collect();
         assert!(
-            ids.contains(&sent.id.as_str()) && ids.contains(&second.id.as_str()),
+            ids.contains(&echoed.id.as_str()) && ids.contains(&second.id.as_str()),
             "{ids:?}"
         );
         // Newest first, and a page of one leads to the next.
@@ -299,11 +300,7 @@ async fn cancel_a_working_task() {
     let srv = python_server();
     for t in BOTH {
         let c = connect(&srv.base, t).await;
-        let started = task_of(
-            call(&c, Operation::SendMessage(send_immediately("slow 60000")))
-                .await
-                .unwrap(),
-        );
+        let started = sent(&c, send_immediately("slow 60000")).await;
         assert!(!started.status.state.is_terminal(), "{t:?}: {started:?}");
         let canceled = task_of(call(&c, cancel(&started.id)).await.unwrap());
         assert_eq!(
@@ -333,11 +330,7 @@ async fn subscribe_live_canceled_and_finished() {
     for t in BOTH {
         let c = connect(&srv.base, t).await;
         // A live task: the snapshot first, then its events to the end.
-        let live = task_of(
-            call(&c, Operation::SendMessage(send_immediately("slow 1500")))
-                .await
-                .unwrap(),
-        );
+        let live = sent(&c, send_immediately("slow 1500")).await;
         let res = call(&c, subscribe(&live.id)).await.unwrap();
         let events = collect(stream_of(res)).await;
         let StreamResponse::Task(first) = &events[0] else {
@@ -357,11 +350,7 @@ async fn subscribe_live_canceled_and_finished() {
         );
 
         // Canceled while subscribed: the stream ends (no hang).
-        let slow = task_of(
-            call(&c, Operation::SendMessage(send_immediately("slow 60000")))
-                .await
-                .unwrap(),
-        );
+        let slow = sent(&c, send_immediately("slow 60000")).await;
         let mut sub = stream_of(call(&c, subscribe(&slow.id)).await.unwrap());
         let Some(Ok(StreamResponse::Task(snapshot))) = bounded(sub.next()).await else {
             panic!("{t:?}: no snapshot")
@@ -399,7 +388,7 @@ async fn input_required_then_the_answer_completes_the_task() {
     for t in BOTH {
         let c = connect(&srv.base, t).await;
         // Blocking: the send returns at INPUT_REQUIRED with the question.
-        let asked = task_of(call(&c, Operation::SendMessage(send("ask"))).await.unwrap());
+        let asked = sent(&c, send("ask")).await;
         assert_eq!(
             asked.status.state,
             TaskState::InputRequired,
@@ -407,11 +396,7 @@ async fn input_required_then_the_answer_completes_the_task() {
         );
         let question = asked.status.message.as_ref().map(|m| m.text());
         assert_eq!(question.as_deref(), Some("What is your name?"), "{t:?}");
-        let done = task_of(
-            call(&c, Operation::SendMessage(follow_up(&asked, "Ada")))
-                .await
-                .unwrap(),
-        );
+        let done = sent(&c, follow_up(&asked, "Ada")).await;
         assert_eq!(
             (done.id.as_str(), done.status.state),
             (asked.id.as_str(), TaskState::Completed)
