@@ -21,11 +21,11 @@ done
 echo "== rustdoc (broken intra-doc links denied)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
 
-echo "== python interop venv (.venv with the official a2a-sdk client)"
+echo "== python interop venv (.venv with the official a2a-sdk client and server, uvicorn)"
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
-.venv/bin/pip install --quiet --disable-pip-version-check 'a2a-sdk[http-server]>=1.3,<2'
+.venv/bin/pip install --quiet --disable-pip-version-check 'a2a-sdk[http-server]>=1.3,<2' 'uvicorn>=0.30,<1'
 
 echo "== postgresql (the PostgreSQL tests fail, never skip, without it)"
 pg_up() { pg_isready -q -h 127.0.0.1 -p 5432; }

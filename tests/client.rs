@@ -10,6 +10,8 @@
     feature = "engine"
 ))]
 
+mod support;
+
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,11 +22,11 @@ use a2a_tower::engine::{Agent, AgentInput};
 use a2a_tower::server::A2aServer;
 use a2a_tower::types::{
     AgentCard, AgentInterface, AgentSkill, CancelTaskRequest, GetExtendedAgentCardRequest,
-    GetTaskRequest, ListTaskPushNotificationConfigsRequest, ListTasksRequest, Message,
-    SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest,
-    TaskPushNotificationConfig, TaskPushNotificationConfigId,
+    GetTaskRequest, ListTaskPushNotificationConfigsRequest, ListTasksRequest, SendMessageResponse,
+    StreamResponse, SubscribeToTaskRequest, TaskPushNotificationConfig,
+    TaskPushNotificationConfigId,
 };
-use a2a_tower::{A2aError, A2aRequest, A2aResponse, BoxError, ErrorKind, Operation};
+use a2a_tower::{A2aError, A2aResponse, BoxError, ErrorKind, Operation};
 use bytes::Bytes;
 use futures_core::Stream;
 use futures_util::StreamExt;
@@ -34,17 +36,11 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
 use serde_json::{Value, json};
+use support::client::{
+    PATIENCE, artifact_text, bounded, call, card_url, connect, err, event_line, send,
+};
 use tokio::net::TcpListener;
 use tower::ServiceExt;
-
-/// Every wait of this file is bounded by this.
-const PATIENCE: Duration = Duration::from_secs(20);
-
-async fn bounded<F: std::future::Future>(f: F) -> F::Output {
-    tokio::time::timeout(PATIENCE, f)
-        .await
-        .expect("bounded wait")
-}
 
 struct Echo;
 
@@ -97,51 +93,6 @@ async fn backend() -> String {
     let (l, base) = listener().await;
     serve(l, A2aServer::builder(card(&base)).agent(Echo).unwrap());
     base
-}
-
-fn card_url(base: &str) -> String {
-    format!("{base}/.well-known/agent-card.json")
-}
-
-async fn connect(base: &str, t: Transport) -> A2aClient<HttpClient> {
-    let c = A2aClient::builder(card_url(base))
-        .transport(t)
-        .build()
-        .unwrap();
-    let client = bounded(c.connect()).await.unwrap();
-    assert_eq!(client.transport(), t);
-    client
-}
-
-async fn call(c: &A2aClient<HttpClient>, op: Operation) -> Result<A2aResponse, A2aError> {
-    bounded(c.clone().oneshot(A2aRequest::new(op))).await
-}
-
-fn send(text: &str) -> SendMessageRequest {
-    SendMessageRequest {
-        message: Message::user(uuid(), text),
-        ..Default::default()
-    }
-}
-
-fn uuid() -> String {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    format!(
-        "m-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    )
-}
-
-fn err(r: Result<A2aResponse, A2aError>) -> A2aError {
-    match r {
-        Ok(r) => panic!("expected an error, got {r:?}"),
-        Err(e) => e,
-    }
-}
-
-fn artifact_text(a: &a2a_tower::types::Artifact) -> String {
-    a.parts.iter().filter_map(|p| p.as_text()).collect()
 }
 
 /// A line per call that does not depend on ids: what a proxy must preserve.
@@ -606,15 +557,6 @@ impl Agent for Gated {
                 Ok("after".to_owned())
             },
         ))
-    }
-}
-
-fn event_line(e: StreamResponse) -> String {
-    match e {
-        StreamResponse::Task(t) => format!("task {:?}", t.status.state),
-        StreamResponse::Message(_) => "message".into(),
-        StreamResponse::StatusUpdate(u) => format!("status {:?}", u.status.state),
-        StreamResponse::ArtifactUpdate(a) => format!("artifact {}", artifact_text(&a.artifact)),
     }
 }
 

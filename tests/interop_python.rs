@@ -14,54 +14,22 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
+use support::python::python_with;
 use support::server::Server;
 use tokio::process::Command;
 
 /// A generous bound on one script run (it normally takes about a second).
 const SCRIPT_TIMEOUT: Duration = Duration::from_secs(120);
 
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The Python interpreter with the SDK: `A2A_PYTHON`, else `.venv/bin/python`.
-fn python() -> PathBuf {
-    let python = match std::env::var_os("A2A_PYTHON") {
-        Some(p) => PathBuf::from(p),
-        None => repo().join(".venv").join("bin").join("python"),
-    };
-    assert!(
-        python.exists(),
-        "no Python for the interop tests at {}: set A2A_PYTHON, or create the venv with \
-         `python3 -m venv .venv && .venv/bin/pip install 'a2a-sdk[http-server]>=1.3,<2'` \
-         (scripts/test.sh does this)",
-        python.display()
-    );
-    python
-}
-
 /// Runs `tests/interop/{script}` against the example `example` over
 /// `binding`; it must exit 0 and print `{done} ({binding})`.
 async fn run_script(example: &str, script: &str, binding: &str, done: &str) {
-    let python = python();
-    let sdk = Command::new(&python)
-        .args(["-c", "import a2a.client, a2a.types, httpx"])
-        .output()
-        .await
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
-    assert!(
-        sdk.status.success(),
-        "{} lacks the a2a-sdk client (install 'a2a-sdk[http-server]>=1.3,<2'):\n{}",
-        python.display(),
-        String::from_utf8_lossy(&sdk.stderr)
-    );
-
+    let python = python_with("a2a.client, a2a.types, httpx");
     let server = Server::start(example);
-    let script = repo().join("tests").join("interop").join(script);
+    let script = support::python::script(script);
     let child = Command::new(&python)
         .arg(&script)
         .arg(&server.base)

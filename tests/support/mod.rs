@@ -4,6 +4,8 @@
 //!
 //! - `assembled`: the whole `A2aServer` over a scripted agent, and the calls
 //!   that assert its wire answers on both bindings.
+//! - `client`: calling an agent through `A2aClient` (bounded calls, event
+//!   lines).
 //! - `core`: a scripted `Service<A2aRequest>` core that records its calls.
 //! - `engine`: driving a `TaskService` with `oneshot` (executors, gates,
 //!   calls).
@@ -12,6 +14,7 @@
 //! - `log_suite`: the `TaskLog` conformance cases every backend runs.
 //! - `managed`: programs, a card and calls for the managed-task tests.
 //! - `postgres`: the test database's URL and a fresh schema per test.
+//! - `python`: the interop tests' Python (`.venv`) and its scripts.
 //! - `recovery_suite`: restart recovery and fencing through the engine, on
 //!   any log.
 //! - `server`: spawning a built example binary as a server.
@@ -24,6 +27,8 @@
 
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 pub(crate) mod assembled;
+#[cfg(feature = "client")]
+pub(crate) mod client;
 pub(crate) mod core;
 #[cfg(feature = "engine")]
 pub(crate) mod engine;
@@ -34,6 +39,7 @@ pub(crate) mod log_suite;
 pub(crate) mod managed;
 #[cfg(feature = "postgres")]
 pub(crate) mod postgres;
+pub(crate) mod python;
 #[cfg(feature = "engine")]
 pub(crate) mod recovery_suite;
 pub(crate) mod server;

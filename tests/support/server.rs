@@ -1,7 +1,9 @@
 //! Spawning a built example binary as a server for end-to-end tests, and
 //! stopping it: killed as in a crash, or with SIGINT as by Ctrl-C. A server
 //! started with [`Server::start_capturing`] also keeps what it writes on
-//! stderr, for tests that count the lines a process printed.
+//! stderr, for tests that count the lines a process printed. Any other
+//! program that prints the same `listening on` line can be started and
+//! guarded the same way ([`Server::start_command`]).
 //!
 //! The example must already be built with the test's profile and features
 //! (`cargo build --examples --all-features`, which `scripts/test.sh` does before the
@@ -111,9 +113,20 @@ impl Server {
             cmd.env("A2A_DATA_DIR", &dir.0);
             Some(dir)
         };
-        cmd.envs(envs.iter().copied());
+        cmd.envs(envs.iter().copied())
+            .env("A2A_ADDR", "127.0.0.1:0");
+        Self::run(name, cmd, data, capture)
+    }
+
+    /// Starts `cmd`, any program that binds a free 127.0.0.1 port and
+    /// prints `listening on http://ADDR` as its first stdout line (stderr
+    /// is inherited), and waits for that line. `name` labels failures.
+    pub(crate) fn start_command(name: &str, cmd: Command) -> Self {
+        Self::run(name, cmd, None, false)
+    }
+
+    fn run(name: &str, mut cmd: Command, data: Option<TempDir>, capture: bool) -> Self {
         let mut child = cmd
-            .env("A2A_ADDR", "127.0.0.1:0")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(if capture {
@@ -122,7 +135,7 @@ impl Server {
                 Stdio::inherit()
             })
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
+            .unwrap_or_else(|e| panic!("cannot start {name} ({cmd:?}): {e}"));
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().map(|pipe| {
             let text = Arc::new(Mutex::new(String::new()));
