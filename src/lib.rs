@@ -96,6 +96,7 @@
 //! | `postgres` | no | the PostgreSQL task log (`log::PostgresTaskLog`) for several hosts sharing tasks |
 //! | `client` | yes | the A2A client (`client::A2aClient`): JSON-RPC and HTTP+JSON over any HTTP `Service`, hyper-util's by default |
 //! | `managed` | yes | managed tasks (`managed`): durable programs served as A2A tasks, JSON Schema checks through `jsonschema` |
+//! | `tools` | yes | remote agents as tools (`tool`): the `Tool` contract, `ToolSet` and continuations, with the client and `jsonschema` |
 //!
 //! With `jsonrpc` and `rest`, [`server`] has the bindings router; with
 //! `engine` as well, the one-call [`server::A2aServer`]. The edge layers and
@@ -128,12 +129,16 @@ pub mod version;
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
 pub mod engine;
+#[cfg(any(feature = "managed", feature = "tools"))]
+mod external_wait;
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
 pub mod log;
 #[cfg(feature = "managed")]
 #[cfg_attr(docsrs, doc(cfg(feature = "managed")))]
 pub mod managed;
+#[cfg(any(feature = "managed", feature = "tools"))]
+mod schema;
 
 #[cfg(feature = "jsonrpc")]
 pub use binding::jsonrpc;

@@ -41,31 +41,25 @@ fn span_records_classification_only() {
         };
         async move { Ok::<_, std::convert::Infallible>(Response::new(Full::new(Bytes::from(body)))) }
     });
-    tracing::subscriber::with_default(fields.clone(), || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
+    fields.run(async {
+        let client = A2aClient::builder("http://h/card")
+            .http(http)
             .build()
+            .unwrap()
+            .connect()
+            .await
             .unwrap();
-        rt.block_on(async {
-            let client = A2aClient::builder("http://h/card")
-                .http(http)
-                .build()
-                .unwrap()
-                .connect()
-                .await
-                .unwrap();
-            let get = GetTaskRequest {
-                id: "t-1".into(),
-                ..Default::default()
-            };
-            let e = client
-                .oneshot(A2aRequest::new(Operation::GetTask(get)))
-                .await
-                .unwrap_err();
-            assert_eq!(e.kind(), ErrorKind::TaskNotFound);
-            assert_eq!(e.message(), "remote says hunter2");
-            assert_eq!(e.metadata()["taskId"], "t-1");
-        });
+        let get = GetTaskRequest {
+            id: "t-1".into(),
+            ..Default::default()
+        };
+        let e = client
+            .oneshot(A2aRequest::new(Operation::GetTask(get)))
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::TaskNotFound);
+        assert_eq!(e.message(), "remote says hunter2");
+        assert_eq!(e.metadata()["taskId"], "t-1");
     });
     assert_eq!(fields.of("a2a.client", "operation"), ["GetTask"]);
     assert_eq!(fields.of("a2a.client", "transport"), ["JSONRPC"]);

@@ -48,6 +48,20 @@ impl Fields {
     }
 }
 
+impl Fields {
+    /// Runs `work` to completion on a current-thread runtime (with timers),
+    /// with this subscriber as the default.
+    pub(crate) fn run<F: std::future::Future>(&self, work: F) -> F::Output {
+        tracing::subscriber::with_default(self.clone(), || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .unwrap()
+                .block_on(work)
+        })
+    }
+}
+
 impl tracing::Subscriber for Fields {
     fn register_callsite(
         &self,
