@@ -9,6 +9,9 @@
 //! ```
 
 mod contract;
+#[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+pub mod mcp;
 
 pub use contract::{
     Answer, Concurrency, Effect, Failure, InputRequest, Invocation, Outcome, Tool, ToolError,
