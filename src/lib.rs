@@ -135,6 +135,10 @@ pub mod log;
 #[cfg(feature = "managed")]
 #[cfg_attr(docsrs, doc(cfg(feature = "managed")))]
 pub mod managed;
+#[cfg(any(feature = "managed", feature = "tools"))]
+mod external_wait;
+#[cfg(any(feature = "managed", feature = "tools"))]
+mod schema;
 
 #[cfg(feature = "jsonrpc")]
 pub use binding::jsonrpc;

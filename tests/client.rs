@@ -10,6 +10,8 @@
     feature = "engine"
 ))]
 
+mod support;
+
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -30,11 +32,8 @@ use futures_core::Stream;
 use futures_util::StreamExt;
 use http::{Request, Response, StatusCode};
 use http_body_util::Full;
-use hyper_util::rt::{TokioExecutor, TokioIo};
-use hyper_util::server::conn::auto;
-use hyper_util::service::TowerToHyperService;
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
+use support::loopback::{listener, serve};
 use tower::ServiceExt;
 
 /// Every wait of this file is bounded by this.
@@ -60,36 +59,6 @@ fn card(base: &str) -> AgentCard {
         .with_interface(AgentInterface::http_json(format!("{base}/rest")))
         .with_skill(AgentSkill::new("echo", "Echo", "Echoes text"))
         .with_streaming(true)
-}
-
-/// Serves `svc` (any `Service<Request<Incoming>>`) on a bound listener.
-fn serve<S, B>(listener: TcpListener, svc: S)
-where
-    S: tower::Service<Request<hyper::body::Incoming>, Response = Response<B>>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send + 'static,
-    S::Error: Into<BoxError>,
-    B: http_body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<BoxError>,
-{
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let svc = TowerToHyperService::new(svc.clone());
-            tokio::spawn(async move {
-                let _ = auto::Builder::new(TokioExecutor::new())
-                    .serve_connection(TokioIo::new(stream), svc)
-                    .await;
-            });
-        }
-    });
-}
-
-async fn listener() -> (TcpListener, String) {
-    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", l.local_addr().unwrap());
-    (l, base)
 }
 
 /// The echo agent served on loopback; returns its base URL.

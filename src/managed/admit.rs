@@ -9,7 +9,7 @@ use super::input;
 use super::journal::Journal;
 use super::pending::{self, Names, WAIT_KEY};
 use super::run::{Head, Run, drive};
-use super::schema::Schema;
+use crate::schema::Schema;
 use super::service::Inner;
 use crate::log::{AppendRequest, LogErrorKind, Record, Snapshot};
 use crate::types::{Message, Role, TaskState, TaskStatus, Timestamp};

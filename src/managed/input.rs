@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::schema::Schema;
+use crate::schema::Schema;
 use crate::types::{Message, PartContent};
 use crate::{A2aError, ErrorKind};
 

@@ -73,7 +73,6 @@ mod program;
 mod recover;
 mod run;
 mod runs;
-mod schema;
 mod service;
 
 pub use pending::{
@@ -85,5 +84,5 @@ pub use process::{Process, RunError, Wait};
 pub use program::Program;
 pub use recover::Resumed;
 pub use run::{OUTPUT_INVALID_MESSAGE, PROGRAM_FAILED_MESSAGE, RESULT_ARTIFACT_ID};
-pub use schema::Schema;
+pub use crate::schema::Schema;
 pub use service::{ManagedBuilder, ManagedService};

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+pub use crate::external_wait::{ANSWER_SCHEMA_KEY, EXTERNAL_WAIT_EXTENSION, WAIT_KEY};
+
 use super::input::question_id;
 use super::policy::OutputPolicy;
 use crate::types::{Message, Metadata, Role, TaskState, TaskStatus, Timestamp};
@@ -23,14 +25,6 @@ pub const ROOT_STATUS_KEY: &str = "scope.root_status";
 /// Task metadata: why the root exited (`completed`, `failed`, `canceled`),
 /// once it has.
 pub const TERMINATION_KEY: &str = "scope.termination";
-/// Message metadata: the wait an answer is for, `{"process": .., "key": ..}`;
-/// also on an input-required status message when exactly one wait is open.
-pub const WAIT_KEY: &str = "scope.wait";
-/// Status message metadata: the answer's schema, when exactly one wait is open.
-pub const ANSWER_SCHEMA_KEY: &str = "scope.answer_schema";
-/// The extension a managed task's card declares.
-pub const EXTERNAL_WAIT_EXTENSION: &str = "urn:scope:a2a:external-wait";
-
 /// A wait whose opening is committed and whose answer is not.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct OpenWait {

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::run::{Intent, Run};
-use super::schema::Schema;
+use crate::schema::Schema;
 use crate::BoxError;
 
 /// Why a process call did not return a result.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::process::Process;
-use super::schema::Schema;
+use crate::schema::Schema;
 use crate::{BoxError, ConfigError};
 
 type RunFn = dyn Fn(Process, Value) -> Pin<Box<dyn Future<Output = Result<Value, BoxError>> + Send>>

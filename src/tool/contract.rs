@@ -247,6 +247,9 @@ impl fmt::Display for Failure {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ToolErrorKind {
+    /// The tool (set) is configured wrongly: an invalid endpoint, a tool
+    /// name that is empty or used twice.
+    Configuration,
     /// The arguments do not match the input schema.
     InvalidInput,
     /// An answer does not fit its question (empty text, JSON not valid

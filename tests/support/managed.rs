@@ -7,6 +7,8 @@
 //! - `same_keys`: a root wait and a child wait that share the key `k`.
 //! - `echo_question`: asks its input back as the question and returns the
 //!   answer (for the output policy).
+//! - `amount`: one wait `amount` (a number ≥ 0) whose answer it returns as
+//!   `{"amount": ..}` (for the tool set's external waits).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -192,6 +194,35 @@ pub(crate) fn echo_question() -> Program {
         json!(true),
         json!(true),
         |p: Process, input: Value| async move { Ok(p.wait(Wait::new("q").question(input)).await?) },
+    )
+    .unwrap()
+}
+
+/// The name of the program that asks for one amount.
+pub(crate) const AMOUNT: &str = "test.amount";
+
+/// The `amount` wait's answer schema.
+pub(crate) fn amount_schema() -> Value {
+    json!({"type": "number", "minimum": 0})
+}
+
+/// Opens the one wait `amount` (question "How much?", a number ≥ 0) and
+/// returns `{"amount": ANSWER}`, the answer's exact text kept.
+pub(crate) fn amount() -> Program {
+    Program::new(
+        AMOUNT,
+        json!(true),
+        json!({"type": "object"}),
+        |p: Process, _input: Value| async move {
+            let answer = p
+                .wait(
+                    Wait::new("amount")
+                        .question(json!("How much?"))
+                        .schema(amount_schema()),
+                )
+                .await?;
+            Ok(json!({"amount": answer}))
+        },
     )
     .unwrap()
 }

@@ -9,6 +9,7 @@
 //!   calls).
 //! - `http`: building A2A requests, reading answers, and a JSON-RPC client
 //!   over real HTTP.
+//! - `loopback`: serving an HTTP `Service` on a loopback listener.
 //! - `log_suite`: the `TaskLog` conformance cases every backend runs.
 //! - `managed`: programs, a card and calls for the managed-task tests.
 //! - `postgres`: the test database's URL and a fresh schema per test.
@@ -30,6 +31,7 @@ pub(crate) mod engine;
 pub(crate) mod http;
 #[cfg(feature = "engine")]
 pub(crate) mod log_suite;
+pub(crate) mod loopback;
 #[cfg(feature = "managed")]
 pub(crate) mod managed;
 #[cfg(feature = "postgres")]

@@ -77,6 +77,7 @@ pub(super) fn error_result(kind: &str, message: &str) -> CallToolResult {
 /// The wire name of an error class (snake case, stable).
 pub(super) fn kind_name(kind: ToolErrorKind) -> &'static str {
     match kind {
+        ToolErrorKind::Configuration => "configuration",
         ToolErrorKind::InvalidInput => "invalid_input",
         ToolErrorKind::InvalidAnswer => "invalid_answer",
         ToolErrorKind::Continuation => "continuation",

@@ -1,5 +1,10 @@
 //! [`Schema`]: a compiled JSON Schema that never fetches anything and compares
-//! numbers by their exact text.
+//! numbers by their exact text. Shared by managed tasks (inputs, answers,
+//! outputs) and the tool set (external-wait answers).
+
+// With `tools` alone, the type is private to the crate and only what the
+// tool set uses is reached.
+#![cfg_attr(not(feature = "managed"), allow(dead_code, unreachable_pub))]
 
 use std::fmt;
 use std::sync::Arc;
