@@ -129,14 +129,14 @@ pub mod version;
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
 pub mod engine;
+#[cfg(any(feature = "managed", feature = "tools"))]
+mod external_wait;
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
 pub mod log;
 #[cfg(feature = "managed")]
 #[cfg_attr(docsrs, doc(cfg(feature = "managed")))]
 pub mod managed;
-#[cfg(any(feature = "managed", feature = "tools"))]
-mod external_wait;
 #[cfg(any(feature = "managed", feature = "tools"))]
 mod schema;
 

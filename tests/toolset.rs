@@ -67,7 +67,9 @@ impl Executor for Scripted {
         let history = &ex.task.history;
         let first = history.first().map(Message::text).unwrap_or_default();
         if first.starts_with("fail") {
-            ex.emit.artifact(artifact("out", "checked 3 of 5"), false, true).await?;
+            ex.emit
+                .artifact(artifact("out", "checked 3 of 5"), false, true)
+                .await?;
             ex.emit.fail("out of stock").await?;
         } else if first.starts_with("ask") && history.len() == 1 {
             ex.emit.input_required("Which currency?").await?;
@@ -103,10 +105,10 @@ impl Agent {
 }
 
 /// Counts the requests other than card fetches.
-fn counting(
+fn counting<B>(
     rpc: Arc<AtomicUsize>,
-) -> tower::util::MapRequestLayer<impl Fn(http::Request<http_body_util::Full<bytes::Bytes>>) -> http::Request<http_body_util::Full<bytes::Bytes>> + Clone> {
-    tower::util::MapRequestLayer::new(move |req: http::Request<_>| {
+) -> tower::util::MapRequestLayer<impl Fn(http::Request<B>) -> http::Request<B> + Clone> {
+    tower::util::MapRequestLayer::new(move |req: http::Request<B>| {
         if req.uri().path() != WELL_KNOWN_PATH {
             rpc.fetch_add(1, Ordering::SeqCst);
         }
@@ -138,7 +140,11 @@ async fn scripted(name: &str, description: &str) -> Agent {
 
 async fn managed() -> Agent {
     let (l, base) = listener().await;
-    let card = with_interfaces(managed_card(&["text/plain"]), &base);
+    let card = with_interfaces(managed_card(&["text/plain"]), &base).with_skill(AgentSkill::new(
+        "amount",
+        "Amount",
+        "Asks for an amount",
+    ));
     let rpc = Arc::new(AtomicUsize::new(0));
     let app = A2aServer::builder(card)
         .http_layer(counting(rpc.clone()))
@@ -153,7 +159,9 @@ async fn managed() -> Agent {
 }
 
 async fn open(endpoints: Vec<Endpoint>) -> ToolSet {
-    bounded(ToolSet::open(endpoints)).await.expect("the set opens")
+    bounded(ToolSet::open(endpoints))
+        .await
+        .expect("the set opens")
 }
 
 fn tool(set: &ToolSet, name: &str) -> Arc<dyn Tool> {
@@ -167,7 +175,11 @@ async fn call(tool: &dyn Tool, message: &str) -> Result<Outcome, ToolError> {
     bounded(tool.call(Invocation::new("call-1", json!({"message": message})))).await
 }
 
-async fn resume(tool: &dyn Tool, request: InputRequest, answer: Answer) -> Result<Outcome, ToolError> {
+async fn resume(
+    tool: &dyn Tool,
+    request: InputRequest,
+    answer: Answer,
+) -> Result<Outcome, ToolError> {
     bounded(tool.resume(request, answer)).await
 }
 
@@ -223,7 +235,10 @@ async fn ordinary_questions_continue_the_same_task() {
         let set = open(vec![agent.endpoint(t)]).await;
         let asker = tool(&set, "asker");
         let q = question(call(&*asker, "ask: convert 10").await);
-        assert_eq!((q.tool.as_str(), q.question.as_str()), ("asker", "Which currency?"));
+        assert_eq!(
+            (q.tool.as_str(), q.question.as_str()),
+            ("asker", "Which currency?")
+        );
         assert_eq!(q.answer_schema, None);
         let before = agent.requests();
         let empty = resume(&*asker, q.clone(), Answer::Text(" ".into())).await;
@@ -236,10 +251,18 @@ async fn ordinary_questions_continue_the_same_task() {
         let q = question(call(&*asker, "ask: convert 20").await);
         let other = open(vec![agent.endpoint(t)]).await;
         let before = agent.requests();
-        let r = resume(&*tool(&other, "asker"), saved(&q), Answer::Text("CHF".into())).await;
+        let r = resume(
+            &*tool(&other, "asker"),
+            saved(&q),
+            Answer::Text("CHF".into()),
+        )
+        .await;
         assert_eq!(refused(r), ToolErrorKind::Continuation);
         assert_eq!(agent.requests(), before);
-        assert_eq!(output(resume(&*asker, q, Answer::Text("CHF".into())).await), "converted to CHF");
+        assert_eq!(
+            output(resume(&*asker, q, Answer::Text("CHF".into())).await),
+            "converted to CHF"
+        );
     }
 }
 
@@ -247,14 +270,20 @@ async fn ordinary_questions_continue_the_same_task() {
 async fn a_saved_request_resumes_through_a_new_set_with_the_same_identity() {
     let agent = scripted("Asker", "Asks first.").await;
     for t in TRANSPORTS {
-        let first = open(vec![agent.endpoint(t).continuation_identity("host-1/rev-7")]).await;
+        let first = open(vec![
+            agent.endpoint(t).continuation_identity("host-1/rev-7"),
+        ])
+        .await;
         let q = question(call(&*tool(&first, "asker"), "ask: convert 30").await);
         let kept = serde_json::to_string(&q).unwrap();
         drop(first); // e.g. the host restarts
 
         // Another identity, the same binding otherwise: refused, no request.
         let before = agent.requests();
-        let stranger = open(vec![agent.endpoint(t).continuation_identity("host-2/rev-7")]).await;
+        let stranger = open(vec![
+            agent.endpoint(t).continuation_identity("host-2/rev-7"),
+        ])
+        .await;
         let r = resume(
             &*tool(&stranger, "asker"),
             serde_json::from_str(&kept).unwrap(),
@@ -264,16 +293,27 @@ async fn a_saved_request_resumes_through_a_new_set_with_the_same_identity() {
         assert_eq!(refused(r), ToolErrorKind::Continuation);
         // The same identity under another tool name: refused too.
         let renamed = open(vec![
-            agent.endpoint(t).continuation_identity("host-1/rev-7").name("asker2"),
+            agent
+                .endpoint(t)
+                .continuation_identity("host-1/rev-7")
+                .name("asker2"),
         ])
         .await;
         let mut request: InputRequest = serde_json::from_str(&kept).unwrap();
         request.tool = "asker2".into();
-        let r = resume(&*tool(&renamed, "asker2"), request, Answer::Text("GBP".into())).await;
+        let r = resume(
+            &*tool(&renamed, "asker2"),
+            request,
+            Answer::Text("GBP".into()),
+        )
+        .await;
         assert_eq!(refused(r), ToolErrorKind::Continuation);
         assert_eq!(agent.requests(), before, "no request reached the server");
 
-        let later = open(vec![agent.endpoint(t).continuation_identity("host-1/rev-7")]).await;
+        let later = open(vec![
+            agent.endpoint(t).continuation_identity("host-1/rev-7"),
+        ])
+        .await;
         let r = resume(
             &*tool(&later, "asker"),
             serde_json::from_str(&kept).unwrap(),
@@ -305,7 +345,11 @@ async fn a_failed_remote_task_is_a_definite_failure_with_partial_output() {
 async fn several_agents_in_one_set() {
     let echo = scripted("Echo", "Echoes.").await;
     let shop = scripted("Shop", "Sells.").await;
-    let set = open(vec![echo.endpoint(Transport::JsonRpc), shop.endpoint(Transport::HttpJson)]).await;
+    let set = open(vec![
+        echo.endpoint(Transport::JsonRpc),
+        shop.endpoint(Transport::HttpJson),
+    ])
+    .await;
     let names: Vec<String> = set.tools().iter().map(|t| t.name().to_owned()).collect();
     assert_eq!(names, ["echo", "shop"]);
     assert_eq!(output(call(&*tool(&set, "echo"), "hi").await), "hi!");
@@ -315,7 +359,10 @@ async fn several_agents_in_one_set() {
         echo.endpoint(Transport::HttpJson),
     ]))
     .await;
-    assert_eq!(twice.err().map(|e| e.kind()), Some(ToolErrorKind::Configuration));
+    assert_eq!(
+        twice.err().map(|e| e.kind()),
+        Some(ToolErrorKind::Configuration)
+    );
 }
 
 #[tokio::test]
@@ -328,7 +375,10 @@ async fn an_external_wait_takes_an_exact_number_checked_before_sending() {
         let q = question(call(&*managed, "{}").await);
         assert_eq!(q.question, "How much?");
         assert_eq!(q.answer_schema, Some(amount_schema()));
-        assert_eq!(q.continuation["wait"], json!({"process": q.continuation["taskId"], "key": "amount"}));
+        assert_eq!(
+            q.continuation["wait"],
+            json!({"process": q.continuation["taskId"], "key": "amount"})
+        );
 
         let before = agent.requests();
         for bad in [
@@ -343,7 +393,11 @@ async fn an_external_wait_takes_an_exact_number_checked_before_sending() {
 
         let answer: Value = serde_json::from_str(exact).unwrap();
         let out = output(resume(&*managed, saved(&q), Answer::Json(answer.clone())).await);
-        assert_eq!(out, format!(r#"{{"amount":{exact}}}"#), "the exact number arrived");
+        assert_eq!(
+            out,
+            format!(r#"{{"amount":{exact}}}"#),
+            "the exact number arrived"
+        );
         // Sending the saved answer again is the same answer, not a second one.
         let again = output(resume(&*managed, saved(&q), Answer::Text(exact.into())).await);
         assert_eq!(again, out);

@@ -9,9 +9,9 @@ use super::input;
 use super::journal::Journal;
 use super::pending::{self, Names, WAIT_KEY};
 use super::run::{Head, Run, drive};
-use crate::schema::Schema;
 use super::service::Inner;
 use crate::log::{AppendRequest, LogErrorKind, Record, Snapshot};
+use crate::schema::Schema;
 use crate::types::{Message, Role, TaskState, TaskStatus, Timestamp};
 use crate::{A2aError, ErrorKind};
 

@@ -75,6 +75,7 @@ mod run;
 mod runs;
 mod service;
 
+pub use crate::schema::Schema;
 pub use pending::{
     ANSWER_SCHEMA_KEY, EXTERNAL_WAIT_EXTENSION, PENDING_KEY, PROGRAM_KEY, ROOT_KEY,
     ROOT_STATUS_KEY, TERMINATION_KEY, WAIT_KEY,
@@ -84,5 +85,4 @@ pub use process::{Process, RunError, Wait};
 pub use program::Program;
 pub use recover::Resumed;
 pub use run::{OUTPUT_INVALID_MESSAGE, PROGRAM_FAILED_MESSAGE, RESULT_ARTIFACT_ID};
-pub use crate::schema::Schema;
 pub use service::{ManagedBuilder, ManagedService};

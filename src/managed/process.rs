@@ -11,8 +11,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::run::{Intent, Run};
-use crate::schema::Schema;
 use crate::BoxError;
+use crate::schema::Schema;
 
 /// Why a process call did not return a result.
 #[derive(Debug, Clone, PartialEq, Eq)]

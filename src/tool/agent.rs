@@ -38,8 +38,8 @@ use tracing::Instrument;
 
 use super::continuation::Bound;
 use super::contract::{
-    Answer, Concurrency, Effect, InputRequest, Invocation, Outcome, Tool, ToolError,
-    ToolErrorKind, ToolFuture,
+    Answer, Concurrency, Effect, InputRequest, Invocation, Outcome, Tool, ToolError, ToolErrorKind,
+    ToolFuture,
 };
 use super::endpoint::ConcurrencyPolicy;
 use super::project::project;
@@ -302,7 +302,10 @@ mod tests {
             "Currency conversion.\n\nSkills:\n- Convert: Converts amounts\n  \
              Examples: 100 USD in EUR; 1 BTC in CHF\n- Rates"
         );
-        assert_eq!(describe(&AgentCard::new("A", "Only this.", "1")), "Only this.");
+        assert_eq!(
+            describe(&AgentCard::new("A", "Only this.", "1")),
+            "Only this."
+        );
     }
 
     #[test]

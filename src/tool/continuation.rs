@@ -176,8 +176,8 @@ impl Continuation {
         };
         let schema: Value = serde_json::from_str(schema_text)
             .map_err(|_| refuse("the input request's answer schema is not JSON"))?;
-        let schema =
-            Schema::new(schema).map_err(|_| refuse("the input request's answer schema is not usable"))?;
+        let schema = Schema::new(schema)
+            .map_err(|_| refuse("the input request's answer schema is not usable"))?;
         schema.check(&value).map_err(invalid_answer)?;
         let part = match value {
             Value::String(s) if schema.is_string() => Part::text(s),
@@ -226,17 +226,30 @@ mod tests {
         assert_eq!(r.tool, "agent");
         assert_eq!(r.answer_schema, None);
         let c = &r.continuation;
-        assert_eq!((c["taskId"].as_str(), c["contextId"].as_str()), (Some("t-1"), Some("c-1")));
-        assert_eq!(c["binding"]["cardUrl"], json!("http://a.example/.well-known/agent-card.json"));
+        assert_eq!(
+            (c["taskId"].as_str(), c["contextId"].as_str()),
+            (Some("t-1"), Some("c-1"))
+        );
+        assert_eq!(
+            c["binding"]["cardUrl"],
+            json!("http://a.example/.well-known/agent-card.json")
+        );
         assert_eq!(c["binding"]["tool"], json!("agent"));
         assert_eq!(c["identity"], json!({"host": "h/1"}));
         assert!(c.get("wait").is_none());
         let again = b.request("t-1", "c-1", "Which?".into(), None);
-        assert_ne!(c["replyMessageId"], again.continuation["replyMessageId"], "fresh");
+        assert_ne!(
+            c["replyMessageId"], again.continuation["replyMessageId"],
+            "fresh"
+        );
         // Saved as JSON and read back, it is still this tool's.
-        let saved: InputRequest = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        let saved: InputRequest =
+            serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
         let checked = b.check(&saved).unwrap();
-        assert_eq!(checked.reply_message_id, c["replyMessageId"].as_str().unwrap());
+        assert_eq!(
+            checked.reply_message_id,
+            c["replyMessageId"].as_str().unwrap()
+        );
     }
 
     #[test]
@@ -290,8 +303,14 @@ mod tests {
         assert_eq!(m.message_id, c.reply_message_id);
         assert_eq!(m.text(), "EUR");
         assert_eq!(m.metadata, None);
-        assert_eq!(kind(c.reply(Answer::Text("  ".into()))), ToolErrorKind::InvalidAnswer);
-        assert_eq!(kind(c.reply(Answer::Json(json!("EUR")))), ToolErrorKind::InvalidAnswer);
+        assert_eq!(
+            kind(c.reply(Answer::Text("  ".into()))),
+            ToolErrorKind::InvalidAnswer
+        );
+        assert_eq!(
+            kind(c.reply(Answer::Json(json!("EUR")))),
+            ToolErrorKind::InvalidAnswer
+        );
     }
 
     #[test]
@@ -301,7 +320,10 @@ mod tests {
         let r = b.request("t", "c", "How much?".into(), Some(wait(schema)));
         assert_eq!(r.answer_schema, Some(serde_json::from_str(schema).unwrap()));
         assert_eq!(r.continuation["answerSchema"], json!(schema));
-        assert_eq!(r.continuation["wait"], json!({"process": "root", "key": "amount"}));
+        assert_eq!(
+            r.continuation["wait"],
+            json!({"process": "root", "key": "amount"})
+        );
         let c = b.check(&r).unwrap();
         let exact = "12345678901234567890.25";
         for answer in [
@@ -310,10 +332,15 @@ mod tests {
         ] {
             let m = c.reply(answer).unwrap();
             assert_eq!(m.message_id, c.reply_message_id);
-            let [part] = m.parts.as_slice() else { panic!("one part") };
+            let [part] = m.parts.as_slice() else {
+                panic!("one part")
+            };
             assert_eq!(part.content, PartContent::Text(exact.into()));
             assert_eq!(part.media_type, "application/json");
-            assert_eq!(m.metadata.as_ref().unwrap()[WAIT_KEY], json!({"process": "root", "key": "amount"}));
+            assert_eq!(
+                m.metadata.as_ref().unwrap()[WAIT_KEY],
+                json!({"process": "root", "key": "amount"})
+            );
         }
         for bad in [
             Answer::Json(json!(-1)),

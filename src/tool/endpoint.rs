@@ -189,6 +189,9 @@ mod tests {
             Concurrency::concurrent("c-1")
         );
         let debug = format!("{e:?}");
-        assert!(debug.contains("http://a.example/card") && debug.contains("custom"), "{debug}");
+        assert!(
+            debug.contains("http://a.example/card") && debug.contains("custom"),
+            "{debug}"
+        );
     }
 }

@@ -75,9 +75,9 @@ fn question(message: Option<&Message>) -> Result<String, ToolError> {
 /// The outcome of a SendMessage result for the tool `bound`.
 pub(crate) fn project(response: SendMessageResponse, bound: &Bound) -> Result<Outcome, ToolError> {
     match response {
-        SendMessageResponse::Message(m) => Ok(Outcome::Output(ToolOutput::new(text(
-            &m.parts, "message",
-        )?))),
+        SendMessageResponse::Message(m) => {
+            Ok(Outcome::Output(ToolOutput::new(text(&m.parts, "message")?)))
+        }
         SendMessageResponse::Task(task) => project_task(task, bound),
     }
 }
@@ -91,8 +91,13 @@ fn project_task(task: Task, bound: &Bound) -> Result<Outcome, ToolError> {
     let status_message = task.status.message.as_ref();
     match task.status.state {
         TaskState::Completed if task.artifacts.is_empty() => {
-            let parts = status_message.map(|m| m.parts.as_slice()).unwrap_or_default();
-            Ok(Outcome::Output(ToolOutput::new(text(parts, "status message")?)))
+            let parts = status_message
+                .map(|m| m.parts.as_slice())
+                .unwrap_or_default();
+            Ok(Outcome::Output(ToolOutput::new(text(
+                parts,
+                "status message",
+            )?)))
         }
         TaskState::Completed => {
             let mut out = String::new();
@@ -144,7 +149,11 @@ mod tests {
         }
     }
 
-    fn task(state: TaskState, status: Option<Message>, artifacts: Vec<Vec<Part>>) -> SendMessageResponse {
+    fn task(
+        state: TaskState,
+        status: Option<Message>,
+        artifacts: Vec<Vec<Part>>,
+    ) -> SendMessageResponse {
         SendMessageResponse::Task(Task {
             id: "t-1".into(),
             context_id: "c-1".into(),
@@ -191,7 +200,10 @@ mod tests {
     #[test]
     fn messages_project_to_their_text() {
         let m = Message::agent("m", "hello");
-        assert_eq!(output(project(SendMessageResponse::Message(m), &bound())), "hello");
+        assert_eq!(
+            output(project(SendMessageResponse::Message(m), &bound())),
+            "hello"
+        );
         for part in non_text() {
             let mut m = Message::agent("m", "x");
             m.parts.push(part);
@@ -203,18 +215,39 @@ mod tests {
 
     #[test]
     fn completed_tasks_project_to_artifacts_then_status_text() {
-        let arts = vec![vec![Part::text("a"), Part::text("b")], vec![Part::text("c")]];
+        let arts = vec![
+            vec![Part::text("a"), Part::text("b")],
+            vec![Part::text("c")],
+        ];
         let status = Some(Message::agent("s", "done"));
-        assert_eq!(output(project(task(TaskState::Completed, status.clone(), arts), &bound())), "abc");
-        assert_eq!(output(project(task(TaskState::Completed, status, vec![]), &bound())), "done");
-        assert_eq!(output(project(task(TaskState::Completed, None, vec![]), &bound())), "");
+        assert_eq!(
+            output(project(
+                task(TaskState::Completed, status.clone(), arts),
+                &bound()
+            )),
+            "abc"
+        );
+        assert_eq!(
+            output(project(
+                task(TaskState::Completed, status, vec![]),
+                &bound()
+            )),
+            "done"
+        );
+        assert_eq!(
+            output(project(task(TaskState::Completed, None, vec![]), &bound())),
+            ""
+        );
         for part in non_text() {
             let arts = vec![vec![Part::text("a")], vec![part.clone()]];
             let e = error(project(task(TaskState::Completed, None, arts), &bound()));
             assert_eq!(e.kind(), ToolErrorKind::UnsupportedContent);
             let mut status = Message::agent("s", "");
             status.parts = vec![part];
-            let e = error(project(task(TaskState::Completed, Some(status), vec![]), &bound()));
+            let e = error(project(
+                task(TaskState::Completed, Some(status), vec![]),
+                &bound(),
+            ));
             assert_eq!(e.kind(), ToolErrorKind::UnsupportedContent);
         }
     }
@@ -222,16 +255,26 @@ mod tests {
     #[test]
     fn failed_canceled_rejected_are_definite_failures_with_partial_output() {
         for state in [TaskState::Failed, TaskState::Canceled, TaskState::Rejected] {
-            let arts = vec![vec![Part::text("half "), Part::data(json!(1))], vec![Part::text("done")]];
-            let r = project(task(state, Some(Message::agent("s", "broke")), arts), &bound());
-            let Ok(Outcome::Failed(f)) = r else { panic!("{state:?}: {r:?}") };
+            let arts = vec![
+                vec![Part::text("half "), Part::data(json!(1))],
+                vec![Part::text("done")],
+            ];
+            let r = project(
+                task(state, Some(Message::agent("s", "broke")), arts),
+                &bound(),
+            );
+            let Ok(Outcome::Failed(f)) = r else {
+                panic!("{state:?}: {r:?}")
+            };
             assert_eq!(f.partial(), Some("half done"));
             let cause = f.cause().downcast_ref::<RemoteAgentError>().unwrap();
             assert_eq!(cause.state(), state);
             assert_eq!((cause.task_id(), cause.context_id()), ("t-1", "c-1"));
             assert_eq!(cause.status_text(), Some("broke"));
             let r = project(task(state, None, vec![]), &bound());
-            let Ok(Outcome::Failed(f)) = r else { panic!("{state:?}: {r:?}") };
+            let Ok(Outcome::Failed(f)) = r else {
+                panic!("{state:?}: {r:?}")
+            };
             assert_eq!(f.partial(), None);
         }
     }
@@ -244,20 +287,35 @@ mod tests {
             TaskState::Unspecified,
             TaskState::AuthRequired,
         ] {
-            let e = error(project(task(state, Some(Message::agent("s", "wait")), vec![]), &bound()));
+            let e = error(project(
+                task(state, Some(Message::agent("s", "wait")), vec![]),
+                &bound(),
+            ));
             assert_eq!(e.kind(), ToolErrorKind::Incomplete, "{state:?}");
             let cause = e.get_ref().downcast_ref::<RemoteAgentError>().unwrap();
             assert_eq!(cause.state(), state);
             assert_eq!(cause.status_text(), Some("wait"));
         }
-        let e = error(project(task(TaskState::AuthRequired, None, vec![]), &bound()));
+        let e = error(project(
+            task(TaskState::AuthRequired, None, vec![]),
+            &bound(),
+        ));
         assert!(e.to_string().contains("host must handle"), "{e}");
     }
 
     #[test]
     fn input_required_asks_the_status_question() {
-        let r = project(task(TaskState::InputRequired, Some(Message::agent("s", "Which?")), vec![]), &bound());
-        let Ok(Outcome::InputRequired(req)) = r else { panic!("{r:?}") };
+        let r = project(
+            task(
+                TaskState::InputRequired,
+                Some(Message::agent("s", "Which?")),
+                vec![],
+            ),
+            &bound(),
+        );
+        let Ok(Outcome::InputRequired(req)) = r else {
+            panic!("{r:?}")
+        };
         assert_eq!(req.question, "Which?");
         assert_eq!(req.continuation["taskId"], json!("t-1"));
         assert_eq!(req.answer_schema, None);
@@ -270,12 +328,17 @@ mod tests {
         }))
         .unwrap();
         let r = project(task(TaskState::InputRequired, Some(m), vec![]), &bound());
-        let Ok(Outcome::InputRequired(req)) = r else { panic!("{r:?}") };
+        let Ok(Outcome::InputRequired(req)) = r else {
+            panic!("{r:?}")
+        };
         assert_eq!(req.question, r#"{"text":"Refund?"}"#);
         assert_eq!(req.answer_schema, Some(json!({"type": "boolean"})));
         let mut m = Message::agent("s", "");
         m.parts = vec![Part::raw(vec![0u8])];
-        let e = error(project(task(TaskState::InputRequired, Some(m), vec![]), &bound()));
+        let e = error(project(
+            task(TaskState::InputRequired, Some(m), vec![]),
+            &bound(),
+        ));
         assert_eq!(e.kind(), ToolErrorKind::UnsupportedContent);
     }
 }

@@ -311,7 +311,7 @@ mod tests {
         let (d, d_svc) = agent("d", Some("D"), &log);
         drop(d_svc);
         let r = ToolSet::open([a, b, c, d]).await;
-        let e = r.err().expect("the card of c is missing");
+        let e = r.expect_err("the card of c is missing");
         assert_eq!(e.kind(), ToolErrorKind::Transport, "{e}");
         // c (failed) first, then b and a newest first, then d (never tried).
         assert_eq!(drops(&log), ["c", "b", "a", "d"]);
@@ -324,18 +324,28 @@ mod tests {
         let (b, _) = agent("b", Some("same-name"), &log);
         let e = ToolSet::open([a, b]).await.err().unwrap();
         assert_eq!(e.kind(), ToolErrorKind::Configuration);
-        assert!(e.to_string().contains("\"same_name\" is already used"), "{e}");
+        assert!(
+            e.to_string().contains("\"same_name\" is already used"),
+            "{e}"
+        );
         assert_eq!(drops(&log), ["b", "a"]);
 
         let log = Log::default();
         let (a, _) = agent("a", Some("???"), &log);
         assert_eq!(kind(ToolSet::open([a]).await), ToolErrorKind::Configuration);
         let (a, _) = agent("a", Some("A"), &log);
-        assert_eq!(kind(ToolSet::open([a.name(" ")]).await), ToolErrorKind::Configuration);
+        assert_eq!(
+            kind(ToolSet::open([a.name(" ")]).await),
+            ToolErrorKind::Configuration
+        );
         let (a, svc) = agent("a", Some("A"), &log);
         let r = ToolSet::open([a.continuation_identity("")]).await;
         assert_eq!(kind(r), ToolErrorKind::Configuration);
-        assert_eq!(svc.0.requests.load(Ordering::SeqCst), 0, "checked before any fetch");
+        assert_eq!(
+            svc.0.requests.load(Ordering::SeqCst),
+            0,
+            "checked before any fetch"
+        );
         // An override avoids the clash.
         let (a, _) = agent("a", Some("Same"), &log);
         let (b, _) = agent("b", Some("Same"), &log);
@@ -351,12 +361,20 @@ mod tests {
         for bad in [
             a.card_timeout(std::time::Duration::ZERO),
             agent("a", Some("A"), &log).0.max_card_bytes(0),
-            agent("a", Some("A"), &log).0.allow_origins(["http://x.test/path"]),
+            agent("a", Some("A"), &log)
+                .0
+                .allow_origins(["http://x.test/path"]),
         ] {
-            assert_eq!(kind(ToolSet::open([bad]).await), ToolErrorKind::Configuration);
+            assert_eq!(
+                kind(ToolSet::open([bad]).await),
+                ToolErrorKind::Configuration
+            );
         }
         let bad_url = Endpoint::new("/relative/card").http(svc.clone());
-        assert_eq!(kind(ToolSet::open([bad_url]).await), ToolErrorKind::Configuration);
+        assert_eq!(
+            kind(ToolSet::open([bad_url]).await),
+            ToolErrorKind::Configuration
+        );
         assert_eq!(svc.0.requests.load(Ordering::SeqCst), 0);
     }
 
@@ -373,7 +391,10 @@ mod tests {
         assert_eq!(tools[0].name(), "alpha");
         assert_eq!(tools[0].description(), "The Alpha agent.");
         let call = Invocation::new("1", json!({"message": "hi"}));
-        assert_eq!(tools[0].concurrency(&call), Concurrency::concurrent("shared"));
+        assert_eq!(
+            tools[0].concurrency(&call),
+            Concurrency::concurrent("shared")
+        );
         assert_eq!(tools[1].concurrency(&call), Concurrency::exclusive("beta"));
         assert!(!set.is_closed());
         set.close();
@@ -397,7 +418,11 @@ mod tests {
         drop(set);
         assert_eq!(drops(&log), ["b", "a"]);
         assert_eq!(
-            kind(tools[0].call(Invocation::new("1", json!({"message": "x"}))).await),
+            kind(
+                tools[0]
+                    .call(Invocation::new("1", json!({"message": "x"})))
+                    .await
+            ),
             ToolErrorKind::Closed
         );
     }
@@ -425,8 +450,13 @@ mod tests {
         drop(other);
         assert_eq!(svc.0.requests.load(Ordering::SeqCst), fetched);
         // The exchange itself (503 here) is a transport error.
-        let r = tool.call(Invocation::new("2", json!({"message": "x"}))).await;
-        assert!(matches!(&r, Err(e) if e.kind() == ToolErrorKind::Transport), "{r:?}");
+        let r = tool
+            .call(Invocation::new("2", json!({"message": "x"})))
+            .await;
+        assert!(
+            matches!(&r, Err(e) if e.kind() == ToolErrorKind::Transport),
+            "{r:?}"
+        );
         let _: Option<Outcome> = r.ok();
     }
 }

@@ -81,7 +81,9 @@ pub(crate) struct ExternalWait {
 ///
 /// The schema is the metadata value itself, or, when that value is a string,
 /// the JSON text it holds (the form SDKs that convert metadata numbers use).
-pub(crate) fn announced(status_message: Option<&Message>) -> Result<Option<ExternalWait>, ToolError> {
+pub(crate) fn announced(
+    status_message: Option<&Message>,
+) -> Result<Option<ExternalWait>, ToolError> {
     let meta = status_message.and_then(|m| m.metadata.as_ref());
     let wait = meta.and_then(|m| m.get(WAIT_KEY));
     let schema = meta.and_then(|m| m.get(ANSWER_SCHEMA_KEY));

@@ -40,4 +40,3 @@ pub(crate) async fn listener() -> (TcpListener, String) {
     let base = format!("http://{}", l.local_addr().unwrap());
     (l, base)
 }
-
