@@ -21,7 +21,7 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::{ServiceError, ServiceExt as _};
 use serde_json::{Value, json};
 
-use support::server::{Server, example_binary};
+use support::server::{Server, closed_port, example_binary};
 
 /// How long starting the example, or one call, may take.
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -152,11 +152,7 @@ async fn a_managed_agents_questions_are_answered_with_json() {
 
 #[test]
 fn an_unreachable_card_exits_1_with_the_reason() {
-    // A port nobody listens on any more.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
+    let port = closed_port();
     let out = std::process::Command::new(example_binary("mcp"))
         .arg(format!(
             "http://127.0.0.1:{port}/.well-known/agent-card.json"

@@ -266,6 +266,19 @@ async fn ordinary_questions_continue_the_same_task() {
     }
 }
 
+/// Opens a new set of the asking `agent` under `identity` and resumes the
+/// saved request `kept` (JSON text) with the answer "GBP".
+async fn resume_in_a_new_set(
+    agent: &Agent,
+    t: Transport,
+    identity: &str,
+    kept: &str,
+) -> Result<Outcome, ToolError> {
+    let set = open(vec![agent.endpoint(t).continuation_identity(identity)]).await;
+    let request = serde_json::from_str(kept).unwrap();
+    resume(&*tool(&set, "asker"), request, Answer::Text("GBP".into())).await
+}
+
 #[tokio::test]
 async fn a_saved_request_resumes_through_a_new_set_with_the_same_identity() {
     let agent = scripted("Asker", "Asks first.").await;
@@ -280,16 +293,7 @@ async fn a_saved_request_resumes_through_a_new_set_with_the_same_identity() {
 
         // Another identity, the same binding otherwise: refused, no request.
         let before = agent.requests();
-        let stranger = open(vec![
-            agent.endpoint(t).continuation_identity("host-2/rev-7"),
-        ])
-        .await;
-        let r = resume(
-            &*tool(&stranger, "asker"),
-            serde_json::from_str(&kept).unwrap(),
-            Answer::Text("GBP".into()),
-        )
-        .await;
+        let r = resume_in_a_new_set(&agent, t, "host-2/rev-7", &kept).await;
         assert_eq!(refused(r), ToolErrorKind::Continuation);
         // The same identity under another tool name: refused too.
         let renamed = open(vec![
@@ -310,16 +314,7 @@ async fn a_saved_request_resumes_through_a_new_set_with_the_same_identity() {
         assert_eq!(refused(r), ToolErrorKind::Continuation);
         assert_eq!(agent.requests(), before, "no request reached the server");
 
-        let later = open(vec![
-            agent.endpoint(t).continuation_identity("host-1/rev-7"),
-        ])
-        .await;
-        let r = resume(
-            &*tool(&later, "asker"),
-            serde_json::from_str(&kept).unwrap(),
-            Answer::Text("GBP".into()),
-        )
-        .await;
+        let r = resume_in_a_new_set(&agent, t, "host-1/rev-7", &kept).await;
         assert_eq!(output(r), "converted to GBP");
     }
 }

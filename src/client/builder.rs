@@ -20,15 +20,15 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{HeaderValue, Request, Uri};
+use http::{HeaderValue, Uri};
 use http_body_util::Full;
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
-use tower_service::Service;
 
 use super::card::CardResolver;
+use super::http::HttpService;
 use super::origin::{self, Origin};
 use super::request::Target;
 use super::response::Limits;
@@ -36,7 +36,7 @@ use super::service::A2aClient;
 use super::sse::DEFAULT_MAX_EVENT_BYTES;
 use super::transport::Transport;
 use crate::types::AgentCard;
-use crate::{A2aError, BoxError, ConfigError, ErrorKind};
+use crate::{A2aError, ConfigError, ErrorKind};
 
 /// The default HTTP service: hyper-util's pooled client, HTTP/1.1 over plain
 /// TCP or TLS (rustls on `ring`, trusting the webpki roots).
@@ -210,14 +210,7 @@ pub struct Connector<S> {
     limits: Limits,
 }
 
-impl<S, B> Connector<S>
-where
-    S: Service<Request<Full<Bytes>>, Response = http::Response<B>> + Clone + Send + 'static,
-    S::Error: Into<BoxError>,
-    S::Future: Send,
-    B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: Into<BoxError>,
-{
+impl<S: HttpService> Connector<S> {
     /// The card resolver (its cache is shared with this connector).
     pub fn resolver(&self) -> &CardResolver<S> {
         &self.resolver

@@ -25,15 +25,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use http::{HeaderValue, Method, Request, StatusCode, Uri, header};
 use http_body_util::{BodyExt, Full, Limited};
-use tower_service::Service;
 
+use super::http::HttpService;
 use super::origin::Origin;
 use super::response::{invalid, unavailable};
 use crate::types::AgentCard;
-use crate::{A2aError, BoxError, ErrorKind};
+use crate::{A2aError, ErrorKind};
 
 /// Redirects followed at most.
 const MAX_REDIRECTS: usize = 5;
@@ -100,14 +99,7 @@ fn max_age(value: Option<&HeaderValue>) -> Option<Duration> {
     age
 }
 
-impl<S, B> CardResolver<S>
-where
-    S: Service<Request<Full<Bytes>>, Response = http::Response<B>> + Clone + Send + 'static,
-    S::Error: Into<BoxError>,
-    S::Future: Send,
-    B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: Into<BoxError>,
-{
+impl<S: HttpService> CardResolver<S> {
     /// The card: from the cache while fresh, else fetched (or revalidated)
     /// within the card timeout.
     pub async fn resolve(&self) -> Result<AgentCard, A2aError> {

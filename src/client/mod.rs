@@ -40,6 +40,7 @@
 
 mod builder;
 mod card;
+mod http;
 mod origin;
 mod request;
 mod response;
@@ -52,6 +53,7 @@ pub use builder::{
     DEFAULT_MAX_RESPONSE_BYTES, HttpClient,
 };
 pub use card::CardResolver;
+pub use http::HttpService;
 pub use origin::Origin;
 pub use service::{A2aClient, ResponseFuture};
 pub use transport::Transport;

@@ -35,17 +35,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 
-use bytes::Bytes;
-use http::Request;
-use http_body_util::Full;
 use tower_service::Service;
 use tracing::Instrument;
 
+use super::http::HttpService;
 use super::request::{self, Target};
 use super::response::{self, Expect, Limits, unavailable};
 use super::transport::Transport;
 use crate::types::AgentCard;
-use crate::{A2aError, A2aRequest, A2aResponse, BoxError};
+use crate::{A2aError, A2aRequest, A2aResponse};
 
 /// A connected A2A client; see the module docs. Built by
 /// [`Connector::connect`](super::Connector::connect). Cheap to clone.
@@ -91,14 +89,7 @@ impl<S> A2aClient<S> {
 /// The response future of [`A2aClient`].
 pub type ResponseFuture = Pin<Box<dyn Future<Output = Result<A2aResponse, A2aError>> + Send>>;
 
-impl<S, B> Service<A2aRequest> for A2aClient<S>
-where
-    S: Service<Request<Full<Bytes>>, Response = http::Response<B>> + Clone + Send + 'static,
-    S::Error: Into<BoxError>,
-    S::Future: Send,
-    B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: Into<BoxError>,
-{
+impl<S: HttpService> Service<A2aRequest> for A2aClient<S> {
     type Response = A2aResponse;
     type Error = A2aError;
     type Future = ResponseFuture;

@@ -28,9 +28,6 @@
 
 use std::sync::{LazyLock, Mutex};
 
-use bytes::Bytes;
-use http::Request;
-use http_body_util::Full;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_service::Service;
@@ -43,9 +40,9 @@ use super::contract::{
 };
 use super::endpoint::ConcurrencyPolicy;
 use super::project::project;
-use crate::client::A2aClient;
+use crate::client::{A2aClient, HttpService};
 use crate::types::{AgentCard, Message, SendMessageConfiguration, SendMessageRequest};
-use crate::{A2aError, A2aRequest, A2aResponse, BoxError, ErrorKind, Operation};
+use crate::{A2aError, A2aRequest, A2aResponse, ErrorKind, Operation};
 
 /// The input schema of every A2A tool: `{"message": string}`, nothing else.
 pub fn input_schema() -> &'static Value {
@@ -135,13 +132,9 @@ impl<S: Send> Close for AgentTool<S> {
     }
 }
 
-impl<S, B> AgentTool<S>
+impl<S> AgentTool<S>
 where
-    S: Service<Request<Full<Bytes>>, Response = http::Response<B>> + Clone + Send + 'static,
-    S::Error: Into<BoxError>,
-    S::Future: Send,
-    B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: Into<BoxError>,
+    S: HttpService,
 {
     fn connected(&self) -> Result<A2aClient<S>, ToolError> {
         let client = self.client.lock().unwrap_or_else(|p| p.into_inner());
@@ -206,8 +199,9 @@ where
     }
 }
 
-/// The classification of an error kind, for spans.
-fn error_class(kind: ToolErrorKind) -> &'static str {
+/// The classification of an error kind, for spans (and the class
+/// `tool::mcp` gives MCP clients).
+pub(super) fn error_class(kind: ToolErrorKind) -> &'static str {
     match kind {
         ToolErrorKind::Configuration => "configuration",
         ToolErrorKind::InvalidInput => "invalid_input",
@@ -221,13 +215,9 @@ fn error_class(kind: ToolErrorKind) -> &'static str {
     }
 }
 
-impl<S, B> Tool for AgentTool<S>
+impl<S> Tool for AgentTool<S>
 where
-    S: Service<Request<Full<Bytes>>, Response = http::Response<B>> + Clone + Send + 'static,
-    S::Error: Into<BoxError>,
-    S::Future: Send,
-    B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: Into<BoxError>,
+    S: HttpService,
 {
     fn name(&self) -> &str {
         &self.bound.binding.tool

@@ -31,17 +31,13 @@ use std::collections::HashSet;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use bytes::Bytes;
-use http::Request;
-use http_body_util::Full;
-use tower_service::Service;
-
 use super::agent::{AgentTool, Close, describe, exchange_error};
 use super::continuation::{Binding, Bound, Identity};
 use super::contract::{Tool, ToolError, ToolErrorKind};
 use super::endpoint::Endpoint;
 use super::name::tool_name;
-use crate::{BoxError, ConfigError};
+use crate::ConfigError;
+use crate::client::HttpService;
 
 /// Remote agents as tools; see the module docs.
 pub struct ToolSet {
@@ -79,14 +75,10 @@ impl ToolSet {
     /// failure is returned: Configuration for an endpoint's settings or
     /// name, Transport or Protocol for its card (the [`A2aError`](crate::A2aError)
     /// as the source).
-    pub async fn open<S, B, I>(endpoints: I) -> Result<Self, ToolError>
+    pub async fn open<S, I>(endpoints: I) -> Result<Self, ToolError>
     where
         I: IntoIterator<Item = Endpoint<S>>,
-        S: Service<Request<Full<Bytes>>, Response = http::Response<B>> + Clone + Send + 'static,
-        S::Error: Into<BoxError>,
-        S::Future: Send,
-        B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
-        B::Error: Into<BoxError>,
+        S: HttpService,
     {
         let nonce = uuid::Uuid::new_v4().to_string();
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
@@ -143,17 +135,13 @@ impl Drop for ToolSet {
     }
 }
 
-async fn open_one<S, B>(
+async fn open_one<S>(
     endpoint: Endpoint<S>,
     nonce: &str,
     taken: &HashSet<String>,
 ) -> Result<Arc<AgentTool<S>>, ToolError>
 where
-    S: Service<Request<Full<Bytes>>, Response = http::Response<B>> + Clone + Send + 'static,
-    S::Error: Into<BoxError>,
-    S::Future: Send,
-    B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: Into<BoxError>,
+    S: HttpService,
 {
     let Endpoint {
         client,
@@ -223,7 +211,11 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::task::{Context, Poll};
 
+    use bytes::Bytes;
+    use http::Request;
+    use http_body_util::Full;
     use serde_json::json;
+    use tower_service::Service;
 
     use super::*;
     use crate::tool::{Answer, Concurrency, Invocation, Outcome};

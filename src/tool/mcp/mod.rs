@@ -249,7 +249,7 @@ impl McpServer {
             Ok(Outcome::Output(_)) => "output",
             Ok(Outcome::InputRequired(_)) => "input_required",
             Ok(Outcome::Failed(_)) => "failed",
-            Err(e) => result::kind_name(e.kind()),
+            Err(e) => super::agent::error_class(e.kind()),
         };
         tracing::debug!(tool = name, outcome = class, "mcp tool call");
         match outcome {

@@ -6,6 +6,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Value, json};
 
 use super::ANSWER_TOOL;
+use crate::tool::agent::error_class;
 use crate::tool::{Failure, InputRequest, ToolError, ToolErrorKind, ToolOutput};
 
 /// The tool's answer: its text, not an error.
@@ -64,7 +65,7 @@ pub(super) fn tool_error(error: &ToolError) -> Result<CallToolResult, ErrorData>
     if error.kind() == ToolErrorKind::InvalidInput {
         return Err(ErrorData::invalid_params(error.to_string(), None));
     }
-    Ok(error_result(kind_name(error.kind()), &error.to_string()))
+    Ok(error_result(error_class(error.kind()), &error.to_string()))
 }
 
 /// An error result of class `kind` saying `message`.
@@ -72,19 +73,4 @@ pub(super) fn error_result(kind: &str, message: &str) -> CallToolResult {
     let mut result = CallToolResult::error(vec![ContentBlock::text(format!("{kind}: {message}"))]);
     result.structured_content = Some(json!({ "error": { "kind": kind, "message": message } }));
     result
-}
-
-/// The wire name of an error class (snake case, stable).
-pub(super) fn kind_name(kind: ToolErrorKind) -> &'static str {
-    match kind {
-        ToolErrorKind::Configuration => "configuration",
-        ToolErrorKind::InvalidInput => "invalid_input",
-        ToolErrorKind::InvalidAnswer => "invalid_answer",
-        ToolErrorKind::Continuation => "continuation",
-        ToolErrorKind::UnsupportedContent => "unsupported_content",
-        ToolErrorKind::Incomplete => "incomplete",
-        ToolErrorKind::Protocol => "protocol",
-        ToolErrorKind::Transport => "transport",
-        ToolErrorKind::Closed => "closed",
-    }
 }
