@@ -18,7 +18,7 @@
 //!     share it) until an answer gets an outcome;
 //!   - a [`ToolError`] → an error result `"{kind}: {message}"` (kinds in snake
 //!     case: `invalid_answer`, `transport`, ...), except
-//!     [`ToolErrorKind::InvalidInput`] and unknown tools, which are the MCP
+//!     [`ToolErrorKind::InvalidInput`](crate::tool::ToolErrorKind::InvalidInput) and unknown tools, which are the MCP
 //!     invalid-params error (`-32602`).
 //!
 //!   Non-text results also carry `structuredContent`: `{"inputRequired":
