@@ -18,7 +18,7 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::server::{Server, example_binary};
+use support::server::{Server, closed_port, example_binary};
 
 /// How long one `ask` run may take.
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -170,11 +170,7 @@ fn a_rejected_task_exits_1_with_its_status_message() {
 
 #[test]
 fn an_unreachable_card_exits_1_with_the_error() {
-    // A port nobody listens on any more.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
+    let port = closed_port();
     let r = ask(&[&format!("http://127.0.0.1:{port}"), "hi"]);
     assert_eq!(r.code, 1, "{r:?}");
     assert!(r.stderr.starts_with("ask: "), "{r:?}");

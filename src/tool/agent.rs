@@ -199,8 +199,9 @@ where
     }
 }
 
-/// The classification of an error kind, for spans.
-fn error_class(kind: ToolErrorKind) -> &'static str {
+/// The classification of an error kind, for spans (and the class
+/// `tool::mcp` gives MCP clients).
+pub(super) fn error_class(kind: ToolErrorKind) -> &'static str {
     match kind {
         ToolErrorKind::Configuration => "configuration",
         ToolErrorKind::InvalidInput => "invalid_input",

@@ -28,6 +28,9 @@ mod agent;
 mod continuation;
 mod contract;
 mod endpoint;
+#[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+pub mod mcp;
 mod name;
 mod project;
 mod remote;

@@ -40,6 +40,14 @@ pub(crate) fn example_binary(name: &str) -> PathBuf {
     bin
 }
 
+/// A loopback port nobody listens on any more (bound, then released).
+pub(crate) fn closed_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
 /// A fresh, empty directory under the system temp dir, removed when dropped.
 pub(crate) struct TempDir(pub(crate) PathBuf);
 
