@@ -1,19 +1,18 @@
 //! An artifact chunk appended to a long artifact costs what one appended to
 //! a short artifact costs, counted in bytes allocated (by every thread,
-//! through a counting global allocator), not in time: through the memory
-//! and SQLite logs directly, and through the engine streaming a text
+//! through a counting global allocator), not in time: through the memory,
+//! SQLite and PostgreSQL logs directly, and through the engine streaming a text
 //! agent's chunks to a subscriber (issue 18, item 3). Before the fix, every
 //! append deep-copied the whole task (a committed head or snapshot still
-//! shared it) and SQLite stored the whole task again every 64 records, so
-//! the bytes per chunk grew with the artifact.
+//! shared it), SQLite stored the whole task again every 64 records and
+//! PostgreSQL on every append, so the bytes per chunk grew with the
+//! artifact.
 
 #![cfg(feature = "sqlite")]
 
 mod support;
 
 use std::alloc::System;
-use std::path::PathBuf;
-use std::sync::Mutex;
 
 use a2a_tower::engine::{Agent, AgentExecutor, AgentInput, TaskLayer};
 use a2a_tower::log::{AppendRequest, MemoryTaskLog, Record, SqliteTaskLog, Synchronous, TaskLog};
@@ -22,6 +21,8 @@ use a2a_tower::{BoxError, Operation};
 use futures_core::Stream;
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 use support::engine::{card, collect, engine_with, send_req, stream, user};
+use support::server::TempDir;
+use tokio::sync::Mutex;
 use tower::util::BoxCloneSyncService;
 
 /// Counts every allocation, of every thread.
@@ -29,7 +30,7 @@ use tower::util::BoxCloneSyncService;
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 /// The counter counts every thread: one measurement at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
+static SERIAL: Mutex<()> = Mutex::const_new(());
 
 /// The bytes allocated since `region` began, growth by reallocation included.
 fn allocated(region: &Region<'_, System>) -> u64 {
@@ -105,22 +106,6 @@ async fn assert_flat(log: &dyn TaskLog) {
     assert!(long.1 <= 2 * short.1, "mean grew: {short:?} → {long:?}");
 }
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        let p = std::env::temp_dir().join(format!("a2a-cost-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&p).unwrap();
-        Self(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn sqlite(dir: &TempDir) -> SqliteTaskLog {
     // Durability does not change what is allocated; it only takes longer.
     SqliteTaskLog::builder(dir.0.join("tasks.db"))
@@ -131,14 +116,14 @@ fn sqlite(dir: &TempDir) -> SqliteTaskLog {
 
 #[tokio::test]
 async fn a_chunk_costs_the_same_on_a_long_artifact_in_memory() {
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let _serial = SERIAL.lock().await;
     assert_flat(&MemoryTaskLog::new()).await;
 }
 
 #[tokio::test]
 async fn a_chunk_costs_the_same_on_a_long_artifact_in_sqlite() {
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let dir = TempDir::new();
+    let _serial = SERIAL.lock().await;
+    let dir = TempDir::new("append-cost");
     assert_flat(&sqlite(&dir)).await;
 }
 
@@ -199,14 +184,32 @@ async fn assert_stream_flat(layer: impl Fn() -> TaskLayer) {
 
 #[tokio::test]
 async fn a_streamed_chunk_costs_the_same_on_a_long_artifact_in_memory() {
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let _serial = SERIAL.lock().await;
     assert_stream_flat(|| TaskLayer::new(card(), MemoryTaskLog::new()).unwrap()).await;
 }
 
 #[tokio::test]
 async fn a_streamed_chunk_costs_the_same_on_a_long_artifact_in_sqlite() {
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let dir = TempDir::new();
+    let _serial = SERIAL.lock().await;
+    let dir = TempDir::new("append-cost");
     let log = sqlite(&dir);
     assert_stream_flat(|| TaskLayer::new(card(), log.clone()).unwrap()).await;
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn a_chunk_costs_the_same_on_a_long_artifact_in_postgres() {
+    use a2a_tower::log::PostgresTaskLog;
+    use support::postgres::{url, with_schema};
+
+    let _serial = SERIAL.lock().await;
+    with_schema(|schema| async move {
+        let log = PostgresTaskLog::builder(url())
+            .schema(schema)
+            .connect()
+            .await
+            .unwrap();
+        assert_flat(&log).await;
+    })
+    .await;
 }
