@@ -9,7 +9,11 @@
 //! served as it was. With `A2A_POSTGRES_URL` set (and the `postgres` feature),
 //! tasks are kept in PostgreSQL instead (schema `$A2A_POSTGRES_SCHEMA`,
 //! default `a2a`), shared by every host pointing at it; give each host its
-//! own stable `A2A_HOST_ID` (default `local`).
+//! own stable `A2A_HOST_ID` (default `local`). With `A2A_LOG=memory`,
+//! tasks are kept in memory only (a bounded `MemoryTaskLog`, lost on exit).
+//! `A2A_SUBSCRIBER_BUFFER` sets how many records a stream may fall behind
+//! the task before it is cut off (default 1024; see
+//! `TaskLayer::subscriber_buffer`).
 //!
 //! A text [`Agent`] that streams its input back word by word: each artifact
 //! chunk is one word with the whitespace after it, so the chunks concatenate
@@ -43,7 +47,7 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use a2a_tower::engine::{Agent, AgentExecutor, AgentInput, TaskLayer};
-use a2a_tower::log::SqliteTaskLog;
+use a2a_tower::log::{MemoryTaskLog, SqliteTaskLog};
 use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
 use a2a_tower::{
     A2aBodyLimitLayer, A2aExtensionsLayer, A2aVersionLayer, AgentCardLayer, Body, BoxError,
@@ -152,10 +156,13 @@ pub(crate) fn app_with(
         .service(core))
 }
 
-/// The engine over the configured task log: PostgreSQL if
-/// `A2A_POSTGRES_URL` is set, else SQLite under `A2A_DATA_DIR`.
+/// The engine over the configured task log: in memory if `A2A_LOG` is
+/// `memory`, PostgreSQL if `A2A_POSTGRES_URL` is set, else SQLite under
+/// `A2A_DATA_DIR`.
 async fn engine(card: &AgentCard) -> Result<TaskLayer, BoxError> {
+    let memory = std::env::var("A2A_LOG").is_ok_and(|l| l == "memory");
     let tasks = match std::env::var("A2A_POSTGRES_URL") {
+        _ if memory => TaskLayer::new(card.clone(), MemoryTaskLog::new())?,
         Ok(url) if !url.is_empty() => postgres_engine(card, url).await?,
         _ => {
             let dir = std::env::var_os("A2A_DATA_DIR").unwrap_or_else(|| "data".into());
@@ -163,6 +170,10 @@ async fn engine(card: &AgentCard) -> Result<TaskLayer, BoxError> {
             let path = std::path::Path::new(&dir).join("tasks.db");
             TaskLayer::new(card.clone(), SqliteTaskLog::open(path)?)?
         }
+    };
+    let tasks = match std::env::var("A2A_SUBSCRIBER_BUFFER") {
+        Ok(n) if !n.is_empty() => tasks.subscriber_buffer(n.parse()?)?,
+        _ => tasks,
     };
     Ok(match std::env::var("A2A_HOST_ID") {
         Ok(id) if !id.is_empty() => tasks.host_id(id)?,

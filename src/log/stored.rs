@@ -13,10 +13,30 @@ use crate::types::{Task, TaskPushNotificationConfig};
 
 use super::page::sort_nanos;
 
-/// The stored snapshot: the task plus the projection's non-wire state.
+/// A live task's snapshot is stored at least every this many records (see
+/// [`snapshot_step`]).
+pub(crate) const SNAPSHOT_EVERY: u64 = 64;
+
+/// How many records after a stored snapshot the next one of a live task
+/// is stored, at `seq`: [`SNAPSHOT_EVERY`], or half the records before
+/// `seq` (rounded down to a power of two) once that is more. A snapshot is
+/// as large as the task, so storing one every 64 records would make each
+/// append to a long task cost as much as the whole task (a streamed
+/// artifact of N chunks, N² in all); stored at these points, the snapshots
+/// of a task add up to a few times its final size, and a read replays at
+/// most half the task's records after the last one.
+pub(crate) fn snapshot_step(seq: u64) -> u64 {
+    let half = if seq < 2 { 1 } else { 1 << (seq.ilog2() - 1) };
+    SNAPSHOT_EVERY.max(half)
+}
+
+/// The stored snapshot: the task plus the projection's non-wire state, and
+/// (PostgreSQL) the sequence number it was taken at.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct SnapshotRef<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seq: Option<u64>,
     task: &'a Task,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     cancel_requested: bool,
@@ -29,6 +49,8 @@ struct SnapshotRef<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct SnapshotOwned {
+    #[serde(default)]
+    seq: Option<u64>,
     task: Task,
     #[serde(default)]
     cancel_requested: bool,
@@ -40,11 +62,15 @@ struct SnapshotOwned {
 
 #[derive(Deserialize)]
 struct TaskOnly {
+    #[serde(default)]
+    seq: Option<u64>,
     task: Task,
 }
 
-pub(crate) fn encode_projection(p: &Projection) -> Result<String, LogError> {
+/// The stored snapshot of `p`; `seq`, when given, is stored with it.
+pub(crate) fn encode_projection(p: &Projection, seq: Option<u64>) -> Result<String, LogError> {
     serde_json::to_string(&SnapshotRef {
+        seq,
         task: p.task(),
         cancel_requested: p.cancel_requested(),
         push_configs: p.push_configs(),
@@ -55,7 +81,14 @@ pub(crate) fn encode_projection(p: &Projection) -> Result<String, LogError> {
 
 /// Rebuilds a projection from its stored snapshot by applying records that
 /// recreate it exactly (the projection's own rules, no private access).
+#[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
 pub(crate) fn decode_projection(json: &str) -> Result<Projection, LogError> {
+    decode_projection_at(json).map(|(p, _)| p)
+}
+
+/// [`decode_projection`], and the sequence number stored with the snapshot
+/// (`None`: the snapshot is at the task's sequence number).
+pub(crate) fn decode_projection_at(json: &str) -> Result<(Projection, Option<u64>), LogError> {
     let s: SnapshotOwned = serde_json::from_str(json).map_err(LogError::backend)?;
     let Task {
         id,
@@ -96,13 +129,19 @@ pub(crate) fn decode_projection(json: &str) -> Result<Projection, LogError> {
     if let Some(host) = s.host {
         p.apply(&Record::ExecutionStarted { host });
     }
-    Ok(p)
+    Ok((p, s.seq))
 }
 
 /// The task of a stored snapshot (for lists).
+#[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
 pub(crate) fn decode_task(json: &str) -> Result<Arc<Task>, LogError> {
+    decode_task_at(json).map(|(t, _)| t)
+}
+
+/// [`decode_task`], and the sequence number stored with the snapshot.
+pub(crate) fn decode_task_at(json: &str) -> Result<(Arc<Task>, Option<u64>), LogError> {
     let t: TaskOnly = serde_json::from_str(json).map_err(LogError::backend)?;
-    Ok(Arc::new(t.task))
+    Ok((Arc::new(t.task), t.seq))
 }
 
 /// The records of one stored append (a JSON array, the first numbered
@@ -264,8 +303,24 @@ impl Plan {
     }
 
     /// The stored snapshot of the task after the append.
+    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
     pub(crate) fn snapshot_json(&self) -> Result<String, LogError> {
-        encode_projection(&self.projection)
+        encode_projection(&self.projection, None)
+    }
+
+    /// The stored snapshot of the task after the append, with its sequence
+    /// number.
+    #[cfg(feature = "postgres")]
+    pub(crate) fn snapshot_json_at(&self) -> Result<String, LogError> {
+        encode_projection(&self.projection, Some(self.seq))
+    }
+
+    /// The append reaches a point where a live task stores its snapshot: it
+    /// crosses a multiple of the [`snapshot_step`] at its first record.
+    pub(crate) fn crosses_snapshot_point(&self) -> bool {
+        let before = self.first - 1;
+        let step = snapshot_step(before);
+        self.seq / step > before / step
     }
 
     /// `(seq, record JSON)` of each new record (one row per record).

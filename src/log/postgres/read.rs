@@ -2,14 +2,47 @@
 //! records after a sequence number, ListTasks pages and live tasks, on
 //! pooled connections, never taking an epoch.
 
+use deadpool_postgres::GenericClient;
+
 use super::{Inner, db, not_found};
 use crate::log::stored::{
-    clamp_nanos, decode_projection, decode_record, decode_task, from_i64, with_heads,
+    clamp_nanos, decode_projection_at, decode_record, decode_task_at, from_i64, to_i64, with_heads,
 };
-use crate::log::{ListPage, ListQuery, LiveTask, LogError, PageCursor, Sequenced, Snapshot};
+use crate::log::{
+    ListPage, ListQuery, LiveTask, LogError, PageCursor, Projection, Record, Sequenced, Snapshot,
+};
 use crate::types::TaskState;
 
 impl Inner {
+    /// The projection at `seq` from the task row's stored snapshot `json`:
+    /// a live task's row may hold an older snapshot (see
+    /// `Plan::crosses_snapshot_point`), completed with the records after it.
+    pub(super) async fn projection_at(
+        &self,
+        client: &impl GenericClient,
+        task_id: &str,
+        json: &str,
+        seq: u64,
+    ) -> Result<Projection, LogError> {
+        let (mut p, at) = decode_projection_at(json)?;
+        let at = at.unwrap_or(seq);
+        if at < seq {
+            let st = client.prepare_cached(&self.sql.replay).await.map_err(db)?;
+            let rows = client
+                .query(&st, &[&task_id, &to_i64(at)?, &to_i64(seq)?])
+                .await
+                .map_err(db)?;
+            if rows.len() as u64 != seq - at {
+                return Err(LogError::backend("task records missing"));
+            }
+            for row in &rows {
+                let record: Record = serde_json::from_str(row.get(0)).map_err(LogError::backend)?;
+                p.apply(&record);
+            }
+        }
+        Ok(p)
+    }
+
     pub(super) async fn snapshot(
         &self,
         authority: &str,
@@ -26,11 +59,11 @@ impl Inner {
             .map_err(db)?
             .filter(|r| r.get::<_, &str>(0) == authority)
             .ok_or_else(not_found)?;
-        Ok(Snapshot::new(
-            from_i64(row.get(1))?,
-            from_i64(row.get(2))?,
-            decode_projection(row.get(3))?,
-        ))
+        let seq = from_i64(row.get(1))?;
+        let projection = self
+            .projection_at(&client, task_id, row.get(3), seq)
+            .await?;
+        Ok(Snapshot::new(seq, from_i64(row.get(2))?, projection))
     }
 
     pub(super) async fn read(
@@ -93,9 +126,22 @@ impl Inner {
             )
             .await
             .map_err(db)?;
-        tx.commit().await.map_err(db)?;
         let more = rows.len() > size;
         let rows = &rows[..rows.len().min(size)];
+        // A live task's snapshot may be older than its row: completed with
+        // the records after it, in the same transaction.
+        let mut tasks = Vec::with_capacity(rows.len());
+        for r in rows {
+            let seq = from_i64(r.get(3))?;
+            let (task, at) = decode_task_at(r.get(0))?;
+            if at.is_some_and(|at| at < seq) {
+                let p = self.projection_at(&tx, r.get(2), r.get(0), seq).await?;
+                tasks.push(p.task().clone());
+            } else {
+                tasks.push(task);
+            }
+        }
+        tx.commit().await.map_err(db)?;
         let next = if more {
             rows.last().map(|r| PageCursor {
                 timestamp_nanos: i128::from(r.get::<_, i64>(1)),
@@ -104,10 +150,6 @@ impl Inner {
         } else {
             None
         };
-        let tasks = rows
-            .iter()
-            .map(|r| decode_task(r.get(0)))
-            .collect::<Result<_, _>>()?;
         Ok(ListPage {
             tasks,
             next,

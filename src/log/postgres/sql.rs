@@ -11,6 +11,9 @@ pub(super) fn quote(ident: &str) -> String {
 pub(super) struct Sql {
     pub(super) head: String,
     pub(super) snapshot_only: String,
+    /// The records of a task after a stored snapshot, up to a sequence
+    /// number.
+    pub(super) replay: String,
     pub(super) snapshot: String,
     /// Creation and its records in one statement (see `Inner::append_once`).
     pub(super) create_once: String,
@@ -32,6 +35,9 @@ impl Sql {
                 "SELECT authority, seq, epoch FROM {s}.tasks WHERE task_id = $1 FOR UPDATE"
             ),
             snapshot_only: format!("SELECT snapshot FROM {s}.tasks WHERE task_id = $1"),
+            replay: format!(
+                "SELECT record FROM {s}.records WHERE task_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq"
+            ),
             snapshot: format!(
                 "SELECT authority, seq, epoch, snapshot FROM {s}.tasks WHERE task_id = $1"
             ),
@@ -45,7 +51,7 @@ impl Sql {
             ),
             update_once: format!(
                 "WITH t AS (UPDATE {s}.tasks SET context_id = $2, state = $3, status_ts = $4, live = $5, seq = $6, \
-                 epoch = $7, snapshot = $8, host = $10, updated_at = now() \
+                 epoch = $7, snapshot = COALESCE($8, snapshot), host = $10, updated_at = now() \
                  WHERE task_id = $1 AND seq = $9 AND epoch <= $7 AND authority = $11 RETURNING 1), \
                  r AS (INSERT INTO {s}.records (task_id, seq, authority, epoch, record) \
                  SELECT $1, u.seq, $11, $7, u.record FROM unnest($12::bigint[], $13::text[]) AS u(seq, record) \
@@ -59,7 +65,7 @@ impl Sql {
             ),
             count: format!("SELECT count(*) FROM {s}.tasks WHERE {FILTER}"),
             page: format!(
-                "SELECT snapshot, status_ts, task_id FROM {s}.tasks WHERE {FILTER} \
+                "SELECT snapshot, status_ts, task_id, seq FROM {s}.tasks WHERE {FILTER} \
                  AND ($5::bigint IS NULL OR status_ts < $5 OR (status_ts = $5 AND task_id > $6::text)) \
                  ORDER BY status_ts DESC, task_id ASC LIMIT $7"
             ),

@@ -7,7 +7,7 @@ use deadpool_postgres::GenericClient;
 
 use super::sql::notify_sql;
 use super::{Inner, db};
-use crate::log::stored::{Current, Plan, decode_projection, from_i64};
+use crate::log::stored::{Current, Plan, from_i64};
 use crate::log::{AppendRequest, Appended, LogError, LogErrorKind};
 
 impl Inner {
@@ -85,7 +85,15 @@ impl Inner {
     ) -> Result<i64, LogError> {
         let (seq, epoch) = (plan.seq as i64, plan.epoch as i64);
         let row = &plan.row;
-        let snapshot = plan.snapshot_json()?;
+        // The whole task only at creation, at rest, or at a snapshot point
+        // (see `snapshot_step`): otherwise the row keeps its older snapshot,
+        // which reads complete with the records after it, so an append to a
+        // long task does not cost the whole task.
+        let snapshot = if plan.create || !row.live || plan.crosses_snapshot_point() {
+            Some(plan.snapshot_json_at()?)
+        } else {
+            None
+        };
         let (seqs, jsons) = plan.record_rows(req)?;
         let row = if plan.create {
             let st = client
@@ -169,7 +177,10 @@ impl Inner {
                     .await
                     .map_err(db)?;
                 let row = tx.query_one(&st, &[&req.task_id]).await.map_err(db)?;
-                Some(decode_projection(row.get(0)))
+                Some(
+                    self.projection_at(&tx, &req.task_id, row.get(0), c.seq)
+                        .await,
+                )
             }
             _ => None,
         };

@@ -9,6 +9,13 @@
 //! the log owns its file (no other process writes it), a head present here is
 //! never behind it either. A task missing here (never written by this
 //! process, or evicted) is read from the database.
+//!
+//! An append planned on a head [takes](Heads::take) its projection out, so
+//! that the append updates the task in place instead of copying it (a copy
+//! per append would make each append cost as much as the whole task: a
+//! long streamed artifact would cost its square). Until the writer puts the
+//! next head, readers read the task from the database, and the writer still
+//! sees the head's position.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
@@ -37,8 +44,34 @@ pub(crate) struct Heads {
 
 #[derive(Debug, Default)]
 struct Shard {
-    young: HashMap<String, Head>,
-    old: HashMap<String, Head>,
+    young: HashMap<String, Slot>,
+    old: HashMap<String, Slot>,
+}
+
+/// What a shard keeps of one task.
+#[derive(Debug)]
+pub(crate) enum Slot {
+    /// The committed head.
+    Kept(Head),
+    /// The committed head's sequence number and epoch: its projection was
+    /// [taken](Heads::take) by an append being planned on it.
+    Taken(u64, u64),
+}
+
+impl Slot {
+    fn position(&self) -> (u64, u64) {
+        match self {
+            Self::Kept(h) => (h.snapshot.seq, h.snapshot.epoch),
+            Self::Taken(seq, epoch) => (*seq, *epoch),
+        }
+    }
+
+    fn head(&self) -> Option<&Head> {
+        match self {
+            Self::Kept(h) => Some(h),
+            Self::Taken(..) => None,
+        }
+    }
 }
 
 const SHARDS: usize = 16;
@@ -48,9 +81,9 @@ const SHARDS: usize = 16;
 #[allow(dead_code, reason = "never read: freed where dropped")]
 pub(crate) enum Retired {
     /// A whole old generation, when the young one was full.
-    Generation(HashMap<String, Head>),
-    /// A terminal head, which is not kept, and the head it replaced.
-    Terminal(Head, Option<Head>),
+    Generation(HashMap<String, Slot>),
+    /// A terminal head, which is not kept, and what it replaced.
+    Terminal(Head, Option<Slot>),
 }
 
 impl Heads {
@@ -69,14 +102,38 @@ impl Heads {
         self.shards[i].lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The committed head of `task_id`, if this process wrote it recently.
+    /// The committed head of `task_id`, if this process wrote it recently
+    /// (and no append is being planned on it).
     pub(crate) fn get(&self, task_id: &str) -> Option<Head> {
         let shard = self.shard(task_id);
         shard
             .young
             .get(task_id)
             .or_else(|| shard.old.get(task_id))
+            .and_then(Slot::head)
             .cloned()
+    }
+
+    /// Takes the committed head of `task_id` out, if it is at `seq` and of
+    /// `authority`, for an append to be planned on it (see the module
+    /// docs); its position stays, for the writer's checks, until the writer
+    /// puts the next head.
+    pub(crate) fn take(&self, task_id: &str, authority: &str, seq: u64) -> Option<Head> {
+        let mut shard = self.shard(task_id);
+        let Shard { young, old } = &mut *shard;
+        let slot = match young.get_mut(task_id) {
+            Some(slot) => slot,
+            None => old.get_mut(task_id)?,
+        };
+        let head = slot.head()?;
+        if head.snapshot.seq != seq || head.authority != authority {
+            return None;
+        }
+        let (seq, epoch) = slot.position();
+        match std::mem::replace(slot, Slot::Taken(seq, epoch)) {
+            Slot::Kept(head) => Some(head),
+            Slot::Taken(..) => None,
+        }
     }
 
     /// The sequence number and epoch of the committed head of `task_id`, if
@@ -87,7 +144,7 @@ impl Heads {
             .young
             .get(task_id)
             .or_else(|| shard.old.get(task_id))
-            .map(|h| (h.snapshot.seq, h.snapshot.epoch))
+            .map(Slot::position)
     }
 
     /// Records a committed head (writer thread only, after COMMIT). A
@@ -118,7 +175,7 @@ impl Heads {
                 } else {
                     None
                 };
-            shard.young.insert(task_id, head);
+            shard.young.insert(task_id, Slot::Kept(head));
             retired
         };
         // Freed outside the lock, by the caller.
@@ -183,12 +240,27 @@ mod tests {
         };
         let retired = heads.put("t".into(), terminal);
         assert!(
-            matches!(&retired, Some(Retired::Terminal(h, Some(previous)))
+            matches!(&retired, Some(Retired::Terminal(h, Some(Slot::Kept(previous))))
                 if h.snapshot.seq == 2 && previous.snapshot.seq == 1),
             "{retired:?}"
         );
         assert!(heads.get("t").is_none());
         assert_eq!(heads.len(), 0);
+    }
+
+    #[test]
+    fn a_taken_head_keeps_its_position_until_the_next_put() {
+        let heads = Heads::new(64);
+        let _ = heads.put("t".into(), head(3));
+        assert!(heads.take("t", "a", 2).is_none(), "not at the expected seq");
+        assert!(heads.take("t", "b", 3).is_none(), "another authority");
+        let taken = heads.take("t", "a", 3).unwrap();
+        assert_eq!(taken.snapshot.seq, 3);
+        assert!(heads.get("t").is_none(), "readers go to the database");
+        assert!(heads.take("t", "a", 3).is_none(), "taken once");
+        assert_eq!(heads.position("t"), Some((3, 1)));
+        let _ = heads.put("t".into(), head(4));
+        assert_eq!(heads.get("t").unwrap().snapshot.seq, 4);
     }
 
     #[test]

@@ -9,11 +9,7 @@ use rusqlite::Connection;
 use super::heads::{Head, Heads};
 use super::read;
 use crate::log::stored::{Current, Plan};
-use crate::log::{AppendRequest, LogError};
-
-/// A live task's snapshot is stored at least every this many records, which
-/// bounds the replay of a read that finds no head in memory.
-pub(crate) const SNAPSHOT_EVERY: u64 = 64;
+use crate::log::{AppendRequest, LogError, Snapshot};
 
 /// An append checked and applied by its caller against the committed head
 /// (see [`prepare`]): the writer only confirms that head is still the latest
@@ -40,17 +36,27 @@ pub(crate) fn prepare(heads: &Heads, req: &AppendRequest) -> Option<Prepared> {
             snapshot,
         });
     }
-    let head = heads.get(&req.task_id)?;
-    if head.snapshot.seq != req.expected {
-        return None;
-    }
-    let base = (head.snapshot.seq, head.snapshot.epoch);
+    // Taken, not cloned: the projection is then updated in place (see
+    // `Heads::take`).
+    let Head {
+        authority,
+        snapshot,
+    } = heads.take(&req.task_id, &req.authority, req.expected)?;
+    let Snapshot {
+        seq,
+        epoch,
+        projection,
+        task,
+    } = snapshot;
+    // The snapshot's second handle on the task.
+    drop(task);
+    let base = (seq, epoch);
     let current = Current {
-        authority: head.authority,
-        seq: head.snapshot.seq,
-        epoch: head.snapshot.epoch,
+        authority,
+        seq,
+        epoch,
     };
-    let plan = Plan::new(req, Some(current), |_| Ok(head.snapshot.projection)).ok()?;
+    let plan = Plan::new(req, Some(current), |_| Ok(projection)).ok()?;
     let snapshot = snapshot_of(&plan, req).ok()?;
     Some(Prepared {
         base,
@@ -60,14 +66,14 @@ pub(crate) fn prepare(heads: &Heads, req: &AppendRequest) -> Option<Prepared> {
 }
 
 /// The snapshot JSON an append stores with its entry: when the task comes
-/// to rest, or crosses a multiple of [`SNAPSHOT_EVERY`] records; never for
+/// to rest, or at a [snapshot point](Plan::crosses_snapshot_point); never for
 /// an append without records (it has no entry), nor for the task's first
 /// entry: that entry holds the task's whole log, which reads replay as
 /// cheaply as they would decode a snapshot (a task created and answered in
 /// one append, as a SendMessage to a quick agent is, writes it once).
 fn snapshot_of(plan: &Plan, req: &AppendRequest) -> Result<Option<String>, LogError> {
     let at_rest = !plan.row.live;
-    let every = plan.seq / SNAPSHOT_EVERY > (plan.first - 1) / SNAPSHOT_EVERY;
+    let every = plan.crosses_snapshot_point();
     let whole_log = plan.first == 1;
     if !req.records.is_empty() && !whole_log && (at_rest || every) {
         plan.snapshot_json().map(Some)
@@ -191,6 +197,8 @@ mod tests {
         let _ = heads.put("t".into(), head_at(63, &created));
         let crossing = AppendRequest::new("a", "t", 63, 1, vec![msg(1)]);
         assert!(prepare(&heads, &crossing).unwrap().snapshot.is_some());
+        // Each prepare takes the head out: put it back.
+        let _ = heads.put("t".into(), head_at(63, &created));
         let done = AppendRequest::new(
             "a",
             "t",
@@ -199,8 +207,30 @@ mod tests {
             vec![Record::status(TaskStatus::new(TaskState::Completed))],
         );
         assert!(prepare(&heads, &done).unwrap().snapshot.is_some());
+        let _ = heads.put("t".into(), head_at(63, &created));
         let empty = AppendRequest::new("a", "t", 63, 2, vec![]);
         assert!(prepare(&heads, &empty).unwrap().snapshot.is_none());
+    }
+
+    #[test]
+    fn a_long_task_stores_its_snapshot_ever_more_rarely() {
+        let heads = Heads::new(64);
+        let created = [Record::created("t", "c")];
+        let stores = |at: u64, records: u64| {
+            let _ = heads.put("t".into(), head_at(at, &created));
+            let batch = (0..records).map(msg).collect();
+            let req = AppendRequest::new("a", "t", at, 1, batch);
+            prepare(&heads, &req).unwrap().snapshot.is_some()
+        };
+        // Every 64 records up to 128, then every half of the records before.
+        assert!(stores(100, 28));
+        assert!(!stores(128, 63));
+        assert!(stores(128, 64));
+        assert!(!stores(16_384, 8191));
+        assert!(stores(16_384, 8192));
+        assert!(!stores(24_576, 8191));
+        assert!(stores(32_767, 1));
+        assert!(!stores(32_768, 16_383));
     }
 
     #[test]
@@ -231,6 +261,7 @@ mod tests {
         };
         assert_eq!(err.kind(), crate::log::LogErrorKind::Conflict);
         // An append without records raised the epoch alone: fenced.
+        let _ = heads.put("t".into(), head_at(1, &created));
         let prepared = prepare(&heads, &req).unwrap();
         let mut pending = HashMap::new();
         let mut raised = head_at(1, &created);
@@ -241,6 +272,7 @@ mod tests {
         };
         assert_eq!(err.kind(), crate::log::LogErrorKind::Fenced);
         // Unmoved, the prepared plan is taken as is.
+        let _ = heads.put("t".into(), head_at(1, &created));
         let prepared = prepare(&heads, &req).unwrap();
         let (p, _) = plan(&conn, &heads, &HashMap::new(), &req, Some(prepared)).unwrap();
         assert_eq!(p.seq, 2);

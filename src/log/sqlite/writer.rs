@@ -4,9 +4,9 @@
 //!
 //! Per append it writes one `entries` row (the records as one JSON array,
 //! encoded by the caller before queueing, plus the task's snapshot when the
-//! task comes to rest or every
-//! [`SNAPSHOT_EVERY`](super::plan::SNAPSHOT_EVERY) records, except in the
-//! task's first entry) and inserts or updates the task row. Its checks
+//! task comes to rest or at a snapshot point, ever more rarely as the task
+//! grows: see [`snapshot_step`](crate::log::stored::snapshot_step); never
+//! in the task's first entry) and inserts or updates the task row. Its checks
 //! ([`plan`]) run against the task's head in memory (the batch's own earlier
 //! appends, then the committed [`Heads`]), reading the row only for a task it
 //! has not written recently; a creation is checked by its INSERT. What it is
