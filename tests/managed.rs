@@ -32,10 +32,10 @@ use serde_json::{Value, json};
 use support::http::{Reply, request, rpc_body};
 use support::managed::{
     Counter, EXACT, REFUND, SAME_KEYS, UNTIL_CANCELED, answer, answer_unnamed, approve_schema,
-    authority, cancel, card, echo_question, events, exact, get, list, meta, parse, part_value,
-    pending, question_ids, read_events, records, refund, refund_input, result, same_keys,
-    score_schema, send, send_now, service, service_on, start, subscribe, terminals, until_canceled,
-    until_pending, until_terminal,
+    authority, cancel, card, count, echo_question, events, exact, get, list, meta, parse,
+    part_value, pending, question_ids, read_events, records, refund, refund_input, result,
+    same_keys, score_schema, send, send_now, service, service_on, start, subscribe, terminals,
+    until_canceled, until_pending, until_terminal,
 };
 use tower::ServiceExt as _;
 
@@ -72,10 +72,6 @@ fn assert_refused(r: Result<Task, A2aError>, kind: ErrorKind, field: Option<&str
             e.violations()
         );
     }
-}
-
-fn count(records: &[Record], what: fn(&Record) -> bool) -> usize {
-    records.iter().filter(|r| what(r)).count()
 }
 
 /// Returns its input once; counts its runs.

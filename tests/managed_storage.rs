@@ -29,16 +29,11 @@ use a2a_tower::{ErrorKind, managed::TERMINATION_KEY};
 use futures_util::StreamExt as _;
 use serde_json::json;
 use support::managed::{
-    Counter, EXACT, GUARD, REFUND, answer, authority, cancel, card, get, list, meta, part_value,
-    pending, question_ids, read_events, refund, refund_input, result, send, send_now, service_on,
-    start, subscribe, until_pending, until_terminal,
+    Counter, EXACT, GUARD, REFUND, answer, authority, cancel, card, count, get, list, meta,
+    part_value, pending, question_ids, read_events, refund, refund_input, result, send, send_now,
+    service_on, start, subscribe, until_pending, until_terminal,
 };
 use support::server::TempDir;
-
-/// How many records of the kind `what` the task has.
-fn count(records: &[Record], what: fn(&Record) -> bool) -> usize {
-    records.iter().filter(|r| what(r)).count()
-}
 
 /// The result the refund flow ends with (approved, score below 50), as
 /// JSON text: the amount keeps its exact text.

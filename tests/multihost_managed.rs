@@ -39,7 +39,7 @@ use a2a_tower::types::{
 use a2a_tower::{A2aError, A2aRequest, A2aResponse, EventStream, Operation};
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
-use support::managed::{Counter, card, refund};
+use support::managed::{Counter, card, count, refund};
 use support::postgres::{url, with_schema};
 use tokio::runtime::Handle;
 use tower::ServiceExt as _;
@@ -306,10 +306,6 @@ fn executions(records: &[Sequenced]) -> Vec<String> {
             _ => None,
         })
         .collect()
-}
-
-fn count(records: &[Sequenced], is: impl Fn(&Record) -> bool) -> usize {
-    records.iter().filter(|s| is(&s.record)).count()
 }
 
 /// The result artifact's JSON text.

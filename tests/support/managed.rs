@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use a2a_tower::log::{Record, TaskLog};
+use a2a_tower::log::{Record, Sequenced, TaskLog};
 use a2a_tower::managed::{
     EXTERNAL_WAIT_EXTENSION, ManagedService, PENDING_KEY, Process, Program, RunError, WAIT_KEY,
     Wait,
@@ -528,4 +528,27 @@ pub(crate) fn result(task: &Task) -> Value {
         panic!("one part: {artifact:?}")
     };
     part_value(part)
+}
+
+/// A record, or a sequenced one (what a log's `read` gives).
+pub(crate) trait AsRecord {
+    /// The record.
+    fn record(&self) -> &Record;
+}
+
+impl AsRecord for Record {
+    fn record(&self) -> &Record {
+        self
+    }
+}
+
+impl AsRecord for Sequenced {
+    fn record(&self) -> &Record {
+        &self.record
+    }
+}
+
+/// How many of `records` are of the kind `is`.
+pub(crate) fn count<R: AsRecord>(records: &[R], is: impl Fn(&Record) -> bool) -> usize {
+    records.iter().filter(|r| is(r.record())).count()
 }
