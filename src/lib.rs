@@ -138,6 +138,9 @@ pub mod log;
 #[cfg(feature = "managed")]
 #[cfg_attr(docsrs, doc(cfg(feature = "managed")))]
 pub mod managed;
+#[cfg(feature = "engine")]
+#[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
+pub mod queue;
 #[cfg(any(feature = "managed", feature = "tools"))]
 mod schema;
 

@@ -327,6 +327,53 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         Ok(self.assemble(managed, caps)?)
     }
 
+    /// Serves a [`Team`](crate::queue::Team) of agents behind the
+    /// per-context delivery queue (see [`queue`](crate::queue)) over the
+    /// configured task log, host id and authority, after start-up recovery
+    /// (hence `async`). The card gets the
+    /// [`QUEUE_EXTENSION`](crate::queue::QUEUE_EXTENSION) if it does not
+    /// declare it.
+    pub async fn team(
+        mut self,
+        team: crate::queue::Team,
+    ) -> Result<A2aHttpService<HL, AL::Service>, BoxError>
+    where
+        AL: Layer<crate::queue::TeamService>,
+        AL::Service: A2aService,
+        HL: Layer<Edge<AL::Service>>,
+    {
+        use crate::queue::QUEUE_EXTENSION;
+        let extensions = &mut self.card.capabilities.extensions;
+        if !extensions.iter().any(|e| e.uri == QUEUE_EXTENSION) {
+            extensions.push(crate::types::AgentExtension {
+                uri: QUEUE_EXTENSION.into(),
+                description: "Per-context delivery queue: queue.target, queue.priority, queue.mode; GetContextQueue and ReorderContextQueue".into(),
+                ..Default::default()
+            });
+        }
+        let log = self
+            .log
+            .take()
+            .unwrap_or_else(|| Arc::new(MemoryTaskLog::new()));
+        let mut tasks = TaskLayer::new(self.card.clone(), log)?;
+        if let Some(a) = self.authority.take() {
+            tasks = tasks.authority(a);
+        }
+        if let Some(t) = self.inactivity_timeout {
+            tasks = tasks.inactivity_timeout(t)?;
+        }
+        if let Some(id) = self.host_id.take() {
+            tasks = tasks.host_id(id)?;
+        }
+        let service = team.service(tasks);
+        service.recover().await?;
+        let caps = StackCapabilities::new()
+            .streaming(true)
+            .push_notifications(false)
+            .extended_agent_card(false);
+        Ok(self.assemble(service, caps)?)
+    }
+
     fn assemble<S>(
         self,
         core: S,
