@@ -240,6 +240,17 @@ pub trait TaskLog: Send + Sync + 'static {
     /// number and `request.epoch` is not stale.
     fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended>;
 
+    /// TEMP-SHIM (replaced by the appendall branch).
+    fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
+        Box::pin(async move {
+            let mut out = Vec::new();
+            for r in requests {
+                out.push(self.append(r).await?);
+            }
+            Ok(out)
+        })
+    }
+
     /// The current snapshot of a task.
     fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot>;
 
