@@ -96,6 +96,7 @@
 //! ```
 
 mod admit;
+mod cancel;
 mod core;
 mod drain;
 mod enqueue;

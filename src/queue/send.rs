@@ -72,10 +72,10 @@ async fn answer(
     if immediately && !stream {
         return Ok(task_response(view(&snapshot.task, history, true)));
     }
-    let watch = log
-        .watch(authority, &snapshot.task.id, Some(snapshot.seq))
-        .await?;
     if stream {
+        let watch = log
+            .watch(authority, &snapshot.task.id, Some(snapshot.seq))
+            .await?;
         let watch = crate::log::Watch {
             snapshot,
             records: watch.records,
@@ -86,17 +86,30 @@ async fn answer(
             core.shared.subscriber_buffer,
         )));
     }
-    let mut records = watch.records;
-    while let Some(Ok(r)) = records.next().await {
-        if r.record
-            .state()
-            .is_some_and(|s| s.is_terminal() || s.is_interrupted())
-        {
-            break;
+    let task = settled(log.as_ref(), authority, &snapshot.task.id).await?;
+    Ok(task_response(view(&task, history, true)))
+}
+
+/// The task once it is terminal or waits for input. A watch cut off for
+/// lagging is opened again from the task's current state.
+async fn settled(
+    log: &dyn crate::log::TaskLog,
+    authority: &str,
+    task_id: &str,
+) -> Result<Arc<crate::types::Task>, A2aError> {
+    let ends = |s: crate::types::TaskState| s.is_terminal() || s.is_interrupted();
+    loop {
+        let watch = log.watch(authority, task_id, None).await?;
+        if ends(watch.snapshot.state()) {
+            return Ok(watch.snapshot.task);
+        }
+        let mut records = watch.records;
+        while let Some(Ok(r)) = records.next().await {
+            if r.record.state().is_some_and(ends) {
+                return Ok(log.snapshot(authority, task_id).await?.task);
+            }
         }
     }
-    let task = log.snapshot(authority, &snapshot.task.id).await?.task;
-    Ok(task_response(view(&task, history, true)))
 }
 
 fn task_response(task: crate::types::Task) -> A2aResponse {

@@ -129,16 +129,7 @@ async fn dispatch(core: Arc<Core>, req: A2aRequest) -> Result<A2aResponse, A2aEr
     match operation {
         Operation::SendMessage(r) => send(&core, r, context, false).await,
         Operation::SendStreamingMessage(r) => send(&core, r, context, true).await,
-        Operation::CancelTask(r) => {
-            let out = ops::cancel(shared, r, &context).await?;
-            if let A2aResponse::Task(t) = &out {
-                // A canceled entry leaves the queue; a stopped run frees its
-                // agent: the head may have changed either way.
-                let authority = shared.authority.resolve(&context)?;
-                core.notify(&authority, &t.context_id);
-            }
-            Ok(out)
-        }
+        Operation::CancelTask(r) => super::cancel::cancel(&core, r, &context).await,
         Operation::GetTask(r) => ops::get(shared, r, &context).await,
         Operation::ListTasks(r) => ops::list(shared, r, &context).await,
         Operation::SubscribeToTask(r) => ops::subscribe(shared, r, &context).await,
