@@ -16,6 +16,8 @@
 //! - `managed`: programs, a card and calls for the managed-task tests.
 //! - `postgres`: the test database's URL and a fresh schema per test.
 //! - `python`: the interop tests' Python (`.venv`) and its scripts.
+//! - `queue`: queued inputs to the team example, and the checks of a
+//!   context's queue stream and of runs in the log.
 //! - `recovery_suite`: restart recovery and fencing through the engine, on
 //!   any log.
 //! - `server`: spawning a built example binary as a server.
@@ -42,6 +44,8 @@ pub(crate) mod managed;
 #[cfg(feature = "postgres")]
 pub(crate) mod postgres;
 pub(crate) mod python;
+#[cfg(all(feature = "managed", feature = "jsonrpc"))]
+pub(crate) mod queue;
 #[cfg(feature = "engine")]
 pub(crate) mod recovery_suite;
 pub(crate) mod server;
