@@ -1,0 +1,370 @@
+//! The per-context delivery queue on SQLite (default `synchronous=FULL`, in
+//! a temporary directory), through `TeamService` with `oneshot`, no HTTP.
+//!
+//! `cargo bench --bench queue`
+//!
+//! 1. **Admission with a long queue behind the head.** In each of several
+//!    contexts the agent `busy` runs an input that never ends and K inputs
+//!    for it wait behind (K from `QUEUE_SIZES`, default `10,10000`, one
+//!    context each, all in one log). A sample queues an urgent input for
+//!    the idle agent `probe` (`returnImmediately`): the comparator puts it at
+//!    the head, its agent is free, so it is admitted at once. Measured: the
+//!    time from the call to the probe agent's run starting (the enqueue
+//!    commit, the drain, the admission commit, the run's start), and the
+//!    enqueue call alone (until its commit is acknowledged). Each sample's
+//!    run ends and is settled before the next sample. The contexts take
+//!    turns, round by round (`QUEUE_ROUNDS`, default 5, of `QUEUE_SAMPLES`
+//!    samples, default 50); each round prints its median and p90, then the
+//!    median of the round medians per K. Setting the queues up gives the
+//!    enqueue rate into one context (enqueues of one context are serialized
+//!    on this host, 64 callers at once).
+//! 2. **Throughput of many contexts.** `QUEUE_CONTEXTS` contexts (default
+//!    64) × `QUEUE_MESSAGES` messages each (default 16), every message a
+//!    blocking SendMessage, all sent at once; messages per second until the
+//!    last answer. The queue runs one input of a context at a time. Beside
+//!    it, for scale, the same load through the engine alone (`TaskLayer`,
+//!    no queue: the messages of a context run at once), its own log; the two
+//!    alternate for `QUEUE_ROUNDS` rounds.
+//!
+//! `QUEUE_ONLY=latency` or `throughput` runs one part.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use a2a_tower::engine::{Agent, AgentExecutor, AgentInput, TaskLayer};
+use a2a_tower::log::{Record, SqliteTaskLog, TaskLog};
+use a2a_tower::queue::{QUEUE_AUTHORITY, QueueRecord, Team, TeamService};
+use a2a_tower::types::{
+    AgentCard, Message, SendMessageConfiguration, SendMessageRequest, SendMessageResponse, Task,
+    TaskState,
+};
+use a2a_tower::{A2aRequest, A2aResponse, BoxError, Operation};
+use futures_core::Stream;
+use futures_util::StreamExt as _;
+use tokio::sync::mpsc;
+use tower::{Layer as _, Service, ServiceExt as _};
+
+/// A run's start: its task id and when the agent was called.
+type Started = (String, Instant);
+
+/// Reports each run's start; `ends: false` runs never end.
+struct Reporting {
+    started: mpsc::UnboundedSender<Started>,
+    ends: bool,
+}
+
+impl Agent for Reporting {
+    fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
+        let _ = self.started.send((input.task_id, Instant::now()));
+        let reply = futures_util::stream::iter([Ok("ok".to_owned())]);
+        if self.ends {
+            reply.boxed()
+        } else {
+            futures_util::stream::pending::<Result<String, BoxError>>().boxed()
+        }
+    }
+}
+
+/// Replies with its input.
+struct Reply;
+
+impl Agent for Reply {
+    fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
+        futures_util::stream::iter([Ok(input.text)])
+    }
+}
+
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn card() -> AgentCard {
+    AgentCard::new("Bench", "The delivery queue", "1.0.0")
+}
+
+/// A fresh SQLite log in a temporary directory.
+fn sqlite(tag: &str) -> Arc<SqliteTaskLog> {
+    let dir = std::env::temp_dir().join(format!("a2a-bench-{tag}-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    Arc::new(SqliteTaskLog::open(dir.join("tasks.db")).expect("open SQLite"))
+}
+
+/// A message for `context`, naming `target`, urgent or not.
+fn message(context: &str, text: &str, target: Option<&str>, urgent: bool) -> Message {
+    let mut m = Message::user(uuid::Uuid::new_v4().to_string(), text);
+    m.context_id = context.to_owned();
+    let mut meta = serde_json::Map::new();
+    if let Some(t) = target {
+        meta.insert(a2a_tower::queue::TARGET_KEY.into(), t.into());
+    }
+    if urgent {
+        meta.insert(a2a_tower::queue::PRIORITY_KEY.into(), "urgent".into());
+    }
+    m.metadata = Some(meta);
+    m
+}
+
+/// SendMessage through `svc`; `immediately`: answered once queued.
+async fn send<S>(svc: &S, message: Message, immediately: bool) -> Task
+where
+    S: Service<A2aRequest, Response = A2aResponse> + Clone,
+    S::Error: std::fmt::Debug,
+{
+    let configuration = immediately.then(|| SendMessageConfiguration {
+        return_immediately: true,
+        ..Default::default()
+    });
+    let req = A2aRequest::new(Operation::SendMessage(SendMessageRequest {
+        message,
+        configuration,
+        ..Default::default()
+    }));
+    match svc.clone().oneshot(req).await.expect("SendMessage") {
+        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t,
+        other => panic!("expected a task, got {other:?}"),
+    }
+}
+
+/// The id of the queue stream of `context`.
+async fn stream_of(log: &dyn TaskLog, context: &str) -> String {
+    let mut after: Option<(String, String)> = None;
+    loop {
+        let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
+        let page = log.live_tasks(key, 1024).await.expect("live tasks");
+        if let Some(t) = page
+            .iter()
+            .find(|t| t.authority == QUEUE_AUTHORITY && t.context_id == context)
+        {
+            return t.task_id.clone();
+        }
+        let last = page.last().expect("the context's queue stream");
+        after = Some((last.authority.clone(), last.task_id.clone()));
+    }
+}
+
+fn median(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn p90(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v[(v.len() * 9 / 10).min(v.len() - 1)]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}
+
+/// One context held by `busy` with `k` inputs queued behind its run.
+struct Held {
+    k: usize,
+    context: String,
+    stream: String,
+    medians: Vec<Duration>,
+    enqueue_medians: Vec<Duration>,
+}
+
+async fn hold(
+    svc: &TeamService,
+    log: &dyn TaskLog,
+    busy: &mut mpsc::UnboundedReceiver<Started>,
+    k: usize,
+) -> Held {
+    let context = format!("ctx-{k}-{}", uuid::Uuid::new_v4());
+    let run = send(svc, message(&context, "hold", Some("busy"), false), true).await;
+    let (started, _) = busy.recv().await.expect("busy starts");
+    assert_eq!(started, run.id);
+    let t = Instant::now();
+    futures_util::stream::iter(0..k)
+        .map(|i| {
+            let m = message(&context, &format!("queued {i}"), Some("busy"), false);
+            async move {
+                let task = send(svc, m, true).await;
+                assert_eq!(task.status.state, TaskState::Submitted);
+            }
+        })
+        .buffer_unordered(64)
+        .collect::<()>()
+        .await;
+    let took = t.elapsed();
+    println!(
+        "queued {k} inputs behind a run in one context in {:.2} s ({:.0} enqueues/s)",
+        took.as_secs_f64(),
+        k as f64 / took.as_secs_f64()
+    );
+    let stream = stream_of(log, &context).await;
+    Held {
+        k,
+        context,
+        stream,
+        medians: Vec::new(),
+        enqueue_medians: Vec::new(),
+    }
+}
+
+/// One sample: (call to run start, the enqueue call).
+async fn sample(
+    svc: &TeamService,
+    log: &dyn TaskLog,
+    probe: &mut mpsc::UnboundedReceiver<Started>,
+    held: &Held,
+) -> (Duration, Duration) {
+    let watch = log
+        .watch(QUEUE_AUTHORITY, &held.stream, None)
+        .await
+        .expect("watch the queue");
+    let m = message(&held.context, "probe", Some("probe"), true);
+    let t0 = Instant::now();
+    let task = send(svc, m, true).await;
+    let acked = t0.elapsed();
+    let (started, at) = probe.recv().await.expect("probe starts");
+    assert_eq!(started, task.id, "the probe runs next");
+    // The run ends and its agent is free again before the next sample.
+    let mut records = watch.records;
+    loop {
+        let r = records.next().await.expect("queue record").expect("read");
+        if let Record::Queue(QueueRecord::Settled { task_id, .. }) = &*r.record
+            && *task_id == task.id
+        {
+            break;
+        }
+    }
+    (at - t0, acked)
+}
+
+async fn latency(rounds: usize) {
+    let samples = env_or("QUEUE_SAMPLES", 50);
+    let sizes: Vec<usize> = std::env::var("QUEUE_SIZES")
+        .unwrap_or_else(|_| "10,10000".into())
+        .split(',')
+        .map(|s| s.trim().parse().expect("QUEUE_SIZES: numbers"))
+        .collect();
+    let log = sqlite("queue-latency");
+    let (busy_tx, mut busy) = mpsc::unbounded_channel();
+    let (probe_tx, mut probe) = mpsc::unbounded_channel();
+    let team = Team::builder()
+        .agent(
+            "busy",
+            Reporting {
+                started: busy_tx,
+                ends: false,
+            },
+        )
+        .agent(
+            "probe",
+            Reporting {
+                started: probe_tx,
+                ends: true,
+            },
+        )
+        .default_agent("busy")
+        .build()
+        .expect("team");
+    let svc = team.service(TaskLayer::new(card(), log.clone()).expect("engine"));
+    svc.recover().await.expect("recover");
+
+    let mut held = Vec::new();
+    for &k in &sizes {
+        held.push(hold(&svc, &*log, &mut busy, k).await);
+    }
+    for round in 1..=rounds {
+        for h in &mut held {
+            let mut starts = Vec::with_capacity(samples);
+            let mut acks = Vec::with_capacity(samples);
+            for _ in 0..samples {
+                let (start, ack) = sample(&svc, &*log, &mut probe, h).await;
+                starts.push(start);
+                acks.push(ack);
+            }
+            let (m, p) = (median(&mut starts), p90(&mut starts));
+            let a = median(&mut acks);
+            println!(
+                "round {round}, {:>6} queued: call to run start median {}, p90 {}; enqueue call median {}",
+                h.k,
+                ms(m),
+                ms(p),
+                ms(a)
+            );
+            h.medians.push(m);
+            h.enqueue_medians.push(a);
+        }
+    }
+    for h in &mut held {
+        println!(
+            "{:>6} queued: median of {rounds} round medians: call to run start {}, enqueue call {}",
+            h.k,
+            ms(median(&mut h.medians)),
+            ms(median(&mut h.enqueue_medians))
+        );
+    }
+}
+
+/// `contexts` × `n` blocking SendMessages at once through `svc`: messages/s.
+async fn burst<S>(svc: &S, contexts: usize, n: usize) -> f64
+where
+    S: Service<A2aRequest, Response = A2aResponse> + Clone,
+    S::Error: std::fmt::Debug,
+{
+    let round = uuid::Uuid::new_v4();
+    let t = Instant::now();
+    let calls = (0..contexts * n).map(|i| {
+        let m = message(
+            &format!("ctx-{round}-{}", i % contexts),
+            "hello",
+            None,
+            false,
+        );
+        async move {
+            let task = send(svc, m, false).await;
+            assert_eq!(task.status.state, TaskState::Completed);
+        }
+    });
+    futures_util::future::join_all(calls).await;
+    (contexts * n) as f64 / t.elapsed().as_secs_f64()
+}
+
+async fn throughput(rounds: usize) {
+    let contexts = env_or("QUEUE_CONTEXTS", 64);
+    let n = env_or("QUEUE_MESSAGES", 16);
+    let team = Team::builder().agent("reply", Reply).build().expect("team");
+    let queued = team.service(TaskLayer::new(card(), sqlite("queue-team")).expect("engine"));
+    queued.recover().await.expect("recover");
+    let engine = TaskLayer::new(card(), sqlite("queue-engine"))
+        .expect("engine")
+        .layer(AgentExecutor::service(Reply));
+    let (mut q, mut e) = (Vec::new(), Vec::new());
+    for round in 1..=rounds {
+        let a = burst(&queued, contexts, n).await;
+        let b = burst(&engine, contexts, n).await;
+        println!(
+            "round {round}: {contexts} contexts x {n} messages: queue {a:.0} messages/s, engine alone {b:.0} messages/s"
+        );
+        q.push(a);
+        e.push(b);
+    }
+    let med = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    println!(
+        "median of {rounds} rounds: queue {:.0} messages/s, engine alone {:.0} messages/s",
+        med(&mut q),
+        med(&mut e)
+    );
+}
+
+#[tokio::main]
+async fn main() {
+    let rounds = env_or("QUEUE_ROUNDS", 5);
+    let only = std::env::var("QUEUE_ONLY").unwrap_or_default();
+    if only != "throughput" {
+        latency(rounds).await;
+    }
+    if only != "latency" {
+        throughput(rounds).await;
+    }
+}
