@@ -47,6 +47,8 @@
 #[allow(dead_code, unused_imports)]
 #[path = "../examples/echo.rs"]
 mod echo;
+#[path = "common/proc.rs"]
+mod proc;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -69,6 +71,8 @@ use hyper_util::service::TowerToHyperService;
 use serde::Deserialize;
 use tokio::net::{TcpListener, TcpStream};
 use tower::{Layer, Service, ServiceExt};
+
+use proc::cpu_time;
 
 const TEXT: &str = "hello world";
 
@@ -442,24 +446,6 @@ fn machine_ticks() -> Option<(u64, u64)> {
     // already inside user).
     let total = ticks.iter().take(8).sum();
     Some((ticks.get(3)? + ticks.get(4)?, total))
-}
-
-/// The process's CPU time so far (utime + stime of /proc/self/stat, in
-/// clock ticks of 1/100 s).
-fn cpu_time() -> Duration {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return Duration::ZERO;
-    };
-    // Fields after the parenthesised command name; utime and stime are the
-    // 14th and 15th fields of the line, the 12th and 13th after it.
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let mut fields = after.split_whitespace().skip(11);
-    let ticks: u64 = fields
-        .by_ref()
-        .take(2)
-        .filter_map(|f| f.parse::<u64>().ok())
-        .sum();
-    Duration::from_millis(ticks * 10)
 }
 
 // ------------------------------------------------------------------ memory

@@ -26,13 +26,21 @@
 //!    no queue: the messages of a context run at once), its own log; the two
 //!    alternate for `QUEUE_ROUNDS` rounds.
 //!
-//! `QUEUE_ONLY=latency` or `throughput` runs one part.
+//! `QUEUE_ONLY=latency` or `throughput` runs one part; `QUEUE_ONLY=queue`
+//! the throughput of the queue alone (for profiling).
+
+#[path = "common/proc.rs"]
+mod proc;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use a2a_tower::engine::{Agent, AgentExecutor, AgentInput, TaskLayer};
-use a2a_tower::log::{Record, SqliteTaskLog, TaskLog};
+use a2a_tower::log::{
+    AppendRequest, Appended, ListPage, ListQuery, LiveTask, LogFuture, Record, Sequenced, Snapshot,
+    SqliteTaskLog, TaskLog, Watch,
+};
 use a2a_tower::queue::{QUEUE_AUTHORITY, QueueRecord, Team, TeamService};
 use a2a_tower::types::{
     AgentCard, Message, SendMessageConfiguration, SendMessageRequest, SendMessageResponse, Task,
@@ -43,6 +51,8 @@ use futures_core::Stream;
 use futures_util::StreamExt as _;
 use tokio::sync::mpsc;
 use tower::{Layer as _, Service, ServiceExt as _};
+
+use proc::cpu_time;
 
 /// A run's start: its task id and when the agent was called.
 type Started = (String, Instant);
@@ -71,6 +81,102 @@ struct Reply;
 impl Agent for Reply {
     fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
         futures_util::stream::iter([Ok(input.text)])
+    }
+}
+
+/// The log calls the queue side makes, counted.
+#[derive(Default)]
+struct Calls {
+    /// Reads of a queue stream (catch-up).
+    stream_reads: AtomicU64,
+    /// Reads of a task's records.
+    task_reads: AtomicU64,
+    snapshots: AtomicU64,
+    watches: AtomicU64,
+    /// `append_all` calls.
+    commits: AtomicU64,
+}
+
+impl Calls {
+    fn take(&self) -> [u64; 5] {
+        [
+            &self.stream_reads,
+            &self.task_reads,
+            &self.snapshots,
+            &self.watches,
+            &self.commits,
+        ]
+        .map(|c| c.swap(0, Ordering::Relaxed))
+    }
+}
+
+/// A log that counts the calls made of it.
+struct Counting {
+    log: Arc<SqliteTaskLog>,
+    calls: Arc<Calls>,
+}
+
+fn bump(c: &AtomicU64) {
+    c.fetch_add(1, Ordering::Relaxed);
+}
+
+impl TaskLog for Counting {
+    fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
+        self.log.append(request)
+    }
+
+    fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
+        bump(&self.calls.commits);
+        self.log.append_all(requests)
+    }
+
+    fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
+        bump(&self.calls.snapshots);
+        self.log.snapshot(authority, task_id)
+    }
+
+    fn read<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        after: u64,
+    ) -> LogFuture<'a, Vec<Sequenced>> {
+        bump(if authority == QUEUE_AUTHORITY {
+            &self.calls.stream_reads
+        } else {
+            &self.calls.task_reads
+        });
+        self.log.read(authority, task_id, after)
+    }
+
+    fn watch<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        after: Option<u64>,
+    ) -> LogFuture<'a, Watch> {
+        bump(&self.calls.watches);
+        self.log.watch(authority, task_id, after)
+    }
+
+    fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
+        self.log.list(authority, query)
+    }
+
+    fn live_tasks<'a>(
+        &'a self,
+        after: Option<(&'a str, &'a str)>,
+        limit: usize,
+    ) -> LogFuture<'a, Vec<LiveTask>> {
+        self.log.live_tasks(after, limit)
+    }
+
+    fn fail_live<'a>(
+        &'a self,
+        task: &'a LiveTask,
+        message: Message,
+    ) -> LogFuture<'a, Option<Appended>> {
+        self.log.fail_live(task, message)
     }
 }
 
@@ -178,23 +284,36 @@ async fn hold(
     let run = send(svc, message(&context, "hold", Some("busy"), false), true).await;
     let (started, _) = busy.recv().await.expect("busy starts");
     assert_eq!(started, run.id);
+    // In tenths, each with its rate: does an enqueue cost more as the
+    // queue grows?
+    let step = k.div_ceil(10).max(1);
     let t = Instant::now();
-    futures_util::stream::iter(0..k)
-        .map(|i| {
-            let m = message(&context, &format!("queued {i}"), Some("busy"), false);
-            async move {
-                let task = send(svc, m, true).await;
-                assert_eq!(task.status.state, TaskState::Submitted);
-            }
-        })
-        .buffer_unordered(64)
-        .collect::<()>()
-        .await;
+    let mut rates = Vec::new();
+    for first in (0..k).step_by(step) {
+        let part = Instant::now();
+        let last = (first + step).min(k);
+        futures_util::stream::iter(first..last)
+            .map(|i| {
+                let m = message(&context, &format!("queued {i}"), Some("busy"), false);
+                async move {
+                    let task = send(svc, m, true).await;
+                    assert_eq!(task.status.state, TaskState::Submitted);
+                }
+            })
+            .buffer_unordered(64)
+            .collect::<()>()
+            .await;
+        rates.push(format!(
+            "{:.0}",
+            (last - first) as f64 / part.elapsed().as_secs_f64()
+        ));
+    }
     let took = t.elapsed();
     println!(
-        "queued {k} inputs behind a run in one context in {:.2} s ({:.0} enqueues/s)",
+        "queued {k} inputs behind a run in one context in {:.2} s ({:.0} enqueues/s; by tenths: {})",
         took.as_secs_f64(),
-        k as f64 / took.as_secs_f64()
+        k as f64 / took.as_secs_f64(),
+        rates.join(", ")
     );
     let stream = stream_of(log, &context).await;
     Held {
@@ -272,6 +391,8 @@ async fn latency(rounds: usize) {
         held.push(hold(&svc, &*log, &mut busy, k).await);
     }
     for round in 1..=rounds {
+        // Every other round the other way round: no size always goes first.
+        held.reverse();
         for h in &mut held {
             let mut starts = Vec::with_capacity(samples);
             let mut acks = Vec::with_capacity(samples);
@@ -293,6 +414,7 @@ async fn latency(rounds: usize) {
             h.enqueue_medians.push(a);
         }
     }
+    held.sort_by_key(|h| h.k);
     for h in &mut held {
         println!(
             "{:>6} queued: median of {rounds} round medians: call to run start {}, enqueue call {}",
@@ -303,13 +425,36 @@ async fn latency(rounds: usize) {
     }
 }
 
-/// `contexts` × `n` blocking SendMessages at once through `svc`: messages/s.
-async fn burst<S>(svc: &S, contexts: usize, n: usize) -> f64
+/// What one burst gave.
+struct Burst {
+    /// Messages per second until the last answer.
+    rate: f64,
+    /// Process CPU time per message (µs).
+    cpu_us: f64,
+    /// Appends to the log per message.
+    appends: f64,
+    /// Appends per SQLite transaction (group commit).
+    batch: f64,
+}
+
+impl std::fmt::Display for Burst {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:.0} messages/s ({:.0} us CPU, {:.1} appends per message, mean batch {:.1})",
+            self.rate, self.cpu_us, self.appends, self.batch
+        )
+    }
+}
+
+/// `contexts` × `n` blocking SendMessages at once through `svc` over `log`.
+async fn burst<S>(svc: &S, log: &SqliteTaskLog, contexts: usize, n: usize) -> Burst
 where
     S: Service<A2aRequest, Response = A2aResponse> + Clone,
     S::Error: std::fmt::Debug,
 {
     let round = uuid::Uuid::new_v4();
+    let (stats, cpu) = (log.stats(), cpu_time());
     let t = Instant::now();
     let calls = (0..contexts * n).map(|i| {
         let m = message(
@@ -324,27 +469,53 @@ where
         }
     });
     futures_util::future::join_all(calls).await;
-    (contexts * n) as f64 / t.elapsed().as_secs_f64()
+    let elapsed = t.elapsed();
+    let messages = (contexts * n) as f64;
+    let now = log.stats();
+    let appends = (now.appends - stats.appends) as f64;
+    Burst {
+        rate: messages / elapsed.as_secs_f64(),
+        cpu_us: cpu_time().saturating_sub(cpu).as_secs_f64() * 1e6 / messages,
+        appends: appends / messages,
+        batch: appends / (now.transactions - stats.transactions).max(1) as f64,
+    }
 }
 
-async fn throughput(rounds: usize) {
+async fn throughput(rounds: usize, queue_only: bool) {
     let contexts = env_or("QUEUE_CONTEXTS", 64);
     let n = env_or("QUEUE_MESSAGES", 16);
     let team = Team::builder().agent("reply", Reply).build().expect("team");
-    let queued = team.service(TaskLayer::new(card(), sqlite("queue-team")).expect("engine"));
+    let (team_log, engine_log) = (sqlite("queue-team"), sqlite("queue-engine"));
+    let calls = Arc::new(Calls::default());
+    let counting = Counting {
+        log: team_log.clone(),
+        calls: calls.clone(),
+    };
+    let queued = team.service(TaskLayer::new(card(), counting).expect("engine"));
     queued.recover().await.expect("recover");
-    let engine = TaskLayer::new(card(), sqlite("queue-engine"))
+    let engine = TaskLayer::new(card(), engine_log.clone())
         .expect("engine")
         .layer(AgentExecutor::service(Reply));
     let (mut q, mut e) = (Vec::new(), Vec::new());
     for round in 1..=rounds {
-        let a = burst(&queued, contexts, n).await;
-        let b = burst(&engine, contexts, n).await;
+        calls.take();
+        let a = burst(&queued, &team_log, contexts, n).await;
+        let per = calls.take().map(|c| c as f64 / (contexts * n) as f64);
         println!(
-            "round {round}: {contexts} contexts x {n} messages: queue {a:.0} messages/s, engine alone {b:.0} messages/s"
+            "          queue side, per message: {:.1} queue stream reads, {:.1} task reads, {:.1} snapshots, {:.1} watches, {:.1} commits",
+            per[0], per[1], per[2], per[3], per[4]
         );
-        q.push(a);
-        e.push(b);
+        if queue_only {
+            println!("round {round}: {contexts} contexts x {n} messages: queue {a}");
+            continue;
+        }
+        let b = burst(&engine, &engine_log, contexts, n).await;
+        println!("round {round}: {contexts} contexts x {n} messages: queue {a}; engine alone {b}");
+        q.push(a.rate);
+        e.push(b.rate);
+    }
+    if queue_only {
+        return;
     }
     let med = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
@@ -365,6 +536,6 @@ async fn main() {
         latency(rounds).await;
     }
     if only != "latency" {
-        throughput(rounds).await;
+        throughput(rounds, only == "queue").await;
     }
 }
