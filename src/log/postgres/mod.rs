@@ -116,6 +116,13 @@ impl TaskLog for PostgresTaskLog {
         Box::pin(self.inner.append(request))
     }
 
+    fn append_all(&self, _requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
+        // Interim: the PostgreSQL backend's grouped commit follows in the next commits.
+        Box::pin(std::future::ready(Err(LogError::backend(
+            "append_all: not yet on PostgreSQL",
+        ))))
+    }
+
     fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
         Box::pin(self.inner.snapshot(authority, task_id))
     }

@@ -325,6 +325,13 @@ impl TaskLog for SqliteTaskLog {
         })
     }
 
+    fn append_all(&self, _requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
+        // Interim: the SQLite backend's grouped commit follows in the next commits.
+        Box::pin(std::future::ready(Err(LogError::backend(
+            "append_all: not yet on SQLite",
+        ))))
+    }
+
     fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
         Box::pin(self.inner.snapshot(authority, task_id))
     }
