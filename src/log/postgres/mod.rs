@@ -116,11 +116,8 @@ impl TaskLog for PostgresTaskLog {
         Box::pin(self.inner.append(request))
     }
 
-    fn append_all(&self, _requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
-        // Interim: the PostgreSQL backend's grouped commit follows in the next commits.
-        Box::pin(std::future::ready(Err(LogError::backend(
-            "append_all: not yet on PostgreSQL",
-        ))))
+    fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
+        Box::pin(self.inner.append_all(requests))
     }
 
     fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
