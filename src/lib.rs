@@ -91,7 +91,7 @@
 //! |---|---|---|
 //! | `jsonrpc` | yes | the JSON-RPC 2.0 binding (`JsonRpcLayer`), SSE streaming |
 //! | `rest` | yes | the HTTP+JSON binding (`RestLayer`), SSE streaming |
-//! | `engine` | yes | the task engine (`engine::TaskLayer`, executors, text agents) and the task log with its bounded in-memory backend (`log`) |
+//! | `engine` | yes | the task engine (`engine::TaskLayer`, executors, text agents), the task log with its bounded in-memory backend (`log`), and the per-context delivery queue for teams of agents (`queue`) |
 //! | `sqlite` | yes | the durable SQLite task log (`log::SqliteTaskLog`), SQLite compiled in |
 //! | `postgres` | no | the PostgreSQL task log (`log::PostgresTaskLog`) for several hosts sharing tasks |
 //! | `client` | yes | the A2A client (`client::A2aClient`): JSON-RPC and HTTP+JSON over any HTTP `Service`, hyper-util's by default |
