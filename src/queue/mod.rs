@@ -111,7 +111,7 @@ mod state;
 mod stream;
 mod team;
 
-pub use admit::TARGET_UNAVAILABLE_MESSAGE;
+pub use admit::{INPUT_UNAVAILABLE_MESSAGE, TARGET_UNAVAILABLE_MESSAGE};
 pub use entry::{Entry, Priority};
 pub use ext::{GET_QUEUE_METHOD, REORDER_QUEUE_METHOD};
 pub use gate::DrainGate;
