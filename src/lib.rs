@@ -149,6 +149,8 @@ pub use binding::jsonrpc;
 #[cfg(feature = "rest")]
 pub use binding::rest;
 
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+pub use binding::extension_method::ExtensionMethod;
 pub use card::AgentCardLayer;
 pub use extensions::A2aExtensionsLayer;
 #[cfg(feature = "jsonrpc")]
@@ -157,7 +159,8 @@ pub use limit::A2aBodyLimitLayer;
 pub use plumbing::{Body, NotFound};
 pub use protocol::{
     A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
-    ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, InvalidVersion, Operation, ProtocolVersion,
+    ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionRequest, InvalidVersion, Operation,
+    ProtocolVersion,
 };
 #[cfg(feature = "rest")]
 pub use rest::{RestLayer, RestService};
