@@ -80,7 +80,7 @@ pub(crate) fn not_admitted(task_id: &str, e: EmitError) -> A2aError {
 
 /// What the engine checks before any lookup or write (the protocol's own
 /// rules ran at dispatch).
-fn validate(shared: &Shared, req: &SendMessageRequest) -> Result<(), A2aError> {
+pub(crate) fn validate(shared: &Shared, req: &SendMessageRequest) -> Result<(), A2aError> {
     if req.message.role == Role::Agent {
         return Err(A2aError::invalid_params(
             "message.role",
@@ -237,6 +237,7 @@ where
         message,
         task,
         context,
+        inputs: writer.open_inputs(),
         emit: Emitter::new(writer.clone()),
     };
     let driver = run::Driver::new(shared, inner, execution, writer.clone());

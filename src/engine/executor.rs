@@ -29,6 +29,8 @@ pub struct Execution {
     pub context: CallContext,
     /// Records progress: status, artifact chunks, a direct reply.
     pub emit: Emitter,
+    /// Messages appended to the running execution (see [`Inputs`]).
+    pub inputs: super::Inputs,
 }
 
 impl fmt::Debug for Execution {

@@ -32,7 +32,13 @@ pub(crate) struct Shared {
     pub(crate) output_modes: Vec<String>,
     /// The id recorded with every execution of this host.
     pub(crate) host_id: Arc<str>,
+    /// Called when an execution of this host is over (its final status
+    /// committed, or none to commit): the delivery queue drains its context.
+    pub(crate) on_end: Option<Arc<EndHook>>,
 }
+
+/// See [`Shared::on_end`]: `(authority, context_id)`.
+pub(crate) type EndHook = dyn Fn(&str, &str) + Send + Sync;
 
 /// The task engine as a [`Layer`]: wraps an inner `Service<Execution>` (the
 /// executor, see [`ExecutorService`](super::ExecutorService) and
@@ -110,12 +116,12 @@ impl TaskLayer {
                 input_modes,
                 output_modes,
                 host_id: Arc::from(super::recovery::DEFAULT_HOST_ID),
+                on_end: None,
             },
         })
     }
 
     /// The engine's shared state, for a core built beside the engine.
-    #[cfg(feature = "managed")]
     pub(crate) fn into_shared(self) -> Shared {
         self.shared
     }

@@ -95,35 +95,37 @@
 //! # });
 //! ```
 
-mod admit;
+pub(crate) mod admit;
 mod agent;
 mod authority;
-mod executor;
+pub(crate) mod executor;
 mod future;
-mod layer;
+mod inputs;
+pub(crate) mod layer;
 mod media;
-mod ops;
+pub(crate) mod ops;
 mod recovery;
-mod run;
-mod send;
-mod service;
-mod subscribe;
-mod writer;
+pub(crate) mod run;
+pub(crate) mod send;
+pub(crate) mod service;
+pub(crate) mod subscribe;
+pub(crate) mod writer;
 
 pub use agent::{AGENT_FAILED_MESSAGE, Agent, AgentExecutor, AgentInput};
 pub use authority::Authority;
 pub use executor::{EmitError, Emitter, Execution, ExecutionFuture, Executor, ExecutorService};
 pub use future::ResponseFuture;
+pub use inputs::Inputs;
 pub use layer::TaskLayer;
 pub use recovery::{DEFAULT_HOST_ID, RESTARTED_MESSAGE, Recovered};
 pub use service::TaskService;
 
-// What the managed layer shares with the engine: the reads, the event
-// streams, the views and the one-shot signal.
-#[cfg(feature = "managed")]
+// What the managed layer and the delivery queue share with the engine: the
+// reads, the event streams, the views and the one-shot signal.
 pub(crate) use layer::Shared;
 #[cfg(feature = "managed")]
 pub(crate) use ops::view;
+pub(crate) use recovery::recover as recovery_of;
 #[cfg(feature = "managed")]
 pub(crate) use service::record_ids;
 #[cfg(feature = "managed")]

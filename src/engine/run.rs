@@ -57,6 +57,9 @@ impl Driver {
             let outcome = drive(&shared, inner, execution, &writer).await;
             tracing::Span::current().record("outcome", outcome);
             shared.registry.remove(&writer);
+            if let Some(hook) = &shared.on_end {
+                hook(&writer.authority, &writer.context_id);
+            }
         }
         .instrument(span);
         Self {

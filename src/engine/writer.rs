@@ -87,6 +87,8 @@ pub(crate) struct Writer {
     pub(crate) fenced: Signal,
     started: Instant,
     last_ms: AtomicU64,
+    /// Where appended messages go (see [`Inputs`](super::Inputs)).
+    inputs: Mutex<Option<tokio::sync::mpsc::Sender<Message>>>,
 }
 
 impl std::fmt::Debug for Writer {
@@ -122,6 +124,7 @@ impl Writer {
             fenced: Signal::default(),
             started: Instant::now(),
             last_ms: AtomicU64::new(0),
+            inputs: Mutex::new(None),
         }
     }
 
@@ -220,6 +223,10 @@ impl Writer {
             Ok(appended) => {
                 st.0 = appended.seq;
                 self.touch();
+                if closes {
+                    // The appended-input stream ends with the execution.
+                    lock(&self.inputs).take();
+                }
                 if closes && self.keeps_outcome {
                     *lock(&self.outcome) = Some(match reply {
                         Some(message) => Outcome::Reply(Box::new(message)),
@@ -248,6 +255,7 @@ impl Writer {
             if err == EmitError::Superseded {
                 self.fenced.fire();
             }
+            lock(&self.inputs).take();
             self.closed.fire();
             self.cancel.fire();
         } else if closes {
@@ -280,6 +288,30 @@ impl Writer {
             self.cancel.fire();
         }
         out
+    }
+
+    /// The stream of appended messages for the execution (called once,
+    /// before it starts).
+    pub(crate) fn open_inputs(&self) -> super::Inputs {
+        let (tx, inputs) = super::Inputs::channel();
+        *lock(&self.inputs) = Some(tx);
+        inputs
+    }
+
+    /// Appends a client message to the running execution: committed to the
+    /// task's history in order with the execution's emissions, then handed
+    /// to the executor. `Closed` when the execution is over or does not read
+    /// appended input (it dropped the stream, or lets it fill up).
+    pub(crate) async fn append_input(&self, message: Message) -> Result<Appended, EmitError> {
+        let tx = lock(&self.inputs).clone().ok_or(EmitError::Closed)?;
+        let permit = tx.try_reserve_owned().map_err(|_| EmitError::Closed)?;
+        let appended = self
+            .commit(vec![Record::MessageAdmitted {
+                message: message.clone(),
+            }])
+            .await?;
+        permit.send(message);
+        Ok(appended)
     }
 
     /// Stamps an agent message with the task's ids, the agent role and an id.

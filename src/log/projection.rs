@@ -43,6 +43,7 @@ pub struct Projection {
     cancel_requested: bool,
     push_configs: Vec<TaskPushNotificationConfig>,
     host: Option<String>,
+    queued: bool,
 }
 
 impl Default for Projection {
@@ -56,6 +57,7 @@ impl Default for Projection {
             cancel_requested: false,
             push_configs: Vec::new(),
             host: None,
+            queued: false,
         }
     }
 }
@@ -150,6 +152,12 @@ impl Projection {
         self.host.as_deref()
     }
 
+    /// The task waits in a delivery queue ([`Record::InputQueued`]) and no
+    /// message of it has been admitted since.
+    pub fn is_queued(&self) -> bool {
+        self.queued
+    }
+
     /// The task's push-notification configs.
     pub fn push_configs(&self) -> &[TaskPushNotificationConfig] {
         &self.push_configs
@@ -206,7 +214,9 @@ impl Projection {
                     ..Task::default()
                 });
             }
+            Record::InputQueued { .. } => self.queued = true,
             Record::MessageAdmitted { message } => {
+                self.queued = false;
                 let task = Arc::make_mut(&mut self.task);
                 if let Some(m) = task.status.message.take() {
                     task.history.push(m);
@@ -265,7 +275,8 @@ impl Projection {
             | Record::StepRecorded { .. }
             | Record::WaitOpened { .. }
             | Record::ChildStarted { .. }
-            | Record::ProcessExited { .. } => {}
+            | Record::ProcessExited { .. }
+            | Record::Queue(_) => {}
         }
     }
 
@@ -283,6 +294,7 @@ impl Projection {
             cancel_requested,
             push_configs,
             host,
+            queued: false,
         }
     }
 

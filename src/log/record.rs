@@ -149,6 +149,16 @@ pub enum Record {
         /// The child process.
         process: String,
     },
+    /// The task waits in its context's delivery queue with this input (see
+    /// [`queue`](crate::queue)); its admission turns the input into the
+    /// task's admitted message.
+    InputQueued {
+        /// The queued input.
+        input: crate::queue::QueuedInput,
+    },
+    /// A fact of a context's delivery queue, recorded in the context's queue
+    /// stream (see [`queue`](crate::queue)). No event, no state change.
+    Queue(crate::queue::QueueRecord),
     /// A managed child process returned `output` (or failed, without one).
     ProcessExited {
         /// The process.

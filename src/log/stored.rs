@@ -44,6 +44,8 @@ struct SnapshotRef<'a> {
     push_configs: &'a [TaskPushNotificationConfig],
     #[serde(skip_serializing_if = "Option::is_none")]
     host: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    queued: bool,
 }
 
 #[derive(Deserialize)]
@@ -58,6 +60,8 @@ struct SnapshotOwned {
     push_configs: Vec<TaskPushNotificationConfig>,
     #[serde(default)]
     host: Option<String>,
+    #[serde(default)]
+    queued: bool,
 }
 
 #[derive(Deserialize)]
@@ -75,6 +79,7 @@ pub(crate) fn encode_projection(p: &Projection, seq: Option<u64>) -> Result<Stri
         cancel_requested: p.cancel_requested(),
         push_configs: p.push_configs(),
         host: p.host(),
+        queued: p.is_queued(),
     })
     .map_err(LogError::backend)
 }
@@ -128,6 +133,14 @@ pub(crate) fn decode_projection_at(json: &str) -> Result<(Projection, Option<u64
     }
     if let Some(host) = s.host {
         p.apply(&Record::ExecutionStarted { host });
+    }
+    if s.queued {
+        // The input itself is in the records; the flag is what reads need.
+        p.apply(&Record::InputQueued {
+            input: crate::queue::QueuedInput::Handoff {
+                task_id: String::new(),
+            },
+        });
     }
     Ok((p, s.seq))
 }

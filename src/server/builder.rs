@@ -17,7 +17,7 @@ use crate::types::AgentCard;
 use crate::version::A2aVersionService;
 use crate::{
     A2aBodyLimitLayer, A2aExtensionsLayer, A2aService, A2aVersionLayer, AgentCardLayer, BoxError,
-    ConfigError,
+    ConfigError, ExtensionMethod,
 };
 
 /// The HTTP stack below the card endpoint and the host's HTTP layers.
@@ -48,6 +48,7 @@ impl A2aServer {
             card_cors: false,
             card_max_age: None,
             capabilities: None,
+            extension_methods: Vec::new(),
         }
     }
 }
@@ -85,6 +86,7 @@ pub struct A2aServerBuilder<AL = Identity, HL = Identity> {
     card_cors: bool,
     card_max_age: Option<Duration>,
     capabilities: Option<StackCapabilities>,
+    extension_methods: Vec<ExtensionMethod>,
 }
 
 impl<AL, HL> std::fmt::Debug for A2aServerBuilder<AL, HL> {
@@ -130,6 +132,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             card_cors: self.card_cors,
             card_max_age: self.card_max_age,
             capabilities: self.capabilities,
+            extension_methods: self.extension_methods,
         }
     }
 
@@ -209,6 +212,15 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
     /// The engine's own capabilities are used when the core is the engine.
     pub fn stack_capabilities(mut self, capabilities: StackCapabilities) -> Self {
         self.capabilities = Some(capabilities);
+        self
+    }
+
+    /// Serves an extension's method on both bindings (see
+    /// [`ExtensionMethod`]); the core receives it as
+    /// [`Operation::Extension`](crate::Operation::Extension). A name or route
+    /// that clashes fails the build.
+    pub fn extension_method(mut self, method: ExtensionMethod) -> Self {
+        self.extension_methods.push(method);
         self
     }
 
@@ -327,6 +339,53 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         Ok(self.assemble(managed, caps)?)
     }
 
+    /// Serves a [`Team`](crate::queue::Team) of agents behind the
+    /// per-context delivery queue (see [`queue`](crate::queue)) over the
+    /// configured task log, host id and authority, after start-up recovery
+    /// (hence `async`). The card gets the
+    /// [`QUEUE_EXTENSION`](crate::queue::QUEUE_EXTENSION) if it does not
+    /// declare it.
+    pub async fn team(
+        mut self,
+        team: crate::queue::Team,
+    ) -> Result<A2aHttpService<HL, AL::Service>, BoxError>
+    where
+        AL: Layer<crate::queue::TeamService>,
+        AL::Service: A2aService,
+        HL: Layer<Edge<AL::Service>>,
+    {
+        use crate::queue::QUEUE_EXTENSION;
+        let extensions = &mut self.card.capabilities.extensions;
+        if !extensions.iter().any(|e| e.uri == QUEUE_EXTENSION) {
+            extensions.push(crate::types::AgentExtension {
+                uri: QUEUE_EXTENSION.into(),
+                description: "Per-context delivery queue: queue.target, queue.priority, queue.mode; GetContextQueue and ReorderContextQueue".into(),
+                ..Default::default()
+            });
+        }
+        let log = self
+            .log
+            .take()
+            .unwrap_or_else(|| Arc::new(MemoryTaskLog::new()));
+        let mut tasks = TaskLayer::new(self.card.clone(), log)?;
+        if let Some(a) = self.authority.take() {
+            tasks = tasks.authority(a);
+        }
+        if let Some(t) = self.inactivity_timeout {
+            tasks = tasks.inactivity_timeout(t)?;
+        }
+        if let Some(id) = self.host_id.take() {
+            tasks = tasks.host_id(id)?;
+        }
+        let service = team.service(tasks);
+        service.recover().await?;
+        let caps = StackCapabilities::new()
+            .streaming(true)
+            .push_notifications(false)
+            .extended_agent_card(false);
+        Ok(self.assemble(service, caps)?)
+    }
+
     fn assemble<S>(
         self,
         core: S,
@@ -345,6 +404,9 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         let mut bindings = BindingsLayer::new(card)?;
         if let Some(k) = self.keep_alive {
             bindings = bindings.keep_alive(k);
+        }
+        for method in self.extension_methods {
+            bindings = bindings.extension_method(method)?;
         }
         let core = self.a2a_layers.layer(core);
         let edge = A2aBodyLimitLayer::new(card)?

@@ -65,5 +65,11 @@ pub(super) fn record_bytes(r: &Record) -> usize {
             Record::ProcessExited { process, output } => {
                 process.len() + output.as_ref().map_or(0, value_bytes)
             }
+            Record::InputQueued { input } => match input {
+                crate::queue::QueuedInput::Message { message } => message_bytes(message),
+                crate::queue::QueuedInput::Handoff { task_id } => task_id.len(),
+            },
+            // The queue's records are small and bounded but for their ids.
+            Record::Queue(q) => serde_json::to_string(q).map_or(64, |s| s.len()),
         }
 }

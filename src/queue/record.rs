@@ -1,0 +1,110 @@
+//! The facts the delivery queue commits: [`QueueRecord`]s on a context's
+//! queue stream and the [`QueuedInput`] of a queued task.
+
+use serde::{Deserialize, Serialize};
+
+use super::entry::Priority;
+use crate::types::Message;
+
+/// One committed fact about a context's queue, recorded in the context's
+/// queue stream (see [`queue`](super)): an entry entered, the order was
+/// replaced, the head was admitted as a run, an entry was removed, or a run
+/// was settled after its task ended.
+///
+/// ```
+/// use a2a_tower::queue::{Priority, QueueRecord};
+/// let r = QueueRecord::Entered {
+///     task_id: "t-1".into(),
+///     target: Some("upper".into()),
+///     priority: Priority::Urgent,
+///     position: None,
+///     hops: 0,
+/// };
+/// let json = serde_json::to_string(&r).unwrap();
+/// assert_eq!(json, r#"{"entered":{"taskId":"t-1","target":"upper","priority":"urgent","hops":0}}"#);
+/// assert_eq!(serde_json::from_str::<QueueRecord>(&json).unwrap(), r);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum QueueRecord {
+    /// A queued task joined the queue; its arrival order is the sequence
+    /// number of this record.
+    #[serde(rename_all = "camelCase")]
+    Entered {
+        /// The queued task.
+        task_id: String,
+        /// The agent the sender named (`queue.target`); `None`: the fallback
+        /// decides when the entry reaches the head.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target: Option<String>,
+        /// The entry's priority.
+        priority: Priority,
+        /// A manual position (a steer puts its input before every other).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        position: Option<i64>,
+        /// How many handoffs led to this input (0: a client's input).
+        hops: u32,
+    },
+    /// The whole visible order was replaced: the listed entries take the
+    /// positions 0, 1, 2… in this order.
+    #[serde(rename_all = "camelCase")]
+    Reordered {
+        /// Every queued task, in the new order.
+        task_ids: Vec<String>,
+    },
+    /// The head was admitted: its task now runs on `agent`.
+    #[serde(rename_all = "camelCase")]
+    Admitted {
+        /// The admitted task.
+        task_id: String,
+        /// The agent running it.
+        agent: String,
+        /// The entry's handoff count.
+        hops: u32,
+    },
+    /// An entry left the queue without running (its task was canceled or
+    /// failed visibly).
+    #[serde(rename_all = "camelCase")]
+    Removed {
+        /// The task.
+        task_id: String,
+    },
+    /// A run's task ended and the queue took note: the agent is free in the
+    /// context; `completed` makes it the context's last replier.
+    #[serde(rename_all = "camelCase")]
+    Settled {
+        /// The run's task.
+        task_id: String,
+        /// The agent that ran it.
+        agent: String,
+        /// The task ended COMPLETED.
+        completed: bool,
+    },
+}
+
+/// The input a queued task waits with: its own message, or a reference to
+/// the reply of another task of the context (a handoff), resolved when the
+/// task is admitted. Not part of the task's history until then.
+///
+/// ```
+/// use a2a_tower::queue::QueuedInput;
+/// let r = QueuedInput::Handoff { task_id: "t-1".into() };
+/// assert_eq!(serde_json::to_string(&r).unwrap(), r#"{"handoff":{"taskId":"t-1"}}"#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum QueuedInput {
+    /// The sender's message.
+    Message {
+        /// The message, with its task and context ids set.
+        message: Message,
+    },
+    /// The completed reply of another task of the context.
+    #[serde(rename_all = "camelCase")]
+    Handoff {
+        /// The task whose reply this input is.
+        task_id: String,
+    },
+}

@@ -1,0 +1,179 @@
+//! SendMessage and SendStreamingMessage on a team: a new input is queued
+//! (or steers), `queue.mode: "append"` goes into the running execution, and
+//! a message to a task waiting for input continues it as the engine does.
+
+use std::sync::Arc;
+
+use futures_util::StreamExt as _;
+
+use super::core::Core;
+use super::enqueue::{Mode, directives, enqueue};
+use super::team::Dispatch;
+use crate::engine::ops::view;
+use crate::engine::subscribe::{Start, event_stream};
+use crate::log::{LogErrorKind, Snapshot};
+use crate::types::{CancelTaskRequest, Role, SendMessageRequest, SendMessageResponse};
+use crate::{A2aError, A2aResponse, CallContext, ErrorKind};
+
+/// SendMessage (`stream`: false) or SendStreamingMessage.
+pub(crate) async fn send(
+    core: &Arc<Core>,
+    req: SendMessageRequest,
+    context: CallContext,
+    stream: bool,
+) -> Result<A2aResponse, A2aError> {
+    let d = directives(core, &req.message)?;
+    let authority = core.shared.authority.resolve(&context)?;
+    if d.mode == Mode::Append {
+        return append(core, &authority, req, stream).await;
+    }
+    if !req.message.task_id.is_empty() {
+        // A continuation of a task waiting for input: the engine's path.
+        let shared = core.shared.clone();
+        let inner = Dispatch {
+            team: core.team.clone(),
+        };
+        return if stream {
+            crate::engine::send::stream(shared, inner, req, context).await
+        } else {
+            crate::engine::send::send(shared, inner, req, context).await
+        };
+    }
+    let (immediately, history) = req
+        .configuration
+        .as_ref()
+        .map_or((false, None), |c| (c.return_immediately, c.history_length));
+    let queued = enqueue(core, &authority, req, &d).await?;
+    let snapshot = queued.snapshot;
+    if let Some(run) = queued.steered {
+        // The steer is queued first, so the cancel's end admits it next.
+        let cancel = CancelTaskRequest {
+            id: run,
+            ..Default::default()
+        };
+        let _ = crate::engine::ops::cancel(&core.shared, cancel, &context).await;
+    }
+    core.notify(&authority, &snapshot.task.context_id);
+    answer(core, &authority, snapshot, stream, immediately, history).await
+}
+
+/// The answer to a queued input: the stream of its task from SUBMITTED on,
+/// the task as queued (`returnImmediately`), or the task once its run ends
+/// or asks for input.
+async fn answer(
+    core: &Core,
+    authority: &str,
+    snapshot: Snapshot,
+    stream: bool,
+    immediately: bool,
+    history: Option<i32>,
+) -> Result<A2aResponse, A2aError> {
+    let log = &core.shared.log;
+    if immediately && !stream {
+        return Ok(task_response(view(&snapshot.task, history, true)));
+    }
+    if stream {
+        let watch = log
+            .watch(authority, &snapshot.task.id, Some(snapshot.seq))
+            .await?;
+        let watch = crate::log::Watch {
+            snapshot,
+            records: watch.records,
+        };
+        return Ok(A2aResponse::Stream(event_stream(
+            watch,
+            Start::Snapshot,
+            core.shared.subscriber_buffer,
+        )));
+    }
+    let task = settled(log.as_ref(), authority, &snapshot.task.id).await?;
+    Ok(task_response(view(&task, history, true)))
+}
+
+/// The task once it is terminal or waits for input. A watch cut off for
+/// lagging is opened again from the task's current state.
+async fn settled(
+    log: &dyn crate::log::TaskLog,
+    authority: &str,
+    task_id: &str,
+) -> Result<Arc<crate::types::Task>, A2aError> {
+    let ends = |s: crate::types::TaskState| s.is_terminal() || s.is_interrupted();
+    loop {
+        let watch = log.watch(authority, task_id, None).await?;
+        if ends(watch.snapshot.state()) {
+            return Ok(watch.snapshot.task);
+        }
+        let mut records = watch.records;
+        while let Some(Ok(r)) = records.next().await {
+            if r.record.state().is_some_and(ends) {
+                return Ok(log.snapshot(authority, task_id).await?.task);
+            }
+        }
+    }
+}
+
+fn task_response(task: crate::types::Task) -> A2aResponse {
+    A2aResponse::SendMessage(SendMessageResponse::Task(task))
+}
+
+/// `queue.mode: "append"`: the message joins the running execution of its
+/// task on this host (committed to the history, then handed to the
+/// executor); no new run.
+async fn append(
+    core: &Core,
+    authority: &str,
+    req: SendMessageRequest,
+    stream: bool,
+) -> Result<A2aResponse, A2aError> {
+    crate::engine::admit::validate(&core.shared, &req)?;
+    let mut message = req.message;
+    let snap = core
+        .shared
+        .log
+        .snapshot(authority, &message.task_id)
+        .await
+        .map_err(|e| match e.kind() {
+            LogErrorKind::NotFound => A2aError::task_not_found(message.task_id.clone()),
+            _ => e.into(),
+        })?;
+    if !message.context_id.is_empty() && message.context_id != snap.task.context_id {
+        return Err(A2aError::invalid_params(
+            "message.contextId",
+            "does not match the task's context",
+        ));
+    }
+    message.context_id.clone_from(&snap.task.context_id);
+    message.role = Role::User;
+    let not_running = || {
+        A2aError::new(ErrorKind::UnsupportedOperation)
+            .with_message("The task has no running execution here that takes appended input")
+            .with_metadata("taskId", snap.task.id.clone())
+    };
+    let writer = core
+        .shared
+        .registry
+        .get(&snap.task.id)
+        .filter(|w| w.is_open() && w.authority == authority)
+        .ok_or_else(not_running)?;
+    let appended = writer
+        .append_input(message)
+        .await
+        .map_err(|_| not_running())?;
+    if stream {
+        let watch = core
+            .shared
+            .log
+            .watch(authority, &snap.task.id, Some(appended.seq))
+            .await?;
+        let watch = crate::log::Watch {
+            snapshot: appended.snapshot,
+            records: watch.records,
+        };
+        return Ok(A2aResponse::Stream(event_stream(
+            watch,
+            Start::Snapshot,
+            core.shared.subscriber_buffer,
+        )));
+    }
+    Ok(task_response(view(&appended.snapshot.task, None, true)))
+}

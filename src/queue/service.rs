@@ -1,0 +1,140 @@
+//! [`TeamService`]: a team behind the task engine and its delivery queue,
+//! as a `Service<A2aRequest>`.
+
+use std::fmt;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use tower_service::Service;
+use tracing::Instrument as _;
+
+use super::core::Core;
+use super::send::send;
+use crate::engine::{ResponseFuture, ops};
+use crate::log::{LiveTask, LogError};
+use crate::protocol::check;
+use crate::{A2aError, A2aRequest, A2aResponse, ErrorKind, Operation};
+
+/// A complete A2A core for a [`Team`](super::Team): the engine's reads, the
+/// delivery queue for new inputs, and the queue extension's operations.
+/// Built by [`Team::service`](super::Team::service); clones share
+/// everything.
+#[derive(Clone)]
+pub struct TeamService {
+    pub(crate) core: Arc<Core>,
+}
+
+impl fmt::Debug for TeamService {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TeamService")
+            .field("team", &self.core.team)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What [`TeamService::recover`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct QueueRecovered {
+    /// What the engine's recovery did with the runs this host left.
+    pub runs: crate::engine::Recovered,
+    /// The contexts whose queues were drained.
+    pub contexts: usize,
+}
+
+impl TeamService {
+    /// The number of executions running on this host.
+    pub fn running(&self) -> usize {
+        self.core.shared.registry.len()
+    }
+
+    /// Start-up recovery: the runs this host id was running when its
+    /// process died are closed as interrupted (exactly once, as
+    /// [`TaskLayer::recover`](crate::engine::TaskLayer::recover) does);
+    /// queued inputs stay queued; then every context with a queue drains
+    /// (in the background: this returns once the drains are started).
+    pub async fn recover(&self) -> Result<QueueRecovered, LogError> {
+        let runs = crate::engine::recovery_of(&self.core.shared).await?;
+        let mut contexts = 0;
+        let mut after: Option<(String, String)> = None;
+        loop {
+            let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
+            let page = self.core.shared.log.live_tasks(key, 256).await?;
+            for t in page
+                .iter()
+                .filter(|t| t.authority == super::QUEUE_AUTHORITY)
+            {
+                if let Some(authority) = stream_authority(&self.core, t).await? {
+                    self.core.notify(&authority, &t.context_id);
+                    contexts += 1;
+                }
+            }
+            match page.last() {
+                Some(last) if page.len() >= 256 => {
+                    after = Some((last.authority.clone(), last.task_id.clone()));
+                }
+                _ => break,
+            }
+        }
+        Ok(QueueRecovered { runs, contexts })
+    }
+}
+
+/// The caller authority a queue stream belongs to.
+async fn stream_authority(core: &Core, t: &LiveTask) -> Result<Option<String>, LogError> {
+    let snap = core.shared.log.snapshot(&t.authority, &t.task_id).await?;
+    Ok(snap
+        .task
+        .metadata
+        .as_ref()
+        .and_then(|m| m.get(super::stream::STREAM_AUTHORITY_KEY))
+        .and_then(|v| v.as_str())
+        .map(str::to_owned))
+}
+
+impl Service<A2aRequest> for TeamService {
+    type Response = A2aResponse;
+    type Error = A2aError;
+    type Future = ResponseFuture;
+
+    /// Always ready: executions wait for their agents on their own.
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: A2aRequest) -> Self::Future {
+        let core = self.core.clone();
+        let span = tracing::info_span!(
+            "a2a.call",
+            method = req.operation.method(),
+            task_id = tracing::field::Empty,
+            context_id = tracing::field::Empty,
+            error.kind = tracing::field::Empty,
+        );
+        let fut = async move {
+            let out = dispatch(core, req).await;
+            if let Err(e) = &out {
+                tracing::Span::current().record("error.kind", e.kind().reason());
+            }
+            out
+        };
+        ResponseFuture::new(Box::pin(fut.instrument(span)))
+    }
+}
+
+async fn dispatch(core: Arc<Core>, req: A2aRequest) -> Result<A2aResponse, A2aError> {
+    let A2aRequest { operation, context } = req;
+    let shared = &core.shared;
+    check::without_push(&shared.card.capabilities, &operation)?;
+    match operation {
+        Operation::SendMessage(r) => send(&core, r, context, false).await,
+        Operation::SendStreamingMessage(r) => send(&core, r, context, true).await,
+        Operation::CancelTask(r) => super::cancel::cancel(&core, r, &context).await,
+        Operation::GetTask(r) => ops::get(shared, r, &context).await,
+        Operation::ListTasks(r) => ops::list(shared, r, &context).await,
+        Operation::SubscribeToTask(r) => ops::subscribe(shared, r, &context).await,
+        Operation::GetExtendedAgentCard(_) => ops::extended_card(shared, &context),
+        #[allow(unreachable_patterns)]
+        _ => Err(A2aError::new(ErrorKind::UnsupportedOperation)),
+    }
+}

@@ -1,0 +1,127 @@
+//! A context's queue stream in the task log, and this host's view of it.
+//!
+//! The queue of `(authority, context)` is a stream of [`QueueRecord`]s kept
+//! in the task log like a task, under the reserved authority
+//! [`QUEUE_AUTHORITY`] (so no caller lists or reads it as a task), with an
+//! id derived from both. Its sequence number is the queue's revision: every
+//! change is a conditional append on it, so two writers (two hosts, or an
+//! enqueue racing a drain) never both change the same revision.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::gate::DrainGate;
+use super::record::QueueRecord;
+use super::state::ContextQueue;
+use crate::log::{AppendRequest, LogError, LogErrorKind, Record, TaskLog};
+use crate::types::Metadata;
+
+/// The authority the queue streams are stored under. It starts with a
+/// control character, so no authority a host derives for a caller equals it.
+pub const QUEUE_AUTHORITY: &str = "\u{1}a2a-tower.queue";
+
+/// The stream id of the queue of `context` for `authority` (length-prefixed:
+/// distinct pairs never share an id).
+pub(crate) fn stream_id(authority: &str, context: &str) -> String {
+    format!("queue:{}:{authority}:{context}", authority.len())
+}
+
+/// The metadata key of a queue stream's `Created` record naming its
+/// authority (for recovery, which finds streams without knowing them).
+pub(crate) const STREAM_AUTHORITY_KEY: &str = "queue.authority";
+
+/// This host's view of one context's queue: the projection, caught up from
+/// the log before every decision, and the context's drain gate.
+#[derive(Debug)]
+pub(crate) struct Slot {
+    pub(crate) authority: String,
+    pub(crate) context_id: String,
+    pub(crate) id: String,
+    pub(crate) gate: DrainGate,
+    /// Held across each decision and its commit: one change at a time per
+    /// context on this host (other hosts are held off by the revision).
+    pub(crate) state: tokio::sync::Mutex<ContextQueue>,
+}
+
+impl Slot {
+    /// Applies the records committed since the view's revision.
+    pub(crate) async fn catch_up(
+        &self,
+        log: &dyn TaskLog,
+        state: &mut ContextQueue,
+    ) -> Result<(), LogError> {
+        let records = match log.read(QUEUE_AUTHORITY, &self.id, state.seq).await {
+            Ok(r) => r,
+            Err(e) if e.kind() == LogErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        for r in records {
+            if let Record::Queue(q) = &*r.record {
+                state.apply(r.seq, q);
+            } else {
+                state.seq = r.seq;
+            }
+            state.epoch = state.epoch.max(1);
+        }
+        Ok(())
+    }
+
+    /// The append of `records` to the stream at the view's revision
+    /// (creating the stream first if it has none).
+    pub(crate) fn append(&self, state: &ContextQueue, records: Vec<QueueRecord>) -> AppendRequest {
+        let mut all = Vec::with_capacity(records.len() + 1);
+        if state.seq == 0 {
+            let mut meta = Metadata::new();
+            meta.insert(STREAM_AUTHORITY_KEY.into(), self.authority.clone().into());
+            let mut created = Record::created(self.id.clone(), self.context_id.clone());
+            if let Record::Created { metadata, .. } = &mut created {
+                *metadata = Some(meta);
+            }
+            all.push(created);
+        }
+        all.extend(records.into_iter().map(Record::Queue));
+        AppendRequest::new(
+            QUEUE_AUTHORITY,
+            self.id.clone(),
+            state.seq,
+            state.epoch.max(1),
+            all,
+        )
+    }
+}
+
+/// The contexts this host has touched, by `(authority, context)`.
+#[derive(Debug, Default)]
+pub(crate) struct Slots {
+    map: Mutex<HashMap<(String, String), Arc<Slot>>>,
+}
+
+impl Slots {
+    /// The slot of a context, made on first use.
+    pub(crate) fn get(&self, authority: &str, context_id: &str) -> Arc<Slot> {
+        let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        let key = (authority.to_owned(), context_id.to_owned());
+        map.entry(key)
+            .or_insert_with(|| {
+                Arc::new(Slot {
+                    authority: authority.to_owned(),
+                    context_id: context_id.to_owned(),
+                    id: stream_id(authority, context_id),
+                    gate: DrainGate::default(),
+                    state: tokio::sync::Mutex::new(ContextQueue::default()),
+                })
+            })
+            .clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_ids_never_collide() {
+        assert_ne!(stream_id("a:1", "c"), stream_id("a", "1:c"));
+        assert_ne!(stream_id("a", "b:c"), stream_id("a:b", "c"));
+    }
+}
