@@ -377,6 +377,9 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         if let Some(id) = self.host_id.take() {
             tasks = tasks.host_id(id)?;
         }
+        for method in crate::queue::extension_methods() {
+            self.extension_methods.push(method);
+        }
         let service = team.service(tasks);
         service.recover().await?;
         let caps = StackCapabilities::new()
