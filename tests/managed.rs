@@ -33,10 +33,11 @@ use support::http::{Reply, request, rpc_body};
 use support::managed::{
     Counter, EXACT, REFUND, SAME_KEYS, UNTIL_CANCELED, answer, answer_unnamed, approve_schema,
     authority, cancel, card, count, echo_question, events, exact, get, list, meta, parse,
-    part_value, pending, question_ids, read_events, records, refund, refund_input, result,
-    same_keys, score_schema, send, send_now, service, service_on, start, subscribe, terminals,
-    until_canceled, until_pending, until_terminal,
+    part_value, pending, question_ids, read_events, refund, refund_input, result, same_keys,
+    score_schema, send, send_now, service, service_on, start, subscribe, terminals, until_canceled,
+    until_pending,
 };
+use support::tasks::{records, until_terminal};
 use tower::ServiceExt as _;
 
 /// A memory log that keeps a terminal task's records (the default packs

@@ -31,9 +31,10 @@ use serde_json::json;
 use support::managed::{
     Counter, EXACT, GUARD, REFUND, answer, authority, cancel, card, count, get, list, meta,
     part_value, pending, question_ids, read_events, refund, refund_input, result, send, send_now,
-    service_on, start, subscribe, until_pending, until_terminal,
+    service_on, start, subscribe, until_pending,
 };
 use support::server::TempDir;
+use support::tasks::until_terminal;
 
 /// The result the refund flow ends with (approved, score below 50), as
 /// JSON text: the amount keeps its exact text.
@@ -240,20 +241,10 @@ async fn refund_flow_on_sqlite() {
 #[cfg(feature = "postgres")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refund_flow_on_postgres() {
-    use a2a_tower::log::PostgresTaskLog;
-    use support::postgres::{url, with_schema};
-    async fn connect(schema: &str) -> Arc<dyn TaskLog> {
-        let log = PostgresTaskLog::builder(url())
-            .schema(schema)
-            .pool_size(4)
-            .connect()
-            .await
-            .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e:?}", url()));
-        Arc::new(log)
-    }
+    use support::postgres::{connect, with_schema};
     with_schema(|schema| async move {
-        let a = connect(&schema).await;
-        let b = connect(&schema).await;
+        let a: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
+        let b: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
         refund_flow(a, b).await;
     })
     .await;

@@ -13,7 +13,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use a2a_tower::log::{Record, Sequenced, TaskLog};
 use a2a_tower::managed::{
@@ -30,8 +29,7 @@ use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
 
-/// How long anything the tests wait for may take.
-pub(crate) const GUARD: Duration = Duration::from_secs(10);
+pub(crate) use super::tasks::{GUARD, until};
 
 /// A number no `f64` holds: its exact text must survive end to end.
 pub(crate) const EXACT: &str = "12345678901234567890.123456789";
@@ -439,36 +437,6 @@ pub(crate) fn question_ids(task: &Task) -> BTreeMap<(String, String), String> {
         .collect()
 }
 
-/// Waits, following the task's committed records, until `done` holds for
-/// the task (within [`GUARD`]); the task then.
-pub(crate) async fn until(
-    log: &dyn TaskLog,
-    authority: &str,
-    id: &str,
-    done: impl Fn(&Task) -> bool,
-) -> Arc<Task> {
-    let wait = async {
-        let watch = log.watch(authority, id, None).await.expect("watch");
-        if done(&watch.snapshot.task) {
-            return watch.snapshot.task;
-        }
-        let mut records = watch.records;
-        while let Some(r) = records.next().await {
-            r.expect("a record");
-            let snap = log.snapshot(authority, id).await.expect("snapshot");
-            if done(&snap.task) {
-                return snap.task;
-            }
-        }
-        let task = log.snapshot(authority, id).await.expect("snapshot").task;
-        assert!(done(&task), "the task ended without: {task:?}");
-        task
-    };
-    tokio::time::timeout(GUARD, wait)
-        .await
-        .expect("the task gets there in time")
-}
-
 /// Waits until the task lists `n` open questions.
 pub(crate) async fn until_pending(
     log: &dyn TaskLog,
@@ -484,21 +452,6 @@ pub(crate) async fn until_pending(
             .is_some_and(|p| p.len() == n)
     })
     .await
-}
-
-/// Waits until the task is terminal.
-pub(crate) async fn until_terminal(log: &dyn TaskLog, authority: &str, id: &str) -> Arc<Task> {
-    until(log, authority, id, |t| t.status.state.is_terminal()).await
-}
-
-/// Every committed record of the task.
-pub(crate) async fn records(log: &dyn TaskLog, authority: &str, id: &str) -> Vec<Record> {
-    log.read(authority, id, 0)
-        .await
-        .expect("read")
-        .into_iter()
-        .map(|s| (*s.record).clone())
-        .collect()
 }
 
 /// How many committed records of the task move it to a terminal state.
