@@ -26,15 +26,14 @@ use a2a_tower::engine::TaskLayer;
 use a2a_tower::log::{MemoryTaskLog, Record, SqliteTaskLog, TaskLog};
 use a2a_tower::types::{ListTasksRequest, Part, StreamResponse, TaskState};
 use a2a_tower::{ErrorKind, managed::TERMINATION_KEY};
-use futures_util::StreamExt as _;
 use serde_json::json;
+use support::calls::{cancel, get, list, read_events, subscribe};
 use support::managed::{
-    Counter, EXACT, GUARD, REFUND, answer, authority, cancel, card, count, get, list, meta,
-    part_value, pending, question_ids, read_events, refund, refund_input, result, send, send_now,
-    service_on, start, subscribe, until_pending,
+    Counter, EXACT, REFUND, answer, authority, card, count, part_value, pending, question_ids,
+    refund, refund_input, result, send, send_now, service_on, start, until_pending,
 };
 use support::server::TempDir;
-use support::tasks::until_terminal;
+use support::tasks::{collected, meta, recorded, until_terminal};
 
 /// The result the refund flow ends with (approved, score below 50), as
 /// JSON text: the amount keeps its exact text.
@@ -59,20 +58,7 @@ async fn refund_flow(log: Arc<dyn TaskLog>, b_log: Arc<dyn TaskLog>) {
     assert_eq!(started.status.state, TaskState::InputRequired);
     let root = started.id.clone();
     let child = format!("{root}/fraud-check");
-    let watch = log.watch(&auth, &root, Some(0)).await.unwrap();
-    let all = tokio::spawn(async move {
-        let mut out = Vec::new();
-        let mut records = watch.records;
-        while let Some(r) = records.next().await {
-            let r = r.expect("a record");
-            let end = r.record.is_terminal();
-            out.push((*r.record).clone());
-            if end {
-                break;
-            }
-        }
-        out
-    });
+    let all = recorded(&*log, &auth, &root).await;
 
     // A retry on the other host reconciles with the run already started.
     let retried = send(&b, start("m-1", "ctx-1", input())).await.unwrap();
@@ -184,7 +170,7 @@ async fn refund_flow(log: Arc<dyn TaskLog>, b_log: Arc<dyn TaskLog>) {
             "no epoch taken"
         );
     }
-    let records = tokio::time::timeout(GUARD, all).await.unwrap().unwrap();
+    let records = collected(all).await;
     assert_eq!(
         count(&records, |r| matches!(r, Record::RunStarted { .. })),
         1

@@ -30,12 +30,13 @@ use a2a_tower::queue::{
 use a2a_tower::types::{StreamResponse, TaskState};
 use a2a_tower::{A2aError, ErrorKind};
 use serde_json::json;
+use support::calls::{cancel, get, read_events, subscribe};
 use support::queue::{
-    AUTH, Lab, Probe, Store, admits, cancel, collected, context, die, echoes, get, how_many, input,
-    list, meta, output, position, queue_cases, queue_for, queue_records, read_events, recorded,
-    send, send_now, send_stream, serve, settles, subscribe, until_queue,
+    AUTH, Host, Lab, Probe, Store, admits, context, die, echoes, held, host, how_many, input, list,
+    output, position, queue_cases, queue_for, queue_records, send, send_now, send_stream, serve,
+    settles, until_queue,
 };
-use support::tasks::{records, until, until_terminal};
+use support::tasks::{collected, meta, recorded, records, until, until_terminal};
 
 queue_cases! {
     every: [
@@ -92,10 +93,7 @@ fn violation(err: &A2aError) -> &str {
 // not one of the names, is InvalidParams, and nothing is written: no task,
 // no queue stream, no run.
 async fn bad_directives_are_refused_before_anything_is_written(store: Store) {
-    let lab = Lab::default();
-    let log = store.open().await;
-    let svc = serve(log.clone(), echoes(&lab, &["a"])).await;
-    let ctx = context();
+    let Host { lab, log, svc, ctx } = host(&store, &["a"]).await;
     let cases = [
         (TARGET_KEY, "nobody"),
         (PRIORITY_KEY, "high"),
@@ -133,12 +131,8 @@ async fn bad_directives_are_refused_before_anything_is_written(store: Store) {
 // it SUBMITTED and follow it through WORKING to COMPLETED, and then its
 // message is in its history.
 async fn a_queued_input_is_a_submitted_task_until_admitted(store: Store) {
-    let lab = Lab::default();
-    let log = store.open().await;
-    let svc = serve(log.clone(), echoes(&lab, &["a"])).await;
-    let ctx = context();
-    let first = queue_for(&svc, &ctx, "a", "hold:first").await;
-    lab.started("hold:first").await;
+    let Host { lab, svc, ctx, .. } = host(&store, &["a"]).await;
+    let first = held(&svc, &lab, &ctx, "a", "first").await;
 
     let queued = send_now(&svc, input(&ctx, "second", &[(TARGET_KEY, "a")]))
         .await
@@ -146,7 +140,7 @@ async fn a_queued_input_is_a_submitted_task_until_admitted(store: Store) {
     assert_eq!(queued.status.state, TaskState::Submitted);
     assert_eq!(queued.context_id, ctx);
     assert!(queued.history.is_empty(), "not admitted yet");
-    let got = get(&svc, &queued.id).await;
+    let got = get(&svc, &queued.id).await.unwrap();
     assert_eq!(got.status.state, TaskState::Submitted);
     assert!(got.history.is_empty());
     let listed = list(&svc, &ctx).await;
@@ -163,7 +157,7 @@ async fn a_queued_input_is_a_submitted_task_until_admitted(store: Store) {
     assert_eq!(state_of(&queued.id), [TaskState::Submitted]);
     assert!(list(&svc, &context()).await.is_empty(), "by context");
 
-    let subscribed = subscribe(&svc, &queued.id).await;
+    let subscribed = subscribe(&svc, &queued.id).await.unwrap();
     let streamed = send_stream(&svc, input(&ctx, "third", &[(TARGET_KEY, "a")])).await;
     lab.release("first");
 
@@ -185,7 +179,7 @@ async fn a_queued_input_is_a_submitted_task_until_admitted(store: Store) {
             .collect();
         assert_eq!(states.first(), Some(&TaskState::Working), "{events:?}");
         assert_eq!(states.last(), Some(&TaskState::Completed), "{events:?}");
-        let done = get(&svc, &start.id).await;
+        let done = get(&svc, &start.id).await.unwrap();
         assert_eq!(done.status.state, TaskState::Completed);
         assert_eq!(texts(&done.history), [text], "admitted: in its history");
         assert_eq!(output(&done), [text]);
@@ -194,6 +188,20 @@ async fn a_queued_input_is_a_submitted_task_until_admitted(store: Store) {
         lab.read(|b| b.texts("a")),
         ["hold:first", "second", "third"]
     );
+
+    // An input that runs at once (its agent idle) streams from SUBMITTED too.
+    for i in 0..20 {
+        let text = format!("now{i}");
+        let events = read_events(send_stream(&svc, input(&context(), &text, &[])).await).await;
+        let StreamResponse::Task(start) = &events[0] else {
+            panic!("the first event is the task: {events:?}")
+        };
+        assert_eq!(start.status.state, TaskState::Submitted);
+        let Some(StreamResponse::StatusUpdate(end)) = events.last() else {
+            panic!("the last event is a status: {events:?}")
+        };
+        assert_eq!(end.status.state, TaskState::Completed);
+    }
 }
 
 // ------------------------------------------------------ 3. comparator
@@ -201,12 +209,8 @@ async fn a_queued_input_is_a_submitted_task_until_admitted(store: Store) {
 // Behind a running input of agent a, normal and urgent inputs for a run
 // urgent first, then normal, each in arrival order.
 async fn urgent_runs_first_then_arrival_order(store: Store) {
-    let lab = Lab::default();
-    let log = store.open().await;
-    let svc = serve(log.clone(), echoes(&lab, &["a"])).await;
-    let ctx = context();
-    queue_for(&svc, &ctx, "a", "hold:first").await;
-    lab.started("hold:first").await;
+    let Host { lab, log, svc, ctx } = host(&store, &["a"]).await;
+    held(&svc, &lab, &ctx, "a", "first").await;
     let urgent = |text| input(&ctx, text, &[(TARGET_KEY, "a"), (PRIORITY_KEY, "urgent")]);
     queue_for(&svc, &ctx, "a", "n1").await;
     send_now(&svc, urgent("u1")).await.unwrap();
@@ -228,15 +232,14 @@ async fn urgent_runs_first_then_arrival_order(store: Store) {
 // idle: b's entry waits until a's head is admitted, never skipping it. Then
 // it runs at once, beside a's.
 async fn the_head_waits_for_its_agent_and_nothing_skips_it(store: Store) {
-    let lab = Lab::default();
-    let log = store.open().await;
-    let svc = serve(log.clone(), echoes(&lab, &["a", "b"])).await;
-    let ctx = context();
-    let a1 = queue_for(&svc, &ctx, "a", "hold:a1").await;
-    lab.started("hold:a1").await;
+    let Host { lab, log, svc, ctx } = host(&store, &["a", "b"]).await;
+    let a1 = held(&svc, &lab, &ctx, "a", "a1").await;
     let a2 = queue_for(&svc, &ctx, "a", "hold:a2").await;
     let b1 = queue_for(&svc, &ctx, "b", "b1").await;
-    assert_eq!(get(&svc, &b1).await.status.state, TaskState::Submitted);
+    assert_eq!(
+        get(&svc, &b1).await.unwrap().status.state,
+        TaskState::Submitted
+    );
 
     lab.release("a1");
     let done = until_terminal(&*log, AUTH, &b1).await;
@@ -248,7 +251,7 @@ async fn the_head_waits_for_its_agent_and_nothing_skips_it(store: Store) {
         "b's entry was admitted after a's head: {recs:?}"
     );
     assert_eq!(
-        get(&svc, &a2).await.status.state,
+        get(&svc, &a2).await.unwrap().status.state,
         TaskState::Working,
         "b ran while a's run went on"
     );
@@ -260,18 +263,17 @@ async fn the_head_waits_for_its_agent_and_nothing_skips_it(store: Store) {
 // While a runs an input of the context, an input for b at the head runs at
 // once: agents run concurrently in one context.
 async fn different_agents_run_at_once_in_one_context(store: Store) {
-    let lab = Lab::default();
-    let log = store.open().await;
-    let svc = serve(log.clone(), echoes(&lab, &["a", "b"])).await;
-    let ctx = context();
-    let a1 = queue_for(&svc, &ctx, "a", "hold:a1").await;
-    lab.started("hold:a1").await;
+    let Host { lab, log, svc, ctx } = host(&store, &["a", "b"]).await;
+    let a1 = held(&svc, &lab, &ctx, "a", "a1").await;
     let b1 = send(&svc, input(&ctx, "b1", &[(TARGET_KEY, "b")]))
         .await
         .unwrap();
     assert_eq!(b1.status.state, TaskState::Completed);
     assert_eq!(meta(&b1, AGENT_KEY), json!("b"));
-    assert_eq!(get(&svc, &a1).await.status.state, TaskState::Working);
+    assert_eq!(
+        get(&svc, &a1).await.unwrap().status.state,
+        TaskState::Working
+    );
     lab.release("a1");
     until_terminal(&*log, AUTH, &a1).await;
 }
@@ -280,10 +282,7 @@ async fn different_agents_run_at_once_in_one_context(store: Store) {
 // queued for that agent (and one for another agent behind it) waits until
 // the answered run ends, then runs.
 async fn a_run_waiting_for_input_keeps_its_agent_busy(store: Store) {
-    let lab = Lab::default();
-    let log = store.open().await;
-    let svc = serve(log.clone(), echoes(&lab, &["a", "b"])).await;
-    let ctx = context();
+    let Host { lab, log, svc, ctx } = host(&store, &["a", "b"]).await;
     let asked = send(&svc, input(&ctx, "ask", &[(TARGET_KEY, "a")]))
         .await
         .unwrap();
@@ -291,7 +290,10 @@ async fn a_run_waiting_for_input_keeps_its_agent_busy(store: Store) {
     let q = queue_for(&svc, &ctx, "a", "q").await;
     // Behind the head for a, an input for the idle b waits too.
     let b1 = queue_for(&svc, &ctx, "b", "b1").await;
-    assert_eq!(get(&svc, &q).await.status.state, TaskState::Submitted);
+    assert_eq!(
+        get(&svc, &q).await.unwrap().status.state,
+        TaskState::Submitted
+    );
     let mut answer = input(&ctx, "answer", &[]);
     answer.task_id.clone_from(&asked.id);
     let answered = send(&svc, answer).await.unwrap();
@@ -321,8 +323,7 @@ async fn an_input_naming_no_agent_waits_for_an_idle_context(store: Store) {
     // b is the default.
     let svc = serve(log.clone(), echoes(&lab, &["b", "a"])).await;
     let ctx = context();
-    let a1 = queue_for(&svc, &ctx, "a", "hold:a1").await;
-    lab.started("hold:a1").await;
+    let a1 = held(&svc, &lab, &ctx, "a", "a1").await;
     let free = send_now(&svc, input(&ctx, "free", &[])).await.unwrap().id;
     lab.release("a1");
     let done = until_terminal(&*log, AUTH, &free).await;
@@ -396,7 +397,7 @@ async fn a_named_agent_gone_after_a_restart_fails_its_input_visibly(store: Store
     let y = until_terminal(&*log, AUTH, &y1).await;
     assert_eq!(y.status.state, TaskState::Completed);
     assert_eq!(meta(&y, AGENT_KEY), json!("y"));
-    let interrupted = get(&svc, &x1).await;
+    let interrupted = get(&svc, &x1).await.unwrap();
     assert_eq!(interrupted.status.state, TaskState::Failed);
     assert_eq!(
         interrupted.status.message.as_ref().unwrap().text(),
@@ -412,12 +413,8 @@ async fn a_named_agent_gone_after_a_restart_fails_its_input_visibly(store: Store
 // appends MetadataChanged (`queue.agent`), MessageAdmitted, WORKING and
 // ExecutionStarted together, right after them, and nothing else.
 async fn admission_is_one_commit_after_the_queued_records(store: Store) {
-    let lab = Lab::default();
-    let log = store.open().await;
-    let svc = serve(log.clone(), echoes(&lab, &["a"])).await;
-    let ctx = context();
-    queue_for(&svc, &ctx, "a", "hold:first").await;
-    lab.started("hold:first").await;
+    let Host { lab, log, svc, ctx } = host(&store, &["a"]).await;
+    held(&svc, &lab, &ctx, "a", "first").await;
     let q = queue_for(&svc, &ctx, "a", "hold:q").await;
     let queued = records(&*log, AUTH, &q).await;
     assert!(
@@ -450,7 +447,7 @@ async fn admission_is_one_commit_after_the_queued_records(store: Store) {
     );
     assert_eq!(working.state(), Some(TaskState::Working));
     assert!(matches!(started, Record::ExecutionStarted { host } if host == "local"));
-    let task = get(&svc, &q).await;
+    let task = get(&svc, &q).await.unwrap();
     assert_eq!(meta(&task, AGENT_KEY), json!("a"));
     let recs = queue_records(&*log, &ctx).await;
     assert_eq!(how_many(&recs, admits(&q)), 1);
@@ -463,18 +460,14 @@ async fn admission_is_one_commit_after_the_queued_records(store: Store) {
 // A queued input whose agent streams two chunks and fails: the same task
 // ends FAILED, with both chunks, and one terminal record.
 async fn a_failing_run_ends_failed_in_place_with_its_chunks(store: Store) {
-    let lab = Lab::default();
-    let log = store.open().await;
-    let svc = serve(log.clone(), echoes(&lab, &["a"])).await;
-    let ctx = context();
-    queue_for(&svc, &ctx, "a", "hold:first").await;
-    lab.started("hold:first").await;
+    let Host { lab, log, svc, ctx } = host(&store, &["a"]).await;
+    held(&svc, &lab, &ctx, "a", "first").await;
     let q = queue_for(&svc, &ctx, "a", "fail").await;
-    let all = recorded(&log, &q).await;
+    let all = recorded(&*log, AUTH, &q).await;
     lab.release("first");
     let records = collected(all).await;
     assert_eq!(records.iter().filter(|r| r.is_terminal()).count(), 1);
-    let done = get(&svc, &q).await;
+    let done = get(&svc, &q).await.unwrap();
     assert_eq!(done.status.state, TaskState::Failed);
     assert_eq!(
         done.status.message.as_ref().unwrap().text(),
@@ -488,21 +481,17 @@ async fn a_failing_run_ends_failed_in_place_with_its_chunks(store: Store) {
 // A queued input whose run streams two chunks and is canceled: the same
 // task ends CANCELED with both chunks.
 async fn a_canceled_run_ends_canceled_in_place_with_its_chunks(store: Store) {
-    let lab = Lab::default();
-    let log = store.open().await;
-    let svc = serve(log.clone(), echoes(&lab, &["a"])).await;
-    let ctx = context();
-    queue_for(&svc, &ctx, "a", "hold:first").await;
-    lab.started("hold:first").await;
+    let Host { lab, log, svc, ctx } = host(&store, &["a"]).await;
+    held(&svc, &lab, &ctx, "a", "first").await;
     let q = queue_for(&svc, &ctx, "a", "chunks:q").await;
-    let all = recorded(&log, &q).await;
+    let all = recorded(&*log, AUTH, &q).await;
     lab.release("first");
     until(&*log, AUTH, &q, |t| output(t).len() == 2).await;
     let canceled = cancel(&svc, &q).await.unwrap();
     assert_eq!(canceled.status.state, TaskState::Canceled);
     let records = collected(all).await;
     assert_eq!(records.iter().filter(|r| r.is_terminal()).count(), 1);
-    let done = get(&svc, &q).await;
+    let done = get(&svc, &q).await.unwrap();
     assert_eq!(done.status.state, TaskState::Canceled);
     assert_eq!(output(&done), ["one", "two"]);
     assert_eq!(list(&svc, &ctx).await.len(), 2);
@@ -521,10 +510,7 @@ fn appended(ctx: &str, task_id: &str, text: &str) -> a2a_tower::types::Message {
 // message through its inputs, it is in the task's history, and no task is
 // made.
 async fn append_hands_the_message_to_the_running_execution(store: Store) {
-    let lab = Lab::default();
-    let log = store.open().await;
-    let svc = serve(log.clone(), echoes(&lab, &["a"])).await;
-    let ctx = context();
+    let Host { lab, log, svc, ctx } = host(&store, &["a"]).await;
     let l = queue_for(&svc, &ctx, "a", "listen").await;
     lab.started("listen").await;
     let t = send(&svc, appended(&ctx, &l, "more")).await.unwrap();
@@ -555,18 +541,14 @@ async fn append_hands_the_message_to_the_running_execution(store: Store) {
 // UnsupportedOperation and changes nothing; appending without a task id is
 // InvalidParams.
 async fn append_without_a_running_execution_is_unsupported(store: Store) {
-    let lab = Lab::default();
-    let log = store.open().await;
-    let svc = serve(log.clone(), echoes(&lab, &["a"])).await;
-    let ctx = context();
-    let first = queue_for(&svc, &ctx, "a", "hold:first").await;
-    lab.started("hold:first").await;
+    let Host { lab, log, svc, ctx } = host(&store, &["a"]).await;
+    let first = held(&svc, &lab, &ctx, "a", "first").await;
     let queued = queue_for(&svc, &ctx, "a", "queued").await;
     let err = send(&svc, appended(&ctx, &queued, "more"))
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::UnsupportedOperation);
-    assert!(get(&svc, &queued).await.history.is_empty());
+    assert!(get(&svc, &queued).await.unwrap().history.is_empty());
     let err = send(&svc, input(&ctx, "more", &[(MODE_KEY, "append")]))
         .await
         .unwrap_err();
@@ -577,19 +559,15 @@ async fn append_without_a_running_execution_is_unsupported(store: Store) {
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::UnsupportedOperation);
-    assert_eq!(get(&svc, &queued).await.history, done.history);
+    assert_eq!(get(&svc, &queued).await.unwrap().history, done.history);
     assert_eq!(lab.read(|b| b.texts("a")), ["hold:first", "queued"]);
 }
 
 // `queue.mode: "steer"` for a while a runs and more inputs for a wait: a's
 // run is CANCELED, the steer runs next, then the others in order.
 async fn steer_cancels_the_targets_run_and_runs_next(store: Store) {
-    let lab = Lab::default();
-    let log = store.open().await;
-    let svc = serve(log.clone(), echoes(&lab, &["a"])).await;
-    let ctx = context();
-    let a1 = queue_for(&svc, &ctx, "a", "hold:a1").await;
-    lab.started("hold:a1").await;
+    let Host { lab, log, svc, ctx } = host(&store, &["a"]).await;
+    let a1 = held(&svc, &lab, &ctx, "a", "a1").await;
     queue_for(&svc, &ctx, "a", "q1").await;
     let q2 = queue_for(&svc, &ctx, "a", "q2").await;
     let steer = [(MODE_KEY, "steer"), (TARGET_KEY, "a")];
@@ -597,19 +575,21 @@ async fn steer_cancels_the_targets_run_and_runs_next(store: Store) {
     assert_eq!(s.status.state, TaskState::Submitted);
     let done = until_terminal(&*log, AUTH, &q2).await;
     assert_eq!(done.status.state, TaskState::Completed);
-    assert_eq!(get(&svc, &a1).await.status.state, TaskState::Canceled);
-    assert_eq!(get(&svc, &s.id).await.status.state, TaskState::Completed);
+    assert_eq!(
+        get(&svc, &a1).await.unwrap().status.state,
+        TaskState::Canceled
+    );
+    assert_eq!(
+        get(&svc, &s.id).await.unwrap().status.state,
+        TaskState::Completed
+    );
     assert_eq!(lab.read(|b| b.texts("a")), ["hold:a1", "steer", "q1", "q2"]);
 }
 
 // CancelTask on a queued input: CANCELED, it never runs, the rest run.
 async fn cancel_removes_a_queued_input_and_the_rest_run(store: Store) {
-    let lab = Lab::default();
-    let log = store.open().await;
-    let svc = serve(log.clone(), echoes(&lab, &["a"])).await;
-    let ctx = context();
-    queue_for(&svc, &ctx, "a", "hold:first").await;
-    lab.started("hold:first").await;
+    let Host { lab, log, svc, ctx } = host(&store, &["a"]).await;
+    held(&svc, &lab, &ctx, "a", "first").await;
     queue_for(&svc, &ctx, "a", "q1").await;
     let q2 = queue_for(&svc, &ctx, "a", "q2").await;
     let q3 = queue_for(&svc, &ctx, "a", "q3").await;
@@ -619,7 +599,7 @@ async fn cancel_removes_a_queued_input_and_the_rest_run(store: Store) {
     let done = until_terminal(&*log, AUTH, &q3).await;
     assert_eq!(done.status.state, TaskState::Completed);
     assert_eq!(lab.read(|b| b.texts("a")), ["hold:first", "q1", "q3"]);
-    let q2 = get(&svc, &q2).await;
+    let q2 = get(&svc, &q2).await.unwrap();
     assert_eq!(q2.status.state, TaskState::Canceled);
     assert!(q2.history.is_empty(), "never admitted");
     let recs = queue_records(&*log, &ctx).await;
@@ -635,12 +615,8 @@ async fn cancel_removes_a_queued_input_and_the_rest_run(store: Store) {
 
 // CancelTask on the running input: CANCELED, and the next one runs.
 async fn stopping_the_run_lets_the_drain_go_on(store: Store) {
-    let lab = Lab::default();
-    let log = store.open().await;
-    let svc = serve(log.clone(), echoes(&lab, &["a"])).await;
-    let ctx = context();
-    let a1 = queue_for(&svc, &ctx, "a", "hold:a1").await;
-    lab.started("hold:a1").await;
+    let Host { lab, log, svc, ctx } = host(&store, &["a"]).await;
+    let a1 = held(&svc, &lab, &ctx, "a", "a1").await;
     let q1 = queue_for(&svc, &ctx, "a", "q1").await;
     let stopped = cancel(&svc, &a1).await.unwrap();
     assert_eq!(stopped.status.state, TaskState::Canceled);
@@ -671,7 +647,7 @@ async fn a_reply_naming_an_agent_hands_off_to_it(store: Store) {
     let echo = send(&svc, input(&ctx, "hi @upper", &[])).await.unwrap();
     assert_eq!(echo.status.state, TaskState::Completed);
     assert_eq!(meta(&echo, AGENT_KEY), json!("echo"));
-    let before = get(&svc, &echo.id).await;
+    let before = get(&svc, &echo.id).await.unwrap();
     let ran = lab
         .until("upper's run", |b| {
             b.runs.iter().find(|r| r.agent == "upper").cloned()
@@ -688,12 +664,12 @@ async fn a_reply_naming_an_agent_hands_off_to_it(store: Store) {
         panic!("one admitted message: {:?}", up.history)
     };
     assert_eq!(admitted.text(), "hi @upper");
-    assert_eq!(admitted.reference_task_ids, [echo.id.clone()]);
+    assert_eq!(admitted.reference_task_ids, std::slice::from_ref(&echo.id));
     assert_eq!(
         admitted.metadata.as_ref().unwrap()[HANDOFF_KEY]["taskId"],
         json!(echo.id)
     );
-    let after = get(&svc, &echo.id).await;
+    let after = get(&svc, &echo.id).await.unwrap();
     assert_eq!(after, before, "echo's task is never reopened");
     assert_eq!(list(&svc, &ctx).await.len(), 2);
     let recs = until_queue(&*log, &ctx, "upper's run settled", |r| {
@@ -794,7 +770,7 @@ async fn recovery_fails_the_interrupted_run_once_and_drains_the_queue(store: Sto
         let done = until_terminal(&*log, AUTH, id).await;
         assert_eq!(done.status.state, TaskState::Completed, "{done:?}");
     }
-    let interrupted = get(&svc, &r).await;
+    let interrupted = get(&svc, &r).await.unwrap();
     assert_eq!(interrupted.status.state, TaskState::Failed);
     assert_eq!(
         interrupted.status.message.as_ref().unwrap().text(),
@@ -827,8 +803,7 @@ async fn contexts_never_wait_for_each_other(store: Store) {
     let log = store.open().await;
     let svc = serve(log.clone(), echoes(&lab, &["a"])).await;
     let (c1, c2) = (context(), context());
-    let long = queue_for(&svc, &c1, "a", "hold:long").await;
-    lab.started("hold:long").await;
+    let long = held(&svc, &lab, &c1, "a", "long").await;
     let behind = queue_for(&svc, &c1, "a", "behind").await;
     let other = send(&svc, input(&c2, "other", &[(TARGET_KEY, "a")]))
         .await
@@ -856,8 +831,7 @@ async fn many_entries_admit_in_order() {
     let log = Store::memory().open().await;
     let svc = serve(log.clone(), echoes(&lab, &["a"])).await;
     let ctx = context();
-    queue_for(&svc, &ctx, "a", "hold:first").await;
-    lab.started("hold:first").await;
+    held(&svc, &lab, &ctx, "a", "first").await;
     let mut last = String::new();
     for i in 0..MANY {
         last = queue_for(&svc, &ctx, "a", &format!("n{i}")).await;

@@ -4,6 +4,8 @@
 //!
 //! - `assembled`: the whole `A2aServer` over a scripted agent, and the calls
 //!   that assert its wire answers on both bindings.
+//! - `calls`: A2A calls on any core (`Service<A2aRequest>`) with `oneshot`,
+//!   each answered in time.
 //! - `client`: calling an agent through `A2aClient` (bounded calls, event
 //!   lines).
 //! - `core`: a scripted `Service<A2aRequest>` core that records its calls.
@@ -33,6 +35,8 @@
 
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 pub(crate) mod assembled;
+#[cfg(feature = "engine")]
+pub(crate) mod calls;
 #[cfg(feature = "client")]
 pub(crate) mod client;
 pub(crate) mod core;

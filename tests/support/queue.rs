@@ -1,7 +1,7 @@
 //! The delivery queue's tests: agents the test controls ([`Probe`], which
 //! reports to a [`Lab`]), the three task logs a case runs on ([`Store`],
-//! [`queue_cases!`]), a host that dies ([`die`]), the calls that drive a
-//! `TeamService` with `oneshot`, and reads of a context's queue stream.
+//! [`queue_cases!`]), a host that dies ([`die`]), the sends that drive a
+//! `TeamService`, and reads of a context's queue stream.
 //!
 //! A probe's input text says what it does:
 //! - `hold:K` waits until the test releases `K` (or the run is canceled);
@@ -22,16 +22,15 @@ use a2a_tower::engine::{Execution, Executor, TaskLayer};
 use a2a_tower::log::{MemoryTaskLog, Record, SqliteTaskLog, TaskLog};
 use a2a_tower::queue::{QUEUE_AUTHORITY, QueueRecord, Team, TeamService};
 use a2a_tower::types::{
-    AgentCard, Artifact, CancelTaskRequest, GetTaskRequest, ListTasksRequest, Message, Part,
-    SendMessageConfiguration, SendMessageRequest, SendMessageResponse, StreamResponse,
-    SubscribeToTaskRequest, Task,
+    AgentCard, Artifact, ListTasksRequest, Message, Part, SendMessageConfiguration,
+    SendMessageRequest, Task,
 };
-use a2a_tower::{A2aError, A2aRequest, A2aResponse, BoxError, EventStream, Operation};
+use a2a_tower::{A2aError, BoxError, EventStream, Operation};
 use futures_util::StreamExt as _;
 use serde_json::Value;
 use tokio::sync::watch;
-use tower::ServiceExt as _;
 
+use super::calls::{send_with, stream};
 use super::server::TempDir;
 use super::tasks::GUARD;
 
@@ -280,6 +279,8 @@ impl Store {
 /// Instantiates queue cases (`async fn case(store: Store)`) as tests: the
 /// `every` cases on memory, SQLite and PostgreSQL (modules `memory`,
 /// `sqlite`, `postgres`), the `durable` ones on SQLite and PostgreSQL.
+// Unused in the test files that run no queue cases (see `support/mod.rs`).
+#[allow(unused_macros)]
 macro_rules! queue_cases {
     (every: [$($case:ident),* $(,)?], durable: [$($durable:ident),* $(,)?] $(,)?) => {
         mod memory {
@@ -363,17 +364,48 @@ pub(crate) fn card() -> AgentCard {
     AgentCard::new("Team", "agents behind one endpoint", "1.0.0").with_streaming(true)
 }
 
+/// What a case works with: the lab, the log, a team of echo probes served
+/// over it, and a new context.
+pub(crate) struct Host {
+    pub(crate) lab: Lab,
+    pub(crate) log: Arc<dyn TaskLog>,
+    pub(crate) svc: TeamService,
+    pub(crate) ctx: String,
+}
+
+/// Echo probes named `names` (the first the default) served over a log
+/// `store` opens.
+pub(crate) async fn host(store: &Store, names: &[&str]) -> Host {
+    let lab = Lab::default();
+    let log = store.open().await;
+    let svc = serve(log.clone(), echoes(&lab, names)).await;
+    Host {
+        lab,
+        log,
+        svc,
+        ctx: context(),
+    }
+}
+
+/// Queues `hold:key` for `agent` in `ctx` and waits until it runs; its task.
+pub(crate) async fn held(
+    svc: &TeamService,
+    lab: &Lab,
+    ctx: &str,
+    agent: &str,
+    key: &str,
+) -> String {
+    let text = format!("hold:{key}");
+    let id = queue_for(svc, ctx, agent, &text).await;
+    lab.started(&text).await;
+    id
+}
+
 /// `team` served over `log` (host id `local`), recovered.
 pub(crate) async fn serve(log: Arc<dyn TaskLog>, team: Team) -> TeamService {
     let svc = team.service(TaskLayer::new(card(), log).unwrap());
     svc.recover().await.unwrap();
     svc
-}
-
-pub(crate) async fn call(svc: &TeamService, op: Operation) -> Result<A2aResponse, A2aError> {
-    tokio::time::timeout(GUARD, svc.clone().oneshot(A2aRequest::new(op)))
-        .await
-        .expect("the call answers in time")
 }
 
 /// A new input of the context `ctx` saying `text`, with the `queue.*`
@@ -396,48 +428,31 @@ pub(crate) fn context() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
-async fn send_with(
-    svc: &TeamService,
-    message: Message,
-    immediately: bool,
-) -> Result<Task, A2aError> {
-    let req = SendMessageRequest {
+fn request(message: Message, immediately: bool) -> SendMessageRequest {
+    SendMessageRequest {
         message,
         configuration: Some(SendMessageConfiguration {
             return_immediately: immediately,
             ..Default::default()
         }),
         ..Default::default()
-    };
-    match call(svc, Operation::SendMessage(req)).await? {
-        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => Ok(t),
-        other => panic!("expected a task, got {other:?}"),
     }
 }
 
 /// A blocking SendMessage: the task once its run ends.
 pub(crate) async fn send(svc: &TeamService, message: Message) -> Result<Task, A2aError> {
-    send_with(svc, message, false).await
+    send_with(svc, request(message, false)).await
 }
 
 /// A SendMessage with `returnImmediately`: the task as queued.
 pub(crate) async fn send_now(svc: &TeamService, message: Message) -> Result<Task, A2aError> {
-    send_with(svc, message, true).await
+    send_with(svc, request(message, true)).await
 }
 
 /// A SendStreamingMessage: its stream.
 pub(crate) async fn send_stream(svc: &TeamService, message: Message) -> EventStream {
-    let req = SendMessageRequest {
-        message,
-        ..Default::default()
-    };
-    match call(svc, Operation::SendStreamingMessage(req))
-        .await
-        .unwrap()
-    {
-        A2aResponse::Stream(s) => s,
-        other => panic!("expected a stream, got {other:?}"),
-    }
+    let op = Operation::SendStreamingMessage(request(message, false));
+    stream(svc, op).await.expect("a stream")
 }
 
 /// Queues `text` for `agent` in `ctx`; the queued task's id.
@@ -446,67 +461,13 @@ pub(crate) async fn queue_for(svc: &TeamService, ctx: &str, agent: &str, text: &
     send_now(svc, input(ctx, text, &meta)).await.unwrap().id
 }
 
-pub(crate) async fn get(svc: &TeamService, id: &str) -> Task {
-    let op = Operation::GetTask(GetTaskRequest {
-        id: id.into(),
-        ..Default::default()
-    });
-    match call(svc, op).await.unwrap() {
-        A2aResponse::Task(t) => t,
-        other => panic!("unexpected {other:?}"),
-    }
-}
-
-/// The tasks of the context `ctx` (one page).
+/// The tasks of the context `ctx`.
 pub(crate) async fn list(svc: &TeamService, ctx: &str) -> Vec<Task> {
-    let op = Operation::ListTasks(ListTasksRequest {
+    let req = ListTasksRequest {
         context_id: ctx.into(),
-        page_size: Some(100),
         ..Default::default()
-    });
-    match call(svc, op).await.unwrap() {
-        A2aResponse::Tasks(r) => r.tasks,
-        other => panic!("unexpected {other:?}"),
-    }
-}
-
-pub(crate) async fn cancel(svc: &TeamService, id: &str) -> Result<Task, A2aError> {
-    let op = Operation::CancelTask(CancelTaskRequest {
-        id: id.into(),
-        ..Default::default()
-    });
-    match call(svc, op).await? {
-        A2aResponse::Task(t) => Ok(t),
-        other => panic!("unexpected {other:?}"),
-    }
-}
-
-pub(crate) async fn subscribe(svc: &TeamService, id: &str) -> EventStream {
-    let op = Operation::SubscribeToTask(SubscribeToTaskRequest {
-        id: id.into(),
-        ..Default::default()
-    });
-    match call(svc, op).await.unwrap() {
-        A2aResponse::Stream(s) => s,
-        other => panic!("unexpected {other:?}"),
-    }
-}
-
-/// A stream read to its end (within [`GUARD`]); an error event fails.
-pub(crate) async fn read_events(stream: EventStream) -> Vec<StreamResponse> {
-    let all: Vec<_> = tokio::time::timeout(GUARD, stream.collect::<Vec<_>>())
-        .await
-        .expect("the stream ends in time");
-    all.into_iter().map(|e| e.expect("an event")).collect()
-}
-
-/// The task's metadata value at `key` (`Null` without one).
-pub(crate) fn meta(task: &Task, key: &str) -> Value {
-    task.metadata
-        .as_ref()
-        .and_then(|m| m.get(key))
-        .cloned()
-        .unwrap_or(Value::Null)
+    };
+    super::calls::list(svc, req).await
 }
 
 /// The text of every artifact part of the task, in order.
@@ -519,37 +480,6 @@ pub(crate) fn output(task: &Task) -> Vec<String> {
                 .filter_map(|p| p.as_text().map(str::to_owned))
         })
         .collect()
-}
-
-/// Every record of the task from its first on, collected in the background
-/// until its terminal one (the watch is registered when this returns, so a
-/// memory log cannot pack the task away first).
-pub(crate) async fn recorded(
-    log: &Arc<dyn TaskLog>,
-    id: &str,
-) -> tokio::task::JoinHandle<Vec<Record>> {
-    let watch = log.watch(AUTH, id, Some(0)).await.expect("watch the task");
-    tokio::spawn(async move {
-        let mut out = Vec::new();
-        let mut records = watch.records;
-        while let Some(r) = records.next().await {
-            let r = r.expect("a record");
-            let end = r.record.is_terminal();
-            out.push((*r.record).clone());
-            if end {
-                break;
-            }
-        }
-        out
-    })
-}
-
-/// What [`recorded`] collected (within [`GUARD`]).
-pub(crate) async fn collected(handle: tokio::task::JoinHandle<Vec<Record>>) -> Vec<Record> {
-    tokio::time::timeout(GUARD, handle)
-        .await
-        .expect("the task ends in time")
-        .expect("the watch ran")
 }
 
 // -------------------------------------------------------- the queue stream
