@@ -18,17 +18,8 @@ use a2a_tower::log::{AppendRequest, LogErrorKind, PostgresTaskLog, Record, TaskL
 use a2a_tower::types::{Message, TaskState, TaskStatus};
 use futures_util::StreamExt;
 use support::log_suite::{GUARD, log_suite, msg};
-use support::postgres::{url, with_schema};
+use support::postgres::{connect, url, with_schema};
 use support::recovery_suite;
-
-async fn connect(schema: &str) -> PostgresTaskLog {
-    PostgresTaskLog::builder(url())
-        .schema(schema)
-        .pool_size(8)
-        .connect()
-        .await
-        .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e:?}", url()))
-}
 
 async fn run<F, Fut>(case: F)
 where
