@@ -160,20 +160,22 @@ async fn append(
         .get(&snap.task.id)
         .filter(|w| w.is_open() && w.authority == authority)
         .ok_or_else(not_running)?;
+    // A stream's watch is registered before the append: a run that ends at
+    // once cannot leave the task compacted before it is watched.
+    let watch = match stream {
+        true => Some(
+            core.shared
+                .log
+                .watch(authority, &snap.task.id, None)
+                .await?,
+        ),
+        false => None,
+    };
     let appended = writer
         .append_input(message)
         .await
         .map_err(|_| not_running())?;
-    if stream {
-        let watch = core
-            .shared
-            .log
-            .watch(authority, &snap.task.id, Some(appended.seq))
-            .await?;
-        let watch = crate::log::Watch {
-            snapshot: appended.snapshot,
-            records: watch.records,
-        };
+    if let Some(watch) = watch {
         return Ok(A2aResponse::Stream(event_stream(
             watch,
             Start::Snapshot,
