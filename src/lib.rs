@@ -91,7 +91,7 @@
 //! |---|---|---|
 //! | `jsonrpc` | yes | the JSON-RPC 2.0 binding (`JsonRpcLayer`), SSE streaming |
 //! | `rest` | yes | the HTTP+JSON binding (`RestLayer`), SSE streaming |
-//! | `engine` | yes | the task engine (`engine::TaskLayer`, executors, text agents) and the task log with its bounded in-memory backend (`log`) |
+//! | `engine` | yes | the task engine (`engine::TaskLayer`, executors, text agents), the task log with its bounded in-memory backend (`log`), and the per-context delivery queue for teams of agents (`queue`) |
 //! | `sqlite` | yes | the durable SQLite task log (`log::SqliteTaskLog`), SQLite compiled in |
 //! | `postgres` | no | the PostgreSQL task log (`log::PostgresTaskLog`) for several hosts sharing tasks |
 //! | `client` | yes | the A2A client (`client::A2aClient`): JSON-RPC and HTTP+JSON over any HTTP `Service`, hyper-util's by default |
@@ -149,6 +149,8 @@ pub use binding::jsonrpc;
 #[cfg(feature = "rest")]
 pub use binding::rest;
 
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+pub use binding::extension_method::ExtensionMethod;
 pub use card::AgentCardLayer;
 pub use extensions::A2aExtensionsLayer;
 #[cfg(feature = "jsonrpc")]
@@ -157,7 +159,8 @@ pub use limit::A2aBodyLimitLayer;
 pub use plumbing::{Body, NotFound};
 pub use protocol::{
     A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
-    ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, InvalidVersion, Operation, ProtocolVersion,
+    ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionRequest, InvalidVersion, Operation,
+    ProtocolVersion,
 };
 #[cfg(feature = "rest")]
 pub use rest::{RestLayer, RestService};

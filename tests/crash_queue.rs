@@ -5,12 +5,7 @@
 //! acknowledged input runs once, in the comparator's order, and completes;
 //! no task is lost or added. Needs the example binary (see
 //! `support/server.rs`).
-#![cfg(all(
-    feature = "sqlite",
-    feature = "managed",
-    feature = "jsonrpc",
-    feature = "rest"
-))]
+#![cfg(all(feature = "sqlite", feature = "jsonrpc", feature = "rest"))]
 
 mod support;
 
@@ -21,11 +16,11 @@ use a2a_tower::log::SqliteTaskLog;
 use a2a_tower::queue::Priority::{Normal, Urgent};
 use serde_json::json;
 use support::http::{client, list_all, rpc};
-use support::queue::{
-    admissions, artifact_text, enqueue, input, queue_stream, ran_once, stamp, state, until,
-    until_terminal,
-};
+use support::queue::{admissions, queue_sequenced, ran_once};
 use support::server::{Server, TempDir};
+use support::team::{
+    artifact_text, enqueue, enqueue_id, input, stamp, state, until_terminal, until_working,
+};
 
 const CONTEXT: &str = "ctx-crash-queue";
 
@@ -49,23 +44,15 @@ async fn sigkill_fails_the_run_once_and_the_queue_runs_in_order_after_restart() 
     let srv = Server::start_with("team", &env);
     let c = client();
 
-    let run = enqueue(
-        &c,
-        &srv.base,
-        input("m-run", "sleep 30 cut short", CONTEXT, None, Normal),
-    )
-    .await;
-    let run = run["id"].as_str().unwrap().to_owned();
-    until(&c, &srv.base, &run, "WORKING", |t| {
-        state(t) == "TASK_STATE_WORKING"
-    })
-    .await;
+    let held = input(CONTEXT, "sleep 30 cut short", None, Normal);
+    let run = enqueue_id(&c, &srv.base, held).await;
+    until_working(&c, &srv.base, &run).await;
 
     // Each acknowledged input: (task id, text, priority).
     let mut queued = Vec::new();
     for (i, (target, priority)) in QUEUED.into_iter().enumerate() {
         let text = format!("queued {i} {}", priority.as_str());
-        let m = input(&format!("m-{i}"), &text, CONTEXT, target, priority);
+        let m = input(CONTEXT, &text, target, priority);
         let task = enqueue(&c, &srv.base, m).await;
         assert_eq!(state(&task), "TASK_STATE_SUBMITTED", "{task}");
         queued.push((task["id"].as_str().unwrap().to_owned(), text, priority));
@@ -129,5 +116,5 @@ async fn sigkill_fails_the_run_once_and_the_queue_runs_in_order_after_restart() 
     let order: Vec<String> = std::iter::once(run.clone())
         .chain(expected.iter().map(|&i| queued[i].0.clone()))
         .collect();
-    assert_eq!(admissions(&queue_stream(&log, CONTEXT).await), order);
+    assert_eq!(admissions(&queue_sequenced(&log, CONTEXT).await), order);
 }

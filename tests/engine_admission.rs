@@ -49,6 +49,18 @@ impl TaskLog for Recording {
         self.log.append(request)
     }
 
+    fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
+        if let Some(kind) = *self.refuse.lock().unwrap() {
+            return Box::pin(async move { Err(LogError::new(kind)) });
+        }
+        let mut appends = self.appends.lock().unwrap();
+        for r in &requests {
+            appends.push((r.task_id.clone(), r.expected, r.records.len()));
+        }
+        drop(appends);
+        self.log.append_all(requests)
+    }
+
     fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
         self.log.snapshot(authority, task_id)
     }

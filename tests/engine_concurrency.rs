@@ -309,6 +309,13 @@ impl a2a_tower::log::TaskLog for Deaf {
         self.0.append(request)
     }
 
+    fn append_all(
+        &self,
+        requests: Vec<a2a_tower::log::AppendRequest>,
+    ) -> a2a_tower::log::LogFuture<'_, Vec<a2a_tower::log::Appended>> {
+        self.0.append_all(requests)
+    }
+
     fn snapshot<'a>(
         &'a self,
         authority: &'a str,

@@ -18,17 +18,8 @@ use a2a_tower::log::{AppendRequest, LogErrorKind, PostgresTaskLog, Record, TaskL
 use a2a_tower::types::{Message, TaskState, TaskStatus};
 use futures_util::StreamExt;
 use support::log_suite::{GUARD, log_suite, msg};
-use support::postgres::{url, with_schema};
+use support::postgres::{connect, url, with_schema};
 use support::recovery_suite;
-
-async fn connect(schema: &str) -> PostgresTaskLog {
-    PostgresTaskLog::builder(url())
-        .schema(schema)
-        .pool_size(8)
-        .connect()
-        .await
-        .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e:?}", url()))
-}
 
 async fn run<F, Fut>(case: F)
 where
@@ -110,6 +101,45 @@ async fn two_hosts_fence_and_watch_each_other() {
             seqs.push(r.unwrap().seq);
         }
         assert_eq!(seqs, [3, 4, 5]);
+    })
+    .await;
+}
+
+/// A commit of several tasks on host A wakes host B's watchers of each, and
+/// B's cached heads do not hide it: B's next append on a stale head is a
+/// conflict.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hosts_see_each_task_of_a_grouped_commit() {
+    with_schema(|schema| async move {
+        let a = connect(&schema).await;
+        let b = connect(&schema).await;
+        for t in ["q", "t"] {
+            b.append(AppendRequest::create("x", t, vec![Record::created(t, "c")]))
+                .await
+                .unwrap();
+        }
+        let mut on_q = b.watch("x", "q", None).await.unwrap().records;
+        let mut on_t = b.watch("x", "t", None).await.unwrap().records;
+        a.append_all(vec![
+            AppendRequest::new("x", "t", 1, 1, vec![msg(1)]),
+            AppendRequest::new("x", "q", 1, 1, vec![msg(2), msg(3)]),
+        ])
+        .await
+        .unwrap();
+        for (watch, want) in [(&mut on_q, vec![2, 3]), (&mut on_t, vec![2])] {
+            let mut got = Vec::new();
+            while got.len() < want.len() {
+                let r = tokio::time::timeout(GUARD, watch.next())
+                    .await
+                    .expect("B's watch saw A's grouped commit")
+                    .unwrap()
+                    .unwrap();
+                got.push(r.seq);
+            }
+            assert_eq!(got, want);
+        }
+        let stale = b.append(AppendRequest::new("x", "q", 1, 1, vec![msg(4)]));
+        assert_eq!(stale.await.unwrap_err().kind(), LogErrorKind::Conflict);
     })
     .await;
 }

@@ -29,14 +29,15 @@ use bytes::Bytes;
 use http_body_util::Full;
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use support::calls::{cancel, events, get, list, read_events, subscribe};
 use support::http::{Reply, request, rpc_body};
 use support::managed::{
     Counter, EXACT, REFUND, SAME_KEYS, UNTIL_CANCELED, answer, answer_unnamed, approve_schema,
-    authority, cancel, card, count, echo_question, events, exact, get, list, meta, parse,
-    part_value, pending, question_ids, read_events, records, refund, refund_input, result,
-    same_keys, score_schema, send, send_now, service, service_on, start, subscribe, terminals,
-    until_canceled, until_pending, until_terminal,
+    authority, card, count, echo_question, exact, parse, part_value, pending, question_ids, refund,
+    refund_input, result, same_keys, score_schema, send, send_now, service, service_on, start,
+    terminals, until_canceled, until_pending,
 };
+use support::tasks::{meta, records, until_terminal};
 use tower::ServiceExt as _;
 
 /// A memory log that keeps a terminal task's records (the default packs
@@ -1072,10 +1073,9 @@ async fn get_and_list_read_the_log() {
         history_length: Some(1),
         ..Default::default()
     };
-    let a2a_tower::A2aResponse::Task(short) =
-        support::managed::call(&svc, Operation::GetTask(short))
-            .await
-            .unwrap()
+    let a2a_tower::A2aResponse::Task(short) = support::calls::call(&svc, Operation::GetTask(short))
+        .await
+        .unwrap()
     else {
         panic!("a task")
     };

@@ -26,14 +26,14 @@ use a2a_tower::engine::TaskLayer;
 use a2a_tower::log::{MemoryTaskLog, Record, SqliteTaskLog, TaskLog};
 use a2a_tower::types::{ListTasksRequest, Part, StreamResponse, TaskState};
 use a2a_tower::{ErrorKind, managed::TERMINATION_KEY};
-use futures_util::StreamExt as _;
 use serde_json::json;
+use support::calls::{cancel, get, list, read_events, subscribe};
 use support::managed::{
-    Counter, EXACT, GUARD, REFUND, answer, authority, cancel, card, count, get, list, meta,
-    part_value, pending, question_ids, read_events, refund, refund_input, result, send, send_now,
-    service_on, start, subscribe, until_pending, until_terminal,
+    Counter, EXACT, REFUND, answer, authority, card, count, part_value, pending, question_ids,
+    refund, refund_input, result, send, send_now, service_on, start, until_pending,
 };
 use support::server::TempDir;
+use support::tasks::{collected, meta, recorded, until_terminal};
 
 /// The result the refund flow ends with (approved, score below 50), as
 /// JSON text: the amount keeps its exact text.
@@ -58,20 +58,7 @@ async fn refund_flow(log: Arc<dyn TaskLog>, b_log: Arc<dyn TaskLog>) {
     assert_eq!(started.status.state, TaskState::InputRequired);
     let root = started.id.clone();
     let child = format!("{root}/fraud-check");
-    let watch = log.watch(&auth, &root, Some(0)).await.unwrap();
-    let all = tokio::spawn(async move {
-        let mut out = Vec::new();
-        let mut records = watch.records;
-        while let Some(r) = records.next().await {
-            let r = r.expect("a record");
-            let end = r.record.is_terminal();
-            out.push((*r.record).clone());
-            if end {
-                break;
-            }
-        }
-        out
-    });
+    let all = recorded(&*log, &auth, &root).await;
 
     // A retry on the other host reconciles with the run already started.
     let retried = send(&b, start("m-1", "ctx-1", input())).await.unwrap();
@@ -183,7 +170,7 @@ async fn refund_flow(log: Arc<dyn TaskLog>, b_log: Arc<dyn TaskLog>) {
             "no epoch taken"
         );
     }
-    let records = tokio::time::timeout(GUARD, all).await.unwrap().unwrap();
+    let records = collected(all).await;
     assert_eq!(
         count(&records, |r| matches!(r, Record::RunStarted { .. })),
         1
@@ -240,20 +227,10 @@ async fn refund_flow_on_sqlite() {
 #[cfg(feature = "postgres")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refund_flow_on_postgres() {
-    use a2a_tower::log::PostgresTaskLog;
-    use support::postgres::{url, with_schema};
-    async fn connect(schema: &str) -> Arc<dyn TaskLog> {
-        let log = PostgresTaskLog::builder(url())
-            .schema(schema)
-            .pool_size(4)
-            .connect()
-            .await
-            .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e:?}", url()));
-        Arc::new(log)
-    }
+    use support::postgres::{connect, with_schema};
     with_schema(|schema| async move {
-        let a = connect(&schema).await;
-        let b = connect(&schema).await;
+        let a: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
+        let b: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
         refund_flow(a, b).await;
     })
     .await;

@@ -16,27 +16,21 @@
 //! unreachable. It works in its own `a2a_test_<uuid>` schema, dropped at the
 //! end even when the test fails. Needs the example binary built with
 //! `--all-features` (see `support/server.rs`).
-#![cfg(all(
-    feature = "postgres",
-    feature = "managed",
-    feature = "jsonrpc",
-    feature = "rest"
-))]
+#![cfg(all(feature = "postgres", feature = "sqlite", feature = "jsonrpc"))]
 
 mod support;
 
 use std::collections::BTreeMap;
 
-use a2a_tower::log::PostgresTaskLog;
 use a2a_tower::queue::Priority::{self, Normal, Urgent};
 use serde_json::json;
 use support::http::{HttpClient, client, rpc};
-use support::postgres::{url, with_schema};
-use support::queue::{
-    admissions, artifact_text, enqueue, host, input, queue_stream, ran_once, stamp, state, until,
-    until_terminal,
-};
+use support::postgres::{connect, url, with_schema};
+use support::queue::{admissions, host_runs, queue_sequenced, ran_once};
 use support::server::Server;
+use support::team::{
+    artifact_text, enqueue, enqueue_id, input, stamp, state, until_terminal, until_working,
+};
 
 /// Inputs queued while the first run holds the context.
 const HELD: usize = 12;
@@ -54,7 +48,7 @@ async fn send(c: &HttpClient, base: &str, context: &str, i: usize) -> (String, S
     let text = format!("sleep 0.2 input {i} {}", priority(i).as_str());
     // Alternately for echo and without a target (the context's replier).
     let target = (i % 4 < 2).then_some("echo");
-    let m = input(&format!("m-{i}"), &text, context, target, priority(i));
+    let m = input(context, &text, target, priority(i));
     let task = enqueue(c, base, m).await;
     assert!(
         matches!(state(&task), "TASK_STATE_SUBMITTED" | "TASK_STATE_WORKING"),
@@ -64,11 +58,9 @@ async fn send(c: &HttpClient, base: &str, context: &str, i: usize) -> (String, S
 }
 
 async fn admissions_follow_the_comparator_across_hosts(schema: &str) {
-    // Fail loudly, not with a server start-up error, when PostgreSQL is down.
-    let (probe, conn) = tokio_postgres::connect(&url(), tokio_postgres::NoTls)
-        .await
-        .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e}", url()));
-    drop((probe, conn));
+    // Fails loudly, not with a server start-up error, when PostgreSQL is
+    // down; the test reads the records through it at the end.
+    let log = connect(schema).await;
 
     let start = |host: &str| {
         let url = url();
@@ -84,15 +76,9 @@ async fn admissions_follow_the_comparator_across_hosts(schema: &str) {
     let c = client();
     let context = format!("ctx-{}", uuid::Uuid::new_v4());
 
-    let held = input("m-held", "sleep 30 held", &context, Some("echo"), Normal);
-    let held = enqueue(&c, base(0), held).await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    until(&c, base(0), &held, "WORKING", |t| {
-        state(t) == "TASK_STATE_WORKING"
-    })
-    .await;
+    let held = input(&context, "sleep 30 held", Some("echo"), Normal);
+    let held = enqueue_id(&c, base(0), held).await;
+    until_working(&c, base(0), &held).await;
 
     // (task id, text, priority) of every input, in the order acknowledged.
     let mut sent = Vec::new();
@@ -121,19 +107,13 @@ async fn admissions_follow_the_comparator_across_hosts(schema: &str) {
         done.insert(id.clone(), task);
     }
 
-    // The log, through a connection of its own to the same schema.
-    let log = PostgresTaskLog::builder(url())
-        .schema(schema)
-        .connect()
-        .await
-        .expect("connect to the test schema");
+    // The records, through the test's own connection to the schema.
     let mut ran_on = BTreeMap::<String, usize>::new();
     for (id, ..) in &sent {
-        *ran_on
-            .entry(host(&ran_once(&log, id).await).to_owned())
-            .or_default() += 1;
+        let records = ran_once(&log, id).await;
+        *ran_on.entry(host_runs(&records)[0].to_owned()).or_default() += 1;
     }
-    let order = admissions(&queue_stream(&log, &context).await);
+    let order = admissions(&queue_sequenced(&log, &context).await);
     assert_eq!(order.len(), 1 + sent.len(), "{order:?}");
     assert_eq!(order[0], held);
 

@@ -6,15 +6,18 @@
 //! run in the order they arrived. The only clocks are guards far above what
 //! the calls need, and a call past its guard fails the test. Needs the
 //! example binary (see `support/server.rs`).
-#![cfg(all(feature = "sqlite", feature = "managed", feature = "jsonrpc"))]
+#![cfg(all(feature = "sqlite", feature = "jsonrpc"))]
 
 mod support;
 
 use a2a_tower::queue::Priority::Normal;
 use serde_json::json;
 use support::http::{client, rpc};
-use support::queue::{GUARD, artifact_text, enqueue, input, stamp, state, until, until_terminal};
 use support::server::Server;
+use support::tasks::GUARD;
+use support::team::{
+    artifact_text, enqueue, enqueue_id, input, stamp, state, until_terminal, until_working,
+};
 
 /// Inputs queued behind A's run.
 const QUEUED: usize = 50;
@@ -27,15 +30,9 @@ async fn a_busy_context_holds_up_no_other_context() {
     let base = srv.base.as_str();
     let c = client();
 
-    let run = input("m-a", "sleep 600 holds context A", "ctx-a", None, Normal);
-    let run = enqueue(&c, base, run).await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    until(&c, base, &run, "WORKING", |t| {
-        state(t) == "TASK_STATE_WORKING"
-    })
-    .await;
+    let run = input("ctx-a", "sleep 600 holds context A", None, Normal);
+    let run = enqueue_id(&c, base, run).await;
+    until_working(&c, base, &run).await;
 
     // A's inputs queue (one after another: their arrival order is known)
     // while the other contexts' messages run, all at once.
@@ -43,7 +40,7 @@ async fn a_busy_context_holds_up_no_other_context() {
         let mut queued = Vec::new();
         for i in 0..QUEUED {
             let text = format!("queued {i} in A");
-            let m = input(&format!("m-a-{i}"), &text, "ctx-a", None, Normal);
+            let m = input("ctx-a", &text, None, Normal);
             let task = enqueue(&c, base, m).await;
             assert_eq!(state(&task), "TASK_STATE_SUBMITTED", "{task}");
             queued.push((task["id"].as_str().unwrap().to_owned(), text));
@@ -54,13 +51,7 @@ async fn a_busy_context_holds_up_no_other_context() {
         let c = c.clone();
         async move {
             let text = format!("one two three in context {i}");
-            let m = input(
-                &format!("m-o-{i}"),
-                &text,
-                &format!("ctx-{i}"),
-                None,
-                Normal,
-            );
+            let m = input(&format!("ctx-{i}"), &text, None, Normal);
             let call = rpc(&c, base, "SendMessage", json!({"message": m}));
             let task = tokio::time::timeout(GUARD, call)
                 .await

@@ -92,6 +92,8 @@ pub(crate) enum Expected {
     Empty,
     AgentCard,
     Stream,
+    /// An extension method: any JSON value.
+    Extension,
 }
 
 impl Expected {
@@ -109,6 +111,7 @@ impl Expected {
             Operation::DeleteTaskPushNotificationConfig(_) => Self::Empty,
             Operation::GetExtendedAgentCard(_) => Self::AgentCard,
             Operation::SendStreamingMessage(_) | Operation::SubscribeToTask(_) => Self::Stream,
+            Operation::Extension(_) => Self::Extension,
         }
     }
 }
@@ -159,6 +162,7 @@ pub(crate) fn encode_reply<E: EncodeResult>(
         (X::Empty, R::Empty) => enc.encode(&EmptyObject),
         (X::AgentCard, R::AgentCard(c)) => enc.encode(&c),
         (X::Stream, R::Stream(s)) => return Ok(Reply::Stream(s)),
+        (X::Extension, R::Extension(v)) => enc.encode(&v),
         _ => return Err(A2aError::new(ErrorKind::InvalidAgentResponse)),
     }?;
     Ok(Reply::Json(json))

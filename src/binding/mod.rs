@@ -7,6 +7,8 @@
 //!   media type, the readiness of the core, the answer's variant, opening a
 //!   stream);
 //! - `sse`: the `text/event-stream` body over an event stream;
+//! - `extension_method`: methods an extension adds, registered on both
+//!   bindings ([`ExtensionMethod`](crate::ExtensionMethod));
 //! - `router`: the bindings the card advertises as one service
 //!   ([`BindingsLayer`](crate::server::BindingsLayer), public under
 //!   [`server`](crate::server)).
@@ -31,6 +33,8 @@
 
 #[cfg(any(feature = "jsonrpc", feature = "rest"))]
 mod exchange;
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+pub(crate) mod extension_method;
 #[cfg(feature = "jsonrpc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "jsonrpc")))]
 pub mod jsonrpc;

@@ -14,7 +14,8 @@ use tower_service::Service;
 
 use crate::types::{AgentCard, BINDING_HTTP_JSON, BINDING_JSONRPC};
 use crate::{
-    A2aService, Body, BoxError, ConfigError, JsonRpcLayer, JsonRpcService, RestLayer, RestService,
+    A2aService, Body, BoxError, ConfigError, ExtensionMethod, JsonRpcLayer, JsonRpcService,
+    RestLayer, RestService,
 };
 
 /// The bindings the card advertises over one core: JSON-RPC, HTTP+JSON, or
@@ -57,6 +58,19 @@ impl BindingsLayer {
             ));
         }
         Ok(Self { jsonrpc, rest })
+    }
+
+    /// Serves `method` on both bindings (see [`ExtensionMethod`]): its name
+    /// over JSON-RPC, its routes over HTTP+JSON. A name that is a core
+    /// method or already registered, or a route that clashes with a core
+    /// route or a registered one, is an error.
+    pub fn extension_method(mut self, method: ExtensionMethod) -> Result<Self, ConfigError> {
+        self.jsonrpc = self
+            .jsonrpc
+            .map(|l| l.extension_method(method.clone()))
+            .transpose()?;
+        self.rest = self.rest.map(|l| l.extension_method(method)).transpose()?;
+        Ok(self)
     }
 
     /// The SSE keep-alive interval of both bindings (15 s by default).
@@ -174,6 +188,32 @@ mod tests {
         assert!(BindingsLayer::new(&card).is_err());
         let card = card.with_interface(AgentInterface::http_json("http://h/rest"));
         assert!(BindingsLayer::new(&card).is_ok());
+    }
+
+    #[test]
+    fn extension_methods_reach_both_bindings() {
+        let card = AgentCard::new("a", "b", "1")
+            .with_interface(AgentInterface::jsonrpc("http://h/rpc"))
+            .with_interface(AgentInterface::http_json("http://h/rest"));
+        let get = ExtensionMethod::new("GetContextQueue")
+            .route(http::Method::GET, "/contexts/{contextId}/queue");
+        let layer = BindingsLayer::new(&card)
+            .unwrap()
+            .extension_method(get.clone())
+            .unwrap();
+        assert!(layer.clone().extension_method(get).is_err());
+        let clash = ExtensionMethod::new("X").route(http::Method::POST, "/message:send");
+        assert!(layer.extension_method(clash).is_err());
+        // A JSON-RPC-only card still checks the routes.
+        let rpc =
+            AgentCard::new("a", "b", "1").with_interface(AgentInterface::jsonrpc("http://h/"));
+        let clash = ExtensionMethod::new("X").route(http::Method::GET, "/tasks");
+        assert!(
+            BindingsLayer::new(&rpc)
+                .unwrap()
+                .extension_method(clash)
+                .is_err()
+        );
     }
 
     #[test]

@@ -40,6 +40,7 @@ fn params(op: &Operation) -> Result<Map<String, Value>, A2aError> {
         | Operation::DeleteTaskPushNotificationConfig(r) => serde_json::to_value(r),
         Operation::ListTaskPushNotificationConfigs(r) => serde_json::to_value(r),
         Operation::GetExtendedAgentCard(r) => serde_json::to_value(r),
+        Operation::Extension(r) => return Ok(r.params.clone()),
     };
     match v.map_err(A2aError::internal)? {
         Value::Object(m) => Ok(m),
@@ -104,7 +105,7 @@ pub(crate) fn encode(
             let env = json!({"jsonrpc": "2.0", "id": id, "method": op.method(), "params": p});
             (Method::POST, target.url.clone(), Some(env))
         }
-        Transport::HttpJson => rest(target, op, p),
+        Transport::HttpJson => rest(target, op, p)?,
     };
     let body = match body {
         Some(v) => Bytes::from(serde_json::to_vec(&v).map_err(A2aError::internal)?),
@@ -134,12 +135,13 @@ pub(crate) fn encode(
         .map_err(|e| A2aError::new(crate::ErrorKind::InvalidParams).with_source(e))
 }
 
-/// Method, URI and body of an HTTP+JSON call (§7.1).
+/// Method, URI and body of an HTTP+JSON call (§7.1). An extension method
+/// has no route the client knows: UnsupportedOperation.
 fn rest(
     target: &Target,
     op: &Operation,
     mut p: Map<String, Value>,
-) -> (Method, String, Option<Value>) {
+) -> Result<(Method, String, Option<Value>), A2aError> {
     let tenant = take_str(&mut p, "tenant");
     let mut base = target.base.clone();
     if !tenant.is_empty() {
@@ -184,12 +186,16 @@ fn rest(
             (Method::GET, path, false)
         }
         Operation::GetExtendedAgentCard(_) => (Method::GET, "/extendedAgentCard".to_owned(), false),
+        Operation::Extension(_) => {
+            return Err(A2aError::new(crate::ErrorKind::UnsupportedOperation)
+                .with_message("extension methods are sent over JSON-RPC only"));
+        }
     };
-    if body {
+    Ok(if body {
         (method, format!("{base}{path}"), Some(Value::Object(p)))
     } else {
         (method, format!("{base}{path}{}", query(&p)), None)
-    }
+    })
 }
 
 #[cfg(test)]
@@ -264,5 +270,28 @@ mod tests {
             body,
             json!({"jsonrpc":"2.0","id":9,"method":"GetTask","params":{"id":"t","tenant":"acme"}})
         );
+    }
+
+    #[test]
+    fn extensions_go_over_jsonrpc_only() {
+        let params = json!({"contextId": "c-1"}).as_object().cloned().unwrap();
+        let ext = || {
+            A2aRequest::new(Operation::Extension(crate::ExtensionRequest::new(
+                "GetContextQueue",
+                params.clone(),
+            )))
+        };
+        let r = encode(&target(Transport::JsonRpc, "acme"), &ext(), 3).unwrap();
+        use futures_util::FutureExt;
+        use http_body_util::BodyExt;
+        let bytes = r.into_body().collect().now_or_never().unwrap().unwrap();
+        let body: Value = serde_json::from_slice(&bytes.to_bytes()).unwrap();
+        assert_eq!(
+            body,
+            json!({"jsonrpc":"2.0","id":3,"method":"GetContextQueue",
+                   "params":{"contextId":"c-1","tenant":"acme"}})
+        );
+        let err = encode(&target(Transport::HttpJson, ""), &ext(), 3).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::UnsupportedOperation);
     }
 }

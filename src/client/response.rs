@@ -33,6 +33,8 @@ pub(crate) enum Expect {
     Empty,
     Card,
     Stream,
+    /// An extension method: any JSON value.
+    Extension,
 }
 
 impl Expect {
@@ -47,6 +49,7 @@ impl Expect {
             Operation::DeleteTaskPushNotificationConfig(_) => Self::Empty,
             Operation::GetExtendedAgentCard(_) => Self::Card,
             Operation::SendStreamingMessage(_) | Operation::SubscribeToTask(_) => Self::Stream,
+            Operation::Extension(_) => Self::Extension,
         }
     }
 }
@@ -91,6 +94,7 @@ fn answer(expect: Expect, v: Value) -> Result<A2aResponse, A2aError> {
         },
         Expect::Card => A2aResponse::AgentCard(Box::new(typed::<AgentCard>(v)?)),
         Expect::Stream => return Err(invalid("a streaming operation was not answered with SSE")),
+        Expect::Extension => A2aResponse::Extension(v),
     })
 }
 
@@ -381,6 +385,7 @@ mod tests {
             (Expect::PushConfigs, serde_json::to_value(&configs).unwrap()),
             (Expect::Empty, json!({})),
             (Expect::Card, serde_json::to_value(&card).unwrap()),
+            (Expect::Extension, json!({"taskIds": ["t"]})),
         ];
         for (expect, value) in cases {
             let rpc = json!({"jsonrpc": "2.0", "id": 1, "result": value.clone()}).to_string();
@@ -400,6 +405,7 @@ mod tests {
                     (Expect::PushConfigs, Ok(A2aResponse::PushConfigs(x))) => x == configs,
                     (Expect::Empty, Ok(A2aResponse::Empty)) => true,
                     (Expect::Card, Ok(A2aResponse::AgentCard(x))) => *x == card,
+                    (Expect::Extension, Ok(A2aResponse::Extension(x))) => x == value,
                     _ => false,
                 };
                 assert!(ok, "{t:?} {expect:?}");

@@ -10,6 +10,11 @@
 //! the caller's own `Authorization`, never are. Calls have no deadline of
 //! their own: a host adds one as a layer (the card timeout never applies).
 //!
+//! An [`Operation::Extension`](crate::Operation::Extension) call is sent over
+//! JSON-RPC as its method name and params, and its result comes back as
+//! [`A2aResponse::Extension`]; over HTTP+JSON the client knows no route for
+//! it and answers UnsupportedOperation without sending anything.
+//!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use a2a_tower::client::A2aClient;

@@ -29,7 +29,7 @@ pub struct Execution {
     pub context: CallContext,
     /// Records progress: status, artifact chunks, a direct reply.
     pub emit: Emitter,
-    /// Messages appended to the running execution (see [`Inputs`]).
+    /// Messages appended to the running execution (see [`Inputs`](super::Inputs)).
     pub inputs: super::Inputs,
 }
 

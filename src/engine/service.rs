@@ -111,6 +111,8 @@ where
         Operation::ListTasks(r) => ops::list(&shared, r, &context).await,
         Operation::CancelTask(r) => ops::cancel(&shared, r, &context).await,
         Operation::SubscribeToTask(r) => ops::subscribe(&shared, r, &context).await,
+        // No extension method is served here: unknown, as to the bindings.
+        Operation::Extension(_) => Err(A2aError::new(ErrorKind::MethodNotFound)),
         #[allow(unreachable_patterns)]
         _ => Err(A2aError::new(ErrorKind::UnsupportedOperation)),
     }

@@ -14,6 +14,14 @@
 //! - a record that cannot follow the task's records (anything after a
 //!   terminal status, a second `Created`): [`LogErrorKind::Invalid`].
 //!
+//! [`TaskLog::append_all`] commits appends to several tasks as one (a
+//! per-context queue and the task it admits, say): each request is checked
+//! by the rules above against its own task, and either every request
+//! commits or none does, with the error of the first one refused. Each
+//! request names a different task (the same task twice is
+//! [`LogErrorKind::Invalid`]); creations and continuations, and requests of
+//! different authorities, mix freely.
+//!
 //! A writer that takes over a task (a continuation, recovery after a restart)
 //! appends with a higher epoch, which fences every older writer. Readers
 //! ([`TaskLog::snapshot`], [`TaskLog::read`], [`TaskLog::watch`],
@@ -54,6 +62,23 @@
 //! assert!(log.snapshot("other", "t-1").await.is_err());
 //! let snap = log.snapshot("public", "t-1").await.unwrap();
 //! assert_eq!(snap.task.history.len(), 1);
+//!
+//! // Two tasks at once: one request is stale, so the other commits nothing.
+//! let working = Record::status(TaskStatus::new(TaskState::Working));
+//! let both = vec![
+//!     AppendRequest::create("public", "t-2", vec![Record::created("t-2", "c-1")]),
+//!     AppendRequest::new("public", "t-1", 1, 1, vec![working.clone()]),
+//! ];
+//! let err = log.append_all(both).await.unwrap_err();
+//! assert_eq!(err.kind(), a2a_tower::log::LogErrorKind::Conflict);
+//! assert!(log.snapshot("public", "t-2").await.is_err());
+//! // Both current: both commit, answered in request order.
+//! let both = vec![
+//!     AppendRequest::create("public", "t-2", vec![Record::created("t-2", "c-1")]),
+//!     AppendRequest::new("public", "t-1", 2, 1, vec![working]),
+//! ];
+//! let seqs: Vec<u64> = log.append_all(both).await.unwrap().iter().map(|a| a.seq).collect();
+//! assert_eq!(seqs, [1, 3]);
 //! # });
 //! ```
 
@@ -177,6 +202,13 @@ impl AppendRequest {
     }
 }
 
+/// No two requests name the same task (see [`TaskLog::append_all`]).
+pub(crate) fn distinct_tasks(requests: &[AppendRequest]) -> bool {
+    let mut ids: Vec<&str> = requests.iter().map(|r| r.task_id.as_str()).collect();
+    ids.sort_unstable();
+    ids.windows(2).all(|w| w[0] != w[1])
+}
+
 /// The result of a committed append.
 #[derive(Debug, Clone)]
 pub struct Appended {
@@ -240,16 +272,15 @@ pub trait TaskLog: Send + Sync + 'static {
     /// number and `request.epoch` is not stale.
     fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended>;
 
-    /// TEMP-SHIM (replaced by the appendall branch).
-    fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
-        Box::pin(async move {
-            let mut out = Vec::new();
-            for r in requests {
-                out.push(self.append(r).await?);
-            }
-            Ok(out)
-        })
-    }
+    /// Commits several appends, each to a different task, as one: every
+    /// request's conditions (authority, expected sequence number, epoch,
+    /// records that may follow) hold and all records are committed, or nothing
+    /// is. Watchers of each task see its records only after the whole commit.
+    /// The error is the one of the first request (in order) that is refused;
+    /// the same task twice is `Invalid`; no request is `Ok(vec![])`.
+    ///
+    /// Returns one [`Appended`] per request, in request order.
+    fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>>;
 
     /// The current snapshot of a task.
     fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot>;
@@ -304,6 +335,10 @@ pub trait TaskLog: Send + Sync + 'static {
 impl<L: TaskLog + ?Sized> TaskLog for Arc<L> {
     fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
         (**self).append(request)
+    }
+
+    fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
+        (**self).append_all(requests)
     }
 
     fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {

@@ -242,6 +242,8 @@ async fn dispatch(inner: Arc<Inner>, req: A2aRequest) -> Result<A2aResponse, A2a
             Ok(A2aResponse::Task(view(&task, None, true)))
         }
         Operation::GetExtendedAgentCard(_) => ops::extended_card(shared, &context),
+        // No extension method is served here: unknown, as to the bindings.
+        Operation::Extension(_) => Err(A2aError::new(ErrorKind::MethodNotFound)),
         #[allow(unreachable_patterns)]
         _ => Err(A2aError::new(ErrorKind::UnsupportedOperation)),
     }

@@ -91,7 +91,8 @@ pub(crate) fn operation(op: &Operation) -> Result<(), A2aError> {
             v.required(&r.id, "id");
         }
         Operation::ListTaskPushNotificationConfigs(r) => v.required(&r.task_id, "taskId"),
-        Operation::GetExtendedAgentCard(_) => {}
+        // An extension's parameters are its core's to check.
+        Operation::GetExtendedAgentCard(_) | Operation::Extension(_) => {}
     }
     v.into_result()
 }

@@ -1,5 +1,6 @@
 //! The protocol core, shared by both directions and every part of the crate:
-//! one A2A operation with its call context ([`A2aRequest`]), the core's answer
+//! one A2A operation (or an extension's method, [`ExtensionRequest`]) with
+//! its call context ([`A2aRequest`]), the core's answer
 //! ([`A2aResponse`]), the readable bound for a core ([`A2aService`]), the
 //! protocol error and its one table of codes ([`A2aError`]), configuration
 //! errors ([`ConfigError`]), and the operation-level rules that both the
@@ -23,12 +24,14 @@
 pub(crate) mod check;
 mod config;
 mod error;
+mod extension;
 mod request;
 mod response;
 pub(crate) mod service;
 
 pub use config::ConfigError;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
+pub use extension::ExtensionRequest;
 pub use request::{
     A2aRequest, ActivatedExtensions, CallContext, InvalidVersion, Operation, ProtocolVersion,
 };

@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 use http::{Extensions, HeaderMap};
 
+use super::extension::ExtensionRequest;
 use crate::types::{
     CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
@@ -78,7 +79,8 @@ impl FromStr for ProtocolVersion {
     }
 }
 
-/// One of the eleven A2A operations, with its decoded parameters.
+/// One of the eleven A2A operations, or a method an extension adds, with its
+/// decoded parameters.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Operation {
@@ -104,10 +106,14 @@ pub enum Operation {
     DeleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest),
     /// GetExtendedAgentCard.
     GetExtendedAgentCard(GetExtendedAgentCardRequest),
+    /// A method an extension adds (registered on the bindings with an
+    /// [`ExtensionMethod`](crate::ExtensionMethod)). A core that does not
+    /// serve it answers MethodNotFound.
+    Extension(ExtensionRequest),
 }
 
 impl Operation {
-    /// The JSON-RPC method name.
+    /// The JSON-RPC method name (an extension's registered name).
     pub const fn method(&self) -> &'static str {
         match self {
             Self::SendMessage(_) => "SendMessage",
@@ -121,6 +127,7 @@ impl Operation {
             Self::ListTaskPushNotificationConfigs(_) => "ListTaskPushNotificationConfigs",
             Self::DeleteTaskPushNotificationConfig(_) => "DeleteTaskPushNotificationConfig",
             Self::GetExtendedAgentCard(_) => "GetExtendedAgentCard",
+            Self::Extension(r) => r.method,
         }
     }
 
@@ -132,7 +139,8 @@ impl Operation {
         )
     }
 
-    /// The `tenant` field of the parameters (empty when unset).
+    /// The `tenant` field of the parameters (empty when unset; for an
+    /// extension, its `tenant` member when that is a string).
     pub fn tenant(&self) -> &str {
         match self {
             Self::SendMessage(r) | Self::SendStreamingMessage(r) => &r.tenant,
@@ -146,6 +154,7 @@ impl Operation {
             }
             Self::ListTaskPushNotificationConfigs(r) => &r.tenant,
             Self::GetExtendedAgentCard(r) => &r.tenant,
+            Self::Extension(r) => r.tenant(),
         }
     }
 }

@@ -31,6 +31,9 @@ pub enum A2aResponse {
     AgentCard(Box<AgentCard>),
     /// SendStreamingMessage, SubscribeToTask: the events.
     Stream(EventStream),
+    /// An extension method: its JSON result (the JSON-RPC `result`, the
+    /// HTTP+JSON response body).
+    Extension(serde_json::Value),
 }
 
 impl fmt::Debug for A2aResponse {
@@ -44,6 +47,7 @@ impl fmt::Debug for A2aResponse {
             Self::Empty => f.write_str("Empty"),
             Self::AgentCard(c) => f.debug_tuple("AgentCard").field(c).finish(),
             Self::Stream(_) => f.write_str("Stream(..)"),
+            Self::Extension(v) => f.debug_tuple("Extension").field(v).finish(),
         }
     }
 }

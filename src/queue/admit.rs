@@ -19,8 +19,12 @@ use crate::engine::writer::Writer;
 use crate::log::{AppendRequest, LogError, LogErrorKind, Record, Snapshot};
 use crate::types::{Message, Part, Role, Task, TaskState, TaskStatus, Timestamp};
 
-/// The status message of an input whose named agent is not hosted here.
+/// The status message of an input whose named agent is not hosted here
+/// (reason `TARGET_UNAVAILABLE`).
 pub const TARGET_UNAVAILABLE_MESSAGE: &str = "The agent this input names is not hosted here.";
+/// The status message of a handoff whose reply is gone from the log (reason
+/// `INPUT_UNAVAILABLE`).
+pub const INPUT_UNAVAILABLE_MESSAGE: &str = "The reply this input refers to is gone.";
 
 /// The agent to admit the head for, or [`Wait`]. An input naming an agent
 /// waits while that agent runs an input of the context; one naming none
@@ -54,10 +58,12 @@ pub(crate) async fn admit(
     agent: String,
 ) -> Result<Step, LogError> {
     if !core.team.has(&agent) {
-        return fail_visibly(core, slot, st, head, &snap).await;
+        let why = (TARGET_UNAVAILABLE_MESSAGE, "TARGET_UNAVAILABLE");
+        return fail_visibly(core, slot, st, head, &snap, why).await;
     }
     let Some(message) = input(core, slot, &snap).await? else {
-        return fail_visibly(core, slot, st, head, &snap).await;
+        let why = (INPUT_UNAVAILABLE_MESSAGE, "INPUT_UNAVAILABLE");
+        return fail_visibly(core, slot, st, head, &snap, why).await;
     };
     let mut metadata = snap.task.metadata.clone().unwrap_or_default();
     metadata.insert(AGENT_KEY.into(), agent.clone().into());
@@ -130,16 +136,17 @@ async fn fail_visibly(
     st: &ContextQueue,
     head: &Entry,
     snap: &Snapshot,
+    (text, reason): (&str, &str),
 ) -> Result<Step, LogError> {
     let mut message = Message::new(
         Role::Agent,
         crate::engine::id_text(uuid::Uuid::new_v4()),
-        TARGET_UNAVAILABLE_MESSAGE,
+        text,
     );
     message.task_id.clone_from(&head.task_id);
     message.context_id.clone_from(&slot.context_id);
     let mut meta = crate::types::Metadata::new();
-    meta.insert(ERROR_KEY.into(), "TARGET_UNAVAILABLE".into());
+    meta.insert(ERROR_KEY.into(), reason.into());
     message.metadata = Some(meta);
     let failed = Record::status(TaskStatus {
         state: TaskState::Failed,

@@ -7,7 +7,7 @@ use super::core::Core;
 use super::entry::Priority;
 use super::record::{QueueRecord, QueuedInput};
 use super::{MODE_KEY, PRIORITY_KEY, TARGET_KEY};
-use crate::log::{AppendRequest, LogErrorKind, Record, Snapshot};
+use crate::log::{AppendRequest, LogErrorKind, Record, Snapshot, Watch};
 use crate::types::{Message, Role, SendMessageRequest};
 use crate::{A2aError, ErrorKind};
 
@@ -91,15 +91,21 @@ pub(crate) struct Enqueued {
     pub(crate) snapshot: Snapshot,
     /// For a steer: the run of its target in the context when it was queued.
     pub(crate) steered: Option<String>,
+    /// If asked for, the task's records after `snapshot`: registered before
+    /// any drain of this host can admit the task, so its run cannot end
+    /// first (and a memory log pack the task away before it is watched).
+    pub(crate) watch: Option<Watch>,
 }
 
 /// Queues `req` (a message without a task id) as a new SUBMITTED task of
-/// its context: the task and its queue entry in one commit.
+/// its context: the task and its queue entry in one commit; with `watch`,
+/// also a watch of the task from then on.
 pub(crate) async fn enqueue(
     core: &Core,
     authority: &str,
     req: SendMessageRequest,
     d: &Directives,
+    watch: bool,
 ) -> Result<Enqueued, A2aError> {
     crate::engine::admit::validate(&core.shared, &req)?;
     let mut message = req.message;
@@ -136,6 +142,12 @@ pub(crate) async fn enqueue(
             .await
         {
             Ok(mut out) => {
+                let snapshot = out.swap_remove(0).snapshot;
+                // Still under `st`, which every drain pass of this host holds.
+                let watch = match watch {
+                    true => Some(log.watch(authority, &task_id, Some(snapshot.seq)).await?),
+                    false => None,
+                };
                 let steered = d
                     .target
                     .as_ref()
@@ -144,8 +156,9 @@ pub(crate) async fn enqueue(
                     .map(|run| run.task_id.clone());
                 drop(st);
                 return Ok(Enqueued {
-                    snapshot: out.swap_remove(0).snapshot,
+                    snapshot,
                     steered,
+                    watch,
                 });
             }
             Err(e) if matches!(e.kind(), LogErrorKind::Conflict | LogErrorKind::Fenced) => {}

@@ -14,10 +14,29 @@ use super::state::ContextQueue;
 use crate::log::LogErrorKind;
 use crate::{A2aError, CallContext, ErrorKind};
 
-/// The JSON-RPC method (and operation name) that reads a context's queue.
+/// The JSON-RPC method (and operation name) that reads a context's queue;
+/// over HTTP+JSON `GET /contexts/{contextId}/queue`.
 pub const GET_QUEUE_METHOD: &str = "GetContextQueue";
-/// The JSON-RPC method (and operation name) that reorders a context's queue.
+/// The JSON-RPC method (and operation name) that reorders a context's queue;
+/// over HTTP+JSON `POST /contexts/{contextId}/queue:reorder`.
 pub const REORDER_QUEUE_METHOD: &str = "ReorderContextQueue";
+
+/// The extension's two operations as the bindings register them.
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "jsonrpc", feature = "rest"))))]
+///
+/// ```
+/// let methods = a2a_tower::queue::extension_methods();
+/// assert_eq!(methods.len(), 2);
+/// ```
+pub fn extension_methods() -> [crate::ExtensionMethod; 2] {
+    [
+        crate::ExtensionMethod::new(GET_QUEUE_METHOD)
+            .route(http::Method::GET, "/contexts/{contextId}/queue"),
+        crate::ExtensionMethod::new(REORDER_QUEUE_METHOD)
+            .route(http::Method::POST, "/contexts/{contextId}/queue:reorder"),
+    ]
+}
 
 fn string<'a>(params: &'a Map<String, Value>, key: &str) -> Result<&'a str, A2aError> {
     match params.get(key) {

@@ -23,7 +23,8 @@ enum State {
     Dirty,
 }
 
-/// The drain state of one context (see the [module docs](self)).
+/// The drain state of one context: the dirty bit that makes a context's
+/// drain event-driven and impossible to lose (see [`queue`](crate::queue)).
 #[derive(Debug)]
 pub struct DrainGate {
     state: Mutex<State>,

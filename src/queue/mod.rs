@@ -111,8 +111,10 @@ mod state;
 mod stream;
 mod team;
 
-pub use admit::TARGET_UNAVAILABLE_MESSAGE;
+pub use admit::{INPUT_UNAVAILABLE_MESSAGE, TARGET_UNAVAILABLE_MESSAGE};
 pub use entry::{Entry, Priority};
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+pub use ext::extension_methods;
 pub use ext::{GET_QUEUE_METHOD, REORDER_QUEUE_METHOD};
 pub use gate::DrainGate;
 pub use handoff::MAX_HOPS;

@@ -43,7 +43,7 @@ pub(crate) async fn send(
         .configuration
         .as_ref()
         .map_or((false, None), |c| (c.return_immediately, c.history_length));
-    let queued = enqueue(core, &authority, req, &d).await?;
+    let queued = enqueue(core, &authority, req, &d, stream).await?;
     let snapshot = queued.snapshot;
     if let Some(run) = queued.steered {
         // The steer is queued first, so the cancel's end admits it next.
@@ -54,28 +54,30 @@ pub(crate) async fn send(
         let _ = crate::engine::ops::cancel(&core.shared, cancel, &context).await;
     }
     core.notify(&authority, &snapshot.task.context_id);
-    answer(core, &authority, snapshot, stream, immediately, history).await
+    answer(
+        core,
+        &authority,
+        snapshot,
+        queued.watch,
+        immediately,
+        history,
+    )
+    .await
 }
 
-/// The answer to a queued input: the stream of its task from SUBMITTED on,
-/// the task as queued (`returnImmediately`), or the task once its run ends
-/// or asks for input.
+/// The answer to a queued input: the stream of its task from SUBMITTED on
+/// (`stream`, the watch the enqueue registered), the task as queued
+/// (`returnImmediately`), or the task once its run ends or asks for input.
 async fn answer(
     core: &Core,
     authority: &str,
     snapshot: Snapshot,
-    stream: bool,
+    stream: Option<crate::log::Watch>,
     immediately: bool,
     history: Option<i32>,
 ) -> Result<A2aResponse, A2aError> {
     let log = &core.shared.log;
-    if immediately && !stream {
-        return Ok(task_response(view(&snapshot.task, history, true)));
-    }
-    if stream {
-        let watch = log
-            .watch(authority, &snapshot.task.id, Some(snapshot.seq))
-            .await?;
+    if let Some(watch) = stream {
         let watch = crate::log::Watch {
             snapshot,
             records: watch.records,
@@ -85,6 +87,9 @@ async fn answer(
             Start::Snapshot,
             core.shared.subscriber_buffer,
         )));
+    }
+    if immediately {
+        return Ok(task_response(view(&snapshot.task, history, true)));
     }
     let task = settled(log.as_ref(), authority, &snapshot.task.id).await?;
     Ok(task_response(view(&task, history, true)))
@@ -155,20 +160,22 @@ async fn append(
         .get(&snap.task.id)
         .filter(|w| w.is_open() && w.authority == authority)
         .ok_or_else(not_running)?;
+    // A stream's watch is registered before the append: a run that ends at
+    // once cannot leave the task compacted before it is watched.
+    let watch = match stream {
+        true => Some(
+            core.shared
+                .log
+                .watch(authority, &snap.task.id, None)
+                .await?,
+        ),
+        false => None,
+    };
     let appended = writer
         .append_input(message)
         .await
         .map_err(|_| not_running())?;
-    if stream {
-        let watch = core
-            .shared
-            .log
-            .watch(authority, &snap.task.id, Some(appended.seq))
-            .await?;
-        let watch = crate::log::Watch {
-            snapshot: appended.snapshot,
-            records: watch.records,
-        };
+    if let Some(watch) = watch {
         return Ok(A2aResponse::Stream(event_stream(
             watch,
             Start::Snapshot,

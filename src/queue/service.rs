@@ -134,6 +134,17 @@ async fn dispatch(core: Arc<Core>, req: A2aRequest) -> Result<A2aResponse, A2aEr
         Operation::ListTasks(r) => ops::list(shared, r, &context).await,
         Operation::SubscribeToTask(r) => ops::subscribe(shared, r, &context).await,
         Operation::GetExtendedAgentCard(_) => ops::extended_card(shared, &context),
+        Operation::Extension(e) if e.method == super::GET_QUEUE_METHOD => {
+            super::ext::get(&core, &e.params, &context)
+                .await
+                .map(A2aResponse::Extension)
+        }
+        Operation::Extension(e) if e.method == super::REORDER_QUEUE_METHOD => {
+            super::ext::reorder(&core, &e.params, &context)
+                .await
+                .map(A2aResponse::Extension)
+        }
+        Operation::Extension(_) => Err(A2aError::new(ErrorKind::MethodNotFound)),
         #[allow(unreachable_patterns)]
         _ => Err(A2aError::new(ErrorKind::UnsupportedOperation)),
     }

@@ -17,7 +17,7 @@ use crate::types::AgentCard;
 use crate::version::A2aVersionService;
 use crate::{
     A2aBodyLimitLayer, A2aExtensionsLayer, A2aService, A2aVersionLayer, AgentCardLayer, BoxError,
-    ConfigError,
+    ConfigError, ExtensionMethod,
 };
 
 /// The HTTP stack below the card endpoint and the host's HTTP layers.
@@ -48,6 +48,7 @@ impl A2aServer {
             card_cors: false,
             card_max_age: None,
             capabilities: None,
+            extension_methods: Vec::new(),
         }
     }
 }
@@ -85,6 +86,7 @@ pub struct A2aServerBuilder<AL = Identity, HL = Identity> {
     card_cors: bool,
     card_max_age: Option<Duration>,
     capabilities: Option<StackCapabilities>,
+    extension_methods: Vec<ExtensionMethod>,
 }
 
 impl<AL, HL> std::fmt::Debug for A2aServerBuilder<AL, HL> {
@@ -130,6 +132,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             card_cors: self.card_cors,
             card_max_age: self.card_max_age,
             capabilities: self.capabilities,
+            extension_methods: self.extension_methods,
         }
     }
 
@@ -209,6 +212,15 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
     /// The engine's own capabilities are used when the core is the engine.
     pub fn stack_capabilities(mut self, capabilities: StackCapabilities) -> Self {
         self.capabilities = Some(capabilities);
+        self
+    }
+
+    /// Serves an extension's method on both bindings (see
+    /// [`ExtensionMethod`]); the core receives it as
+    /// [`Operation::Extension`](crate::Operation::Extension). A name or route
+    /// that clashes fails the build.
+    pub fn extension_method(mut self, method: ExtensionMethod) -> Self {
+        self.extension_methods.push(method);
         self
     }
 
@@ -365,6 +377,9 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         if let Some(id) = self.host_id.take() {
             tasks = tasks.host_id(id)?;
         }
+        for method in crate::queue::extension_methods() {
+            self.extension_methods.push(method);
+        }
         let service = team.service(tasks);
         service.recover().await?;
         let caps = StackCapabilities::new()
@@ -392,6 +407,9 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         let mut bindings = BindingsLayer::new(card)?;
         if let Some(k) = self.keep_alive {
             bindings = bindings.keep_alive(k);
+        }
+        for method in self.extension_methods {
+            bindings = bindings.extension_method(method)?;
         }
         let core = self.a2a_layers.layer(core);
         let edge = A2aBodyLimitLayer::new(card)?

@@ -19,6 +19,13 @@ use a2a_tower::types::{
 };
 use futures_util::StreamExt;
 
+mod append_all;
+#[allow(unused_imports)] // used by the `log_suite!` cases only
+pub(crate) use append_all::{
+    append_all_commits_together, append_all_race_one_winner_no_deadlock,
+    append_all_refusal_writes_nothing, append_all_same_task_twice_or_none,
+};
+
 /// The guard against a watch that never delivers (a failure, not a wait).
 pub(crate) const GUARD: Duration = Duration::from_secs(10);
 
@@ -948,7 +955,9 @@ macro_rules! log_suite {
         $crate::support::log_suite::log_suite!(@cases $run;
             append_rules, cas_race_has_one_winner, concurrent_tasks, epochs_fence, projection,
             list_filters_and_pages, list_mixes_running_and_rested, authority_isolation, watch_without_gaps, watch_many, recovery, live_hosts,
-            invalid_batches_write_nothing, snapshot_is_the_projection);
+            invalid_batches_write_nothing, snapshot_is_the_projection, append_all_commits_together,
+            append_all_refusal_writes_nothing, append_all_same_task_twice_or_none,
+            append_all_race_one_winner_no_deadlock);
     };
     (@cases $run:path; $($case:ident),*) => {
         $(

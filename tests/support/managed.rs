@@ -1,6 +1,7 @@
 //! Managed tasks: the programs the managed tests serve, the card that serves
-//! them, the calls that drive a `ManagedService` with `oneshot`, and the
-//! reads of its task log (waiting for a state, the committed records).
+//! them, the services and sends that drive them (other calls: `calls`), and
+//! the reads of their task log (waiting for open questions, counting
+//! records).
 //!
 //! - `refund`: the refund flow (step `lookup`, root wait `approve`,
 //!   child `fraud-check` with wait `score`), counting the lookups that ran.
@@ -13,7 +14,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use a2a_tower::log::{Record, Sequenced, TaskLog};
 use a2a_tower::managed::{
@@ -21,17 +21,14 @@ use a2a_tower::managed::{
     Wait,
 };
 use a2a_tower::types::{
-    AgentCard, AgentExtension, CancelTaskRequest, GetTaskRequest, ListTasksRequest, Message,
-    Metadata, Part, SendMessageConfiguration, SendMessageRequest, SendMessageResponse,
-    StreamResponse, SubscribeToTaskRequest, Task,
+    AgentCard, AgentExtension, Message, Metadata, Part, SendMessageConfiguration,
+    SendMessageRequest, Task,
 };
-use a2a_tower::{A2aError, A2aRequest, A2aResponse, BoxError, Operation};
-use futures_util::StreamExt as _;
+use a2a_tower::{A2aError, BoxError};
 use serde_json::{Value, json};
-use tower::ServiceExt as _;
 
-/// How long anything the tests wait for may take.
-pub(crate) const GUARD: Duration = Duration::from_secs(10);
+use super::calls::send_with;
+use super::tasks::{meta, until};
 
 /// A number no `f64` holds: its exact text must survive end to end.
 pub(crate) const EXACT: &str = "12345678901234567890.123456789";
@@ -265,12 +262,6 @@ pub(crate) fn authority(program: &str) -> String {
     format!("{program}/public")
 }
 
-pub(crate) async fn call(svc: &ManagedService, op: Operation) -> Result<A2aResponse, A2aError> {
-    tokio::time::timeout(GUARD, svc.clone().oneshot(A2aRequest::new(op)))
-        .await
-        .expect("the call answers in time")
-}
-
 /// A blocking SendMessage: the task it answers with.
 pub(crate) async fn send(svc: &ManagedService, message: Message) -> Result<Task, A2aError> {
     send_with(
@@ -297,85 +288,6 @@ pub(crate) async fn send_now(svc: &ManagedService, message: Message) -> Result<T
         },
     )
     .await
-}
-
-pub(crate) async fn send_with(
-    svc: &ManagedService,
-    req: SendMessageRequest,
-) -> Result<Task, A2aError> {
-    match call(svc, Operation::SendMessage(req)).await? {
-        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => Ok(t),
-        other => panic!("expected a task, got {other:?}"),
-    }
-}
-
-pub(crate) async fn get(svc: &ManagedService, id: &str) -> Result<Task, A2aError> {
-    let op = Operation::GetTask(GetTaskRequest {
-        id: id.into(),
-        ..Default::default()
-    });
-    match call(svc, op).await? {
-        A2aResponse::Task(t) => Ok(t),
-        other => panic!("expected a task, got {other:?}"),
-    }
-}
-
-/// ListTasks (one page of up to 100 tasks).
-pub(crate) async fn list(svc: &ManagedService, req: ListTasksRequest) -> Vec<Task> {
-    let req = ListTasksRequest {
-        page_size: Some(100),
-        ..req
-    };
-    match call(svc, Operation::ListTasks(req)).await.expect("list") {
-        A2aResponse::Tasks(page) => {
-            assert!(page.next_page_token.is_empty(), "one page");
-            page.tasks
-        }
-        other => panic!("expected a page, got {other:?}"),
-    }
-}
-
-pub(crate) async fn cancel(svc: &ManagedService, id: &str) -> Result<Task, A2aError> {
-    let op = Operation::CancelTask(CancelTaskRequest {
-        id: id.into(),
-        ..Default::default()
-    });
-    match call(svc, op).await? {
-        A2aResponse::Task(t) => Ok(t),
-        other => panic!("expected a task, got {other:?}"),
-    }
-}
-
-/// The events of a streaming call, read to the end of the stream (which must
-/// come within [`GUARD`]); an error event fails the test.
-pub(crate) async fn events(svc: &ManagedService, op: Operation) -> Vec<StreamResponse> {
-    let A2aResponse::Stream(stream) = call(svc, op).await.expect("a stream") else {
-        panic!("expected a stream")
-    };
-    read_events(stream).await
-}
-
-/// A stream read to its end, within [`GUARD`].
-pub(crate) async fn read_events(stream: a2a_tower::EventStream) -> Vec<StreamResponse> {
-    let all: Vec<_> = tokio::time::timeout(GUARD, stream.collect::<Vec<_>>())
-        .await
-        .expect("the stream ends in time");
-    all.into_iter().map(|e| e.expect("an event")).collect()
-}
-
-/// SubscribeToTask's stream, not read yet.
-pub(crate) async fn subscribe(
-    svc: &ManagedService,
-    id: &str,
-) -> Result<a2a_tower::EventStream, A2aError> {
-    let op = Operation::SubscribeToTask(SubscribeToTaskRequest {
-        id: id.into(),
-        ..Default::default()
-    });
-    match call(svc, op).await? {
-        A2aResponse::Stream(s) => Ok(s),
-        other => panic!("expected a stream, got {other:?}"),
-    }
 }
 
 /// A start: one part, with these ids (an empty context id lets the server
@@ -411,15 +323,6 @@ pub(crate) fn answer_unnamed(task: &Task, message_id: &str, part: Part) -> Messa
     m
 }
 
-/// The task metadata value under `key` (`null` when absent).
-pub(crate) fn meta(task: &Task, key: &str) -> Value {
-    task.metadata
-        .as_ref()
-        .and_then(|m| m.get(key))
-        .cloned()
-        .unwrap_or(Value::Null)
-}
-
 /// The open questions, `scope.pending`.
 pub(crate) fn pending(task: &Task) -> Vec<Value> {
     meta(task, PENDING_KEY)
@@ -439,36 +342,6 @@ pub(crate) fn question_ids(task: &Task) -> BTreeMap<(String, String), String> {
         .collect()
 }
 
-/// Waits, following the task's committed records, until `done` holds for
-/// the task (within [`GUARD`]); the task then.
-pub(crate) async fn until(
-    log: &dyn TaskLog,
-    authority: &str,
-    id: &str,
-    done: impl Fn(&Task) -> bool,
-) -> Arc<Task> {
-    let wait = async {
-        let watch = log.watch(authority, id, None).await.expect("watch");
-        if done(&watch.snapshot.task) {
-            return watch.snapshot.task;
-        }
-        let mut records = watch.records;
-        while let Some(r) = records.next().await {
-            r.expect("a record");
-            let snap = log.snapshot(authority, id).await.expect("snapshot");
-            if done(&snap.task) {
-                return snap.task;
-            }
-        }
-        let task = log.snapshot(authority, id).await.expect("snapshot").task;
-        assert!(done(&task), "the task ended without: {task:?}");
-        task
-    };
-    tokio::time::timeout(GUARD, wait)
-        .await
-        .expect("the task gets there in time")
-}
-
 /// Waits until the task lists `n` open questions.
 pub(crate) async fn until_pending(
     log: &dyn TaskLog,
@@ -484,21 +357,6 @@ pub(crate) async fn until_pending(
             .is_some_and(|p| p.len() == n)
     })
     .await
-}
-
-/// Waits until the task is terminal.
-pub(crate) async fn until_terminal(log: &dyn TaskLog, authority: &str, id: &str) -> Arc<Task> {
-    until(log, authority, id, |t| t.status.state.is_terminal()).await
-}
-
-/// Every committed record of the task.
-pub(crate) async fn records(log: &dyn TaskLog, authority: &str, id: &str) -> Vec<Record> {
-    log.read(authority, id, 0)
-        .await
-        .expect("read")
-        .into_iter()
-        .map(|s| (*s.record).clone())
-        .collect()
 }
 
 /// How many committed records of the task move it to a terminal state.

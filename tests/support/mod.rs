@@ -4,6 +4,8 @@
 //!
 //! - `assembled`: the whole `A2aServer` over a scripted agent, and the calls
 //!   that assert its wire answers on both bindings.
+//! - `calls`: A2A calls on any core (`Service<A2aRequest>`) with `oneshot`,
+//!   each answered in time.
 //! - `client`: calling an agent through `A2aClient` (bounded calls, event
 //!   lines).
 //! - `core`: a scripted `Service<A2aRequest>` core that records its calls.
@@ -14,14 +16,19 @@
 //! - `loopback`: serving an HTTP `Service` on a loopback listener.
 //! - `log_suite`: the `TaskLog` conformance cases every backend runs.
 //! - `managed`: programs, a card and calls for the managed-task tests.
-//! - `postgres`: the test database's URL and a fresh schema per test.
+//! - `postgres`: the test database's URL, a fresh schema per test, and a
+//!   log on it.
 //! - `python`: the interop tests' Python (`.venv`) and its scripts.
-//! - `queue`: queued inputs to the team example, and the checks of a
-//!   context's queue stream and of runs in the log.
+//! - `queue`: agents the delivery-queue tests control, the logs a case runs
+//!   on, a host that dies, calls on a `TeamService`, and reads of a
+//!   context's queue stream.
 //! - `recovery_suite`: restart recovery and fencing through the engine, on
 //!   any log.
 //! - `server`: spawning a built example binary as a server.
 //! - `sse`: reading server-sent events.
+//! - `tasks`: waiting for a task in a log to get somewhere, and its records.
+//! - `team`: the team example as a process over JSON-RPC: queued inputs,
+//!   waits for a task's state, a task's output and timestamp.
 //! - `trace`: a subscriber recording every span's fields.
 
 // Every test file is a crate of its own that compiles all of `support`, and
@@ -30,6 +37,8 @@
 
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 pub(crate) mod assembled;
+#[cfg(feature = "engine")]
+pub(crate) mod calls;
 #[cfg(feature = "client")]
 pub(crate) mod client;
 pub(crate) mod core;
@@ -44,10 +53,14 @@ pub(crate) mod managed;
 #[cfg(feature = "postgres")]
 pub(crate) mod postgres;
 pub(crate) mod python;
-#[cfg(all(feature = "managed", feature = "jsonrpc"))]
+#[cfg(all(feature = "engine", feature = "sqlite"))]
 pub(crate) mod queue;
 #[cfg(feature = "engine")]
 pub(crate) mod recovery_suite;
 pub(crate) mod server;
 pub(crate) mod sse;
+#[cfg(feature = "engine")]
+pub(crate) mod tasks;
+#[cfg(all(feature = "engine", feature = "sqlite"))]
+pub(crate) mod team;
 pub(crate) mod trace;

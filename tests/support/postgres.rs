@@ -1,10 +1,21 @@
-//! The PostgreSQL the tests need: its URL, and a fresh schema per test,
-//! dropped afterwards even when the test fails.
+//! The PostgreSQL the tests need: its URL, a fresh schema per test,
+//! dropped afterwards even when the test fails, and a log on it.
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt as _;
+
+/// A log on `schema` of the test database; fails the test when PostgreSQL
+/// is unreachable.
+pub(crate) async fn connect(schema: &str) -> a2a_tower::log::PostgresTaskLog {
+    a2a_tower::log::PostgresTaskLog::builder(url())
+        .schema(schema)
+        .pool_size(8)
+        .connect()
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e:?}", url()))
+}
 
 /// `A2A_TEST_POSTGRES_URL`, default `postgres://postgres@127.0.0.1:5432/test`.
 pub(crate) fn url() -> String {

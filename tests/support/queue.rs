@@ -1,141 +1,590 @@
-//! The delivery queue seen from outside, for the tests that drive the team
-//! example as a process: queued inputs over JSON-RPC, waiting for a task's
-//! state, and the checks on what the log holds afterwards — a context's
-//! queue stream replayed against the comparator, and a task's records
-//! showing it ran once.
+//! The delivery queue's tests: agents the test controls ([`Probe`], which
+//! reports to a [`Lab`]), the three task logs a case runs on ([`Store`],
+//! [`queue_cases!`]), a host that dies ([`die`]), the sends that drive a
+//! `TeamService`, and reads of a context's queue stream.
 //!
-//! The record checks use `support::managed`'s record helpers, so this module
-//! needs the `managed` feature as well.
+//! A probe's input text says what it does:
+//! - `hold:K` waits until the test releases `K` (or the run is canceled);
+//! - `chunks:K` streams the chunks `one` and `two`, then holds like `hold:K`;
+//! - `fail` streams `one` and `two`, then fails (its executor errs);
+//! - `listen` takes appended inputs until one says `done`;
+//! - `ask` asks for input (INPUT_REQUIRED) and ends its run;
+//! - anything else completes at once.
+//!
+//! A run that completes replies with one artifact: its reply function of
+//! the input text (the text itself for [`Probe::echo`]).
 
-use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::collections::{BTreeMap, HashSet};
+use std::future::Future;
+use std::sync::{Arc, Mutex};
 
-use a2a_tower::log::{Record, Sequenced, TaskLog};
-use a2a_tower::queue::{Entry, PRIORITY_KEY, Priority, QUEUE_AUTHORITY, QueueRecord, TARGET_KEY};
-use serde_json::{Value, json};
+use a2a_tower::engine::{Execution, Executor, TaskLayer};
+use a2a_tower::log::{MemoryTaskLog, Record, Sequenced, SqliteTaskLog, TaskLog};
+use a2a_tower::queue::{Entry, QUEUE_AUTHORITY, QueueRecord, Team, TeamService};
+use a2a_tower::types::{
+    AgentCard, Artifact, ListTasksRequest, Message, Part, SendMessageConfiguration,
+    SendMessageRequest, Task,
+};
+use a2a_tower::{A2aError, BoxError, EventStream, Operation};
+use futures_util::StreamExt as _;
+use serde_json::Value;
+use tokio::sync::watch;
 
-use super::http::{HttpClient, message, rpc};
-use super::managed::{count, records, terminals};
+use super::calls::{send_with, stream};
+use super::server::TempDir;
+use super::tasks::GUARD;
 
-/// The authority every caller of the examples shares.
-pub(crate) const AUTHORITY: &str = "public";
+/// The authority every case's tasks are stored under (the engine's default).
+pub(crate) const AUTH: &str = "public";
 
-/// How long a task may take to reach a state the test waits for: far more
-/// than it needs; reaching it later fails the test.
-pub(crate) const GUARD: Duration = Duration::from_secs(90);
+// ------------------------------------------------------------------ the lab
 
-/// A user message for `context` naming `target` (or none) at `priority`.
-pub(crate) fn input(
-    id: &str,
-    text: &str,
-    context: &str,
-    target: Option<&str>,
-    priority: Priority,
-) -> Value {
-    let mut m = message(id, text);
-    m["contextId"] = context.into();
-    let mut meta = json!({PRIORITY_KEY: priority.as_str()});
-    if let Some(t) = target {
-        meta[TARGET_KEY] = t.into();
+/// One run a probe started: its agent, its input text, its task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Ran {
+    pub(crate) agent: String,
+    pub(crate) text: String,
+    pub(crate) task_id: String,
+}
+
+/// What the probes did, in order.
+#[derive(Debug, Default)]
+pub(crate) struct Book {
+    /// The runs, in the order they started.
+    pub(crate) runs: Vec<Ran>,
+    /// The appended inputs a `listen` run took: `(task id, text)`.
+    pub(crate) appended: Vec<(String, String)>,
+    released: HashSet<String>,
+}
+
+impl Book {
+    /// The input texts of the runs of `agent`, in the order they started.
+    pub(crate) fn texts(&self, agent: &str) -> Vec<String> {
+        self.runs
+            .iter()
+            .filter(|r| r.agent == agent)
+            .map(|r| r.text.clone())
+            .collect()
     }
-    m["metadata"] = meta;
+
+    /// The run of the input `text` (the first, if several).
+    pub(crate) fn run_of(&self, text: &str) -> Option<&Ran> {
+        self.runs.iter().find(|r| r.text == text)
+    }
+}
+
+/// Where the probes report, and how the test releases their holds. Clones
+/// share it.
+#[derive(Clone)]
+pub(crate) struct Lab {
+    book: Arc<Mutex<Book>>,
+    changed: Arc<watch::Sender<u64>>,
+}
+
+impl Default for Lab {
+    fn default() -> Self {
+        Self {
+            book: Arc::default(),
+            changed: Arc::new(watch::channel(0).0),
+        }
+    }
+}
+
+impl Lab {
+    fn write(&self, f: impl FnOnce(&mut Book)) {
+        f(&mut self.book.lock().unwrap());
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    /// Reads the book.
+    pub(crate) fn read<T>(&self, f: impl FnOnce(&Book) -> T) -> T {
+        f(&self.book.lock().unwrap())
+    }
+
+    /// Lets the runs holding on `key` go on (now or when they get there).
+    pub(crate) fn release(&self, key: &str) {
+        self.write(|b| {
+            b.released.insert(key.to_owned());
+        });
+    }
+
+    /// Waits until `f` finds something in the book (within [`GUARD`]).
+    pub(crate) async fn until<T>(&self, what: &str, f: impl Fn(&Book) -> Option<T>) -> T {
+        let mut rx = self.changed.subscribe();
+        let wait = async {
+            loop {
+                if let Some(found) = self.read(&f) {
+                    return found;
+                }
+                rx.changed().await.expect("the lab lives");
+            }
+        };
+        tokio::time::timeout(GUARD, wait).await.unwrap_or_else(|_| {
+            panic!(
+                "{what} within {GUARD:?}: {:?}",
+                self.read(|b| b.runs.clone())
+            )
+        })
+    }
+
+    /// Waits until the run of the input `text` has started.
+    pub(crate) async fn started(&self, text: &str) -> Ran {
+        self.until(&format!("the run of {text:?}"), |b| b.run_of(text).cloned())
+            .await
+    }
+
+    /// Waits until `n` runs have started; the runs then.
+    pub(crate) async fn runs(&self, n: usize) -> Vec<Ran> {
+        self.until(&format!("{n} runs"), |b| {
+            (b.runs.len() >= n).then(|| b.runs.clone())
+        })
+        .await
+    }
+
+    async fn released(&self, key: &str) {
+        let mut rx = self.changed.subscribe();
+        while !self.read(|b| b.released.contains(key)) {
+            if rx.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+// --------------------------------------------------------------- the probe
+
+/// An agent the test controls (see the [module docs](self)).
+pub(crate) struct Probe {
+    lab: Lab,
+    agent: String,
+    reply: fn(&str) -> String,
+}
+
+impl Probe {
+    /// A probe named `agent` replying with its input text.
+    pub(crate) fn echo(lab: &Lab, agent: &str) -> Self {
+        Self::replying(lab, agent, str::to_owned)
+    }
+
+    /// A probe named `agent` replying with `reply` of its input text.
+    pub(crate) fn replying(lab: &Lab, agent: &str, reply: fn(&str) -> String) -> Self {
+        Self {
+            lab: lab.clone(),
+            agent: agent.to_owned(),
+            reply,
+        }
+    }
+}
+
+fn artifact(text: &str) -> Artifact {
+    Artifact {
+        artifact_id: "out".into(),
+        parts: vec![Part::text(text)],
+        ..Artifact::default()
+    }
+}
+
+impl Executor for Probe {
+    async fn execute(&self, mut ex: Execution) -> Result<(), BoxError> {
+        let text = ex.message.text();
+        let task_id = ex.emit.task_id().to_owned();
+        self.lab.write(|b| {
+            b.runs.push(Ran {
+                agent: self.agent.clone(),
+                text: text.clone(),
+                task_id: task_id.clone(),
+            });
+        });
+        let emit = ex.emit.clone();
+        if text == "ask" {
+            emit.input_required("and then?").await?;
+            return Ok(());
+        }
+        if text == "fail" || text.starts_with("chunks:") {
+            emit.artifact(artifact("one"), false, false).await?;
+            emit.artifact(artifact("two"), true, false).await?;
+            if text == "fail" {
+                return Err("the probe fails after two chunks".into());
+            }
+        }
+        if let Some(key) = text
+            .strip_prefix("hold:")
+            .or_else(|| text.strip_prefix("chunks:"))
+        {
+            tokio::select! {
+                () = self.lab.released(key) => {}
+                () = emit.cancelled() => return Ok(()),
+            }
+        }
+        if text == "listen" {
+            while let Some(m) = ex.inputs.next().await {
+                let said = m.text();
+                self.lab
+                    .write(|b| b.appended.push((task_id.clone(), said.clone())));
+                if said == "done" {
+                    break;
+                }
+            }
+        }
+        emit.artifact(artifact(&(self.reply)(&text)), false, true)
+            .await?;
+        emit.complete().await?;
+        Ok(())
+    }
+}
+
+/// A team of echo probes named `names`; the first is the default.
+pub(crate) fn echoes(lab: &Lab, names: &[&str]) -> Team {
+    names
+        .iter()
+        .fold(Team::builder(), |t, n| t.executor(*n, Probe::echo(lab, n)))
+        .build()
+        .unwrap()
+}
+
+// ---------------------------------------------------------------- the logs
+
+/// Where a case's tasks are stored: one log per case.
+pub(crate) enum Store {
+    /// A memory log (default bounds: a finished task nobody watches is
+    /// packed); every open shares it.
+    Memory(Arc<dyn TaskLog>),
+    /// A SQLite file in a directory of its own; each open opens it anew.
+    Sqlite(TempDir),
+    /// A PostgreSQL schema of its own; each open connects anew.
+    #[cfg(feature = "postgres")]
+    Postgres(String),
+}
+
+impl Store {
+    pub(crate) fn memory() -> Self {
+        Self::Memory(Arc::new(MemoryTaskLog::new()))
+    }
+
+    pub(crate) fn sqlite() -> Self {
+        Self::Sqlite(TempDir::new("queue"))
+    }
+
+    /// The log (for SQLite, no other open one may be alive).
+    pub(crate) async fn open(&self) -> Arc<dyn TaskLog> {
+        match self {
+            Self::Memory(log) => log.clone(),
+            Self::Sqlite(dir) => Arc::new(SqliteTaskLog::open(dir.0.join("tasks.db")).unwrap()),
+            #[cfg(feature = "postgres")]
+            Self::Postgres(schema) => Arc::new(super::postgres::connect(schema).await),
+        }
+    }
+}
+
+/// Instantiates queue cases (`async fn case(store: Store)`) as tests: the
+/// `every` cases on memory, SQLite and PostgreSQL (modules `memory`,
+/// `sqlite`, `postgres`), the `durable` ones on SQLite and PostgreSQL.
+// Unused in the test files that run no queue cases (see `support/mod.rs`).
+#[allow(unused_macros)]
+macro_rules! queue_cases {
+    (every: [$($case:ident),* $(,)?], durable: [$($durable:ident),* $(,)?] $(,)?) => {
+        mod memory {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    super::$case($crate::support::queue::Store::memory()).await;
+                }
+            )*
+        }
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    super::$case($crate::support::queue::Store::sqlite()).await;
+                }
+            )*
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $durable() {
+                    super::$durable($crate::support::queue::Store::sqlite()).await;
+                }
+            )*
+        }
+        #[cfg(feature = "postgres")]
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    $crate::support::postgres::with_schema(|schema| async move {
+                        super::$case($crate::support::queue::Store::Postgres(schema)).await;
+                    })
+                    .await;
+                }
+            )*
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $durable() {
+                    $crate::support::postgres::with_schema(|schema| async move {
+                        super::$durable($crate::support::queue::Store::Postgres(schema)).await;
+                    })
+                    .await;
+                }
+            )*
+        }
+    };
+}
+
+#[allow(unused_imports)]
+pub(crate) use queue_cases;
+
+/// A host that dies: `host` runs over a log `store` opens, in a tokio
+/// runtime of its own on a thread of its own; then the runtime is dropped
+/// (nothing of the host runs any more, and every handle it held on the log
+/// is gone). What `host` returned.
+pub(crate) fn die<T, F, Fut>(store: &Store, host: F) -> T
+where
+    T: Send,
+    F: FnOnce(Arc<dyn TaskLog>) -> Fut + Send,
+    Fut: Future<Output = T>,
+{
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            let left = rt.block_on(async { host(store.open().await).await });
+            drop(rt);
+            left
+        })
+        .join()
+        .expect("the host ran")
+    })
+}
+
+// --------------------------------------------------------------- the calls
+
+pub(crate) fn card() -> AgentCard {
+    AgentCard::new("Team", "agents behind one endpoint", "1.0.0").with_streaming(true)
+}
+
+/// What a case works with: the lab, the log, a team of echo probes served
+/// over it, and a new context.
+pub(crate) struct Host {
+    pub(crate) lab: Lab,
+    pub(crate) log: Arc<dyn TaskLog>,
+    pub(crate) svc: TeamService,
+    pub(crate) ctx: String,
+}
+
+/// Echo probes named `names` (the first the default) served over a log
+/// `store` opens.
+pub(crate) async fn host(store: &Store, names: &[&str]) -> Host {
+    let lab = Lab::default();
+    let log = store.open().await;
+    let svc = serve(log.clone(), echoes(&lab, names)).await;
+    Host {
+        lab,
+        log,
+        svc,
+        ctx: context(),
+    }
+}
+
+/// Queues `hold:key` for `agent` in `ctx` and waits until it runs; its task.
+pub(crate) async fn held(
+    svc: &TeamService,
+    lab: &Lab,
+    ctx: &str,
+    agent: &str,
+    key: &str,
+) -> String {
+    let text = format!("hold:{key}");
+    let id = queue_for(svc, ctx, agent, &text).await;
+    lab.started(&text).await;
+    id
+}
+
+/// `team` served over `log` (host id `local`), recovered.
+pub(crate) async fn serve(log: Arc<dyn TaskLog>, team: Team) -> TeamService {
+    let svc = team.service(TaskLayer::new(card(), log).unwrap());
+    svc.recover().await.unwrap();
+    svc
+}
+
+/// A new input of the context `ctx` saying `text`, with the `queue.*`
+/// metadata `meta` (key, value).
+pub(crate) fn input(ctx: &str, text: &str, meta: &[(&str, &str)]) -> Message {
+    let mut m = Message::user(uuid::Uuid::new_v4().to_string(), text);
+    m.context_id = ctx.into();
+    if !meta.is_empty() {
+        m.metadata = Some(
+            meta.iter()
+                .map(|(k, v)| ((*k).to_owned(), Value::from(*v)))
+                .collect(),
+        );
+    }
     m
 }
 
-/// Queues `message` with `returnImmediately` at `base`: the task as
-/// acknowledged (its enqueue committed).
-pub(crate) async fn enqueue(c: &HttpClient, base: &str, message: Value) -> Value {
-    let params = json!({"message": message, "configuration": {"returnImmediately": true}});
-    let task = rpc(c, base, "SendMessage", params).await["task"].clone();
-    assert!(task["id"].is_string(), "{task}");
-    task
+/// A new context id.
+pub(crate) fn context() -> String {
+    uuid::Uuid::new_v4().to_string()
 }
 
-/// The task's state (`TASK_STATE_…`).
-pub(crate) fn state(task: &Value) -> &str {
-    task["status"]["state"].as_str().unwrap_or_default()
-}
-
-/// Reads the task at `base` until `done` holds for it (within [`GUARD`]);
-/// the task then. `what` names the awaited condition in a failure.
-pub(crate) async fn until(
-    c: &HttpClient,
-    base: &str,
-    id: &str,
-    what: &str,
-    done: impl Fn(&Value) -> bool,
-) -> Value {
-    let deadline = Instant::now() + GUARD;
-    loop {
-        let task = rpc(c, base, "GetTask", json!({"id": id})).await;
-        if done(&task) {
-            return task;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "task {id} is not {what} within {GUARD:?}: {task}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
+fn request(message: Message, immediately: bool) -> SendMessageRequest {
+    SendMessageRequest {
+        message,
+        configuration: Some(SendMessageConfiguration {
+            return_immediately: immediately,
+            ..Default::default()
+        }),
+        ..Default::default()
     }
 }
 
-/// Waits until the task is terminal; the task then.
-pub(crate) async fn until_terminal(c: &HttpClient, base: &str, id: &str) -> Value {
-    until(c, base, id, "terminal", |t| {
-        matches!(
-            state(t),
-            "TASK_STATE_COMPLETED"
-                | "TASK_STATE_FAILED"
-                | "TASK_STATE_CANCELED"
-                | "TASK_STATE_REJECTED"
-        )
-    })
-    .await
+/// A blocking SendMessage: the task once its run ends.
+pub(crate) async fn send(svc: &TeamService, message: Message) -> Result<Task, A2aError> {
+    send_with(svc, request(message, false)).await
 }
 
-/// The text of the task's artifacts, concatenated.
-pub(crate) fn artifact_text(task: &Value) -> String {
-    task["artifacts"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|a| a["parts"].as_array().cloned().unwrap_or_default())
-        .filter_map(|p| p["text"].as_str().map(str::to_owned))
+/// A SendMessage with `returnImmediately`: the task as queued.
+pub(crate) async fn send_now(svc: &TeamService, message: Message) -> Result<Task, A2aError> {
+    send_with(svc, request(message, true)).await
+}
+
+/// A SendStreamingMessage: its stream.
+pub(crate) async fn send_stream(svc: &TeamService, message: Message) -> EventStream {
+    let op = Operation::SendStreamingMessage(request(message, false));
+    stream(svc, op).await.expect("a stream")
+}
+
+/// Queues `text` for `agent` in `ctx`; the queued task's id.
+pub(crate) async fn queue_for(svc: &TeamService, ctx: &str, agent: &str, text: &str) -> String {
+    let meta = [(a2a_tower::queue::TARGET_KEY, agent)];
+    send_now(svc, input(ctx, text, &meta)).await.unwrap().id
+}
+
+/// The tasks of the context `ctx`.
+pub(crate) async fn list(svc: &TeamService, ctx: &str) -> Vec<Task> {
+    let req = ListTasksRequest {
+        context_id: ctx.into(),
+        ..Default::default()
+    };
+    super::calls::list(svc, req).await
+}
+
+/// The text of every artifact part of the task, in order.
+pub(crate) fn output(task: &Task) -> Vec<String> {
+    task.artifacts
+        .iter()
+        .flat_map(|a| {
+            a.parts
+                .iter()
+                .filter_map(|p| p.as_text().map(str::to_owned))
+        })
         .collect()
 }
 
-/// The task's status timestamp (RFC 3339 with milliseconds, UTC: ordered
-/// as text).
-pub(crate) fn stamp(task: &Value) -> String {
-    task["status"]["timestamp"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no status timestamp: {task}"))
-        .to_owned()
-}
+// -------------------------------------------------------- the queue stream
 
-/// Every record of the queue stream of `context` (found among the live
-/// streams of the queue's authority).
-pub(crate) async fn queue_stream(log: &dyn TaskLog, context: &str) -> Vec<Sequenced> {
+/// The id of the queue stream of the context `ctx` (it must exist).
+async fn stream_id(log: &dyn TaskLog, ctx: &str) -> String {
     let mut after: Option<(String, String)> = None;
     loop {
         let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
         let page = log.live_tasks(key, 256).await.expect("live tasks");
-        if let Some(stream) = page
+        if let Some(t) = page
             .iter()
-            .find(|t| t.authority == QUEUE_AUTHORITY && t.context_id == context)
+            .find(|t| t.authority == QUEUE_AUTHORITY && t.context_id == ctx)
         {
-            return log
-                .read(QUEUE_AUTHORITY, &stream.task_id, 0)
-                .await
-                .expect("read the queue stream");
+            return t.task_id.clone();
         }
         match page.last() {
-            Some(last) if page.len() == 256 => {
+            Some(last) if page.len() >= 256 => {
                 after = Some((last.authority.clone(), last.task_id.clone()));
             }
-            _ => panic!("no queue stream for context {context}"),
+            _ => panic!("the context {ctx} has no queue stream"),
         }
     }
+}
+
+async fn read_stream(log: &dyn TaskLog, id: &str) -> Vec<QueueRecord> {
+    log.read(QUEUE_AUTHORITY, id, 0)
+        .await
+        .expect("read the queue stream")
+        .into_iter()
+        .filter_map(|s| match &*s.record {
+            Record::Queue(q) => Some(q.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every record of the context's queue stream so far.
+pub(crate) async fn queue_records(log: &dyn TaskLog, ctx: &str) -> Vec<QueueRecord> {
+    read_stream(log, &stream_id(log, ctx).await).await
+}
+
+/// Waits, following the context's queue stream, until `done` holds for its
+/// records (read whole each time, so a commit is seen whole); the records
+/// then.
+pub(crate) async fn until_queue(
+    log: &dyn TaskLog,
+    ctx: &str,
+    what: &str,
+    done: impl Fn(&[QueueRecord]) -> bool,
+) -> Vec<QueueRecord> {
+    let wait = async {
+        let id = stream_id(log, ctx).await;
+        let mut watch = log
+            .watch(QUEUE_AUTHORITY, &id, None)
+            .await
+            .expect("watch the queue stream")
+            .records;
+        loop {
+            let all = read_stream(log, &id).await;
+            if done(&all) {
+                return all;
+            }
+            watch
+                .next()
+                .await
+                .expect("the queue stream never ends")
+                .expect("a record");
+        }
+    };
+    tokio::time::timeout(GUARD, wait)
+        .await
+        .unwrap_or_else(|_| panic!("{what} within {GUARD:?}"))
+}
+
+/// The index of the first record of the stream that `is` picks.
+pub(crate) fn position(records: &[QueueRecord], is: impl Fn(&QueueRecord) -> bool) -> usize {
+    records
+        .iter()
+        .position(is)
+        .unwrap_or_else(|| panic!("no such record in {records:?}"))
+}
+
+/// The record admits `task`.
+pub(crate) fn admits(task: &str) -> impl Fn(&QueueRecord) -> bool + '_ {
+    move |r| matches!(r, QueueRecord::Admitted { task_id, .. } if task_id == task)
+}
+
+/// The record settles `task`.
+pub(crate) fn settles(task: &str) -> impl Fn(&QueueRecord) -> bool + '_ {
+    move |r| matches!(r, QueueRecord::Settled { task_id, .. } if task_id == task)
+}
+
+/// How many of the records `is` picks.
+pub(crate) fn how_many(records: &[QueueRecord], is: impl Fn(&QueueRecord) -> bool) -> usize {
+    records.iter().filter(|r| is(r)).count()
+}
+
+/// Every record of the context's queue stream so far, with its sequence
+/// number (an entry's arrival).
+pub(crate) async fn queue_sequenced(log: &dyn TaskLog, ctx: &str) -> Vec<Sequenced> {
+    let id = stream_id(log, ctx).await;
+    log.read(QUEUE_AUTHORITY, &id, 0)
+        .await
+        .expect("read the queue stream")
 }
 
 /// Replays a queue stream and checks every admission against the rules: the
@@ -219,25 +668,28 @@ pub(crate) fn admissions(stream: &[Sequenced]) -> Vec<String> {
 /// The task's records, checked to show one run: exactly one admitted
 /// message, one execution started and one terminal record. The records.
 pub(crate) async fn ran_once(log: &dyn TaskLog, id: &str) -> Vec<Record> {
-    let records = records(log, AUTHORITY, id).await;
-    let admitted = count(&records, |r| matches!(r, Record::MessageAdmitted { .. }));
-    let started = count(&records, |r| matches!(r, Record::ExecutionStarted { .. }));
+    let records = super::tasks::records(log, AUTH, id).await;
+    let admitted = records
+        .iter()
+        .filter(|r| matches!(r, Record::MessageAdmitted { .. }))
+        .count();
     assert_eq!(
         admitted, 1,
         "{id}: {admitted} admitted messages: {records:?}"
     );
-    assert_eq!(started, 1, "{id}: {started} executions: {records:?}");
-    assert_eq!(terminals(&records), 1, "{id}: {records:?}");
+    assert_eq!(host_runs(&records).len(), 1, "{id}: {records:?}");
+    let ends = records.iter().filter(|r| r.is_terminal()).count();
+    assert_eq!(ends, 1, "{id}: {ends} terminal records: {records:?}");
     records
 }
 
-/// The host that ran the task (its `ExecutionStarted` record).
-pub(crate) fn host(records: &[Record]) -> &str {
+/// The hosts of the task's executions (its `ExecutionStarted` records).
+pub(crate) fn host_runs(records: &[Record]) -> Vec<&str> {
     records
         .iter()
-        .find_map(|r| match r {
+        .filter_map(|r| match r {
             Record::ExecutionStarted { host } => Some(host.as_str()),
             _ => None,
         })
-        .expect("an execution")
+        .collect()
 }

@@ -19,7 +19,8 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::{A2aError, ErrorKind, Operation};
+use crate::binding::extension_method::ExtensionMethods;
+use crate::{A2aError, ErrorKind, ExtensionRequest, Operation};
 
 /// A JSON-RPC request id: a string, a number (its exact text is kept, so
 /// `1.0` and integers beyond 64 bits are echoed byte for byte; only an
@@ -206,8 +207,15 @@ fn decode_fast(body: &[u8]) -> Option<(Id, Operation)> {
     Some(decoded)
 }
 
-/// The authoritative pass: classifies every fault.
-fn decode_slow(body: &[u8]) -> Result<(Id, Operation), DecodeError> {
+/// A method of the core, or a registered extension method.
+enum Target {
+    Core(Method),
+    Extension(&'static str),
+}
+
+/// The authoritative pass: classifies every fault. Extension methods are
+/// decoded here only (the fast path knows the core's methods).
+fn decode_slow(body: &[u8], extensions: &ExtensionMethods) -> Result<(Id, Operation), DecodeError> {
     let value: Value =
         serde_json::from_slice(body).map_err(|_| fail(Id::Null, ErrorKind::ParseError))?;
     // A batch (array) or any non-object is not a request object.
@@ -224,15 +232,21 @@ fn decode_slow(body: &[u8]) -> Result<(Id, Operation), DecodeError> {
     let Some(name) = obj.get("method").and_then(Value::as_str) else {
         return Err(fail(id, ErrorKind::InvalidRequest));
     };
-    let Some(method) = Method::from_name(name) else {
-        return Err(fail(id, ErrorKind::MethodNotFound));
+    let target = match (Method::from_name(name), extensions.method(name)) {
+        (Some(core), _) => Target::Core(core),
+        (None, Some(name)) => Target::Extension(name),
+        (None, None) => return Err(fail(id, ErrorKind::MethodNotFound)),
     };
     let params = match obj.remove("params") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m,
         Some(_) => return Err(fail(id, ErrorKind::InvalidParams)),
     };
-    match method.decode(Value::Object(params)) {
+    let op = match target {
+        Target::Core(method) => method.decode(Value::Object(params)),
+        Target::Extension(name) => Ok(Operation::Extension(ExtensionRequest::new(name, params))),
+    };
+    match op {
         Ok(op) => Ok((id, op)),
         Err(_) => Err(fail(id, ErrorKind::InvalidParams)),
     }
@@ -253,9 +267,18 @@ fn decode_slow(body: &[u8]) -> Result<(Id, Operation), DecodeError> {
 /// assert_eq!((err.id, err.error.kind().jsonrpc_code()), (Id::Null, -32700));
 /// ```
 pub fn decode_request(body: &[u8]) -> Result<(Id, Operation), DecodeError> {
+    decode_with(body, &ExtensionMethods::default())
+}
+
+/// [`decode_request`] with these extension methods known too: a registered
+/// name decodes into [`Operation::Extension`] with its params object.
+pub(crate) fn decode_with(
+    body: &[u8],
+    extensions: &ExtensionMethods,
+) -> Result<(Id, Operation), DecodeError> {
     let (id, op) = match decode_fast(body) {
         Some(decoded) => decoded,
-        None => decode_slow(body)?,
+        None => decode_slow(body, extensions)?,
     };
     match crate::protocol::check::operation(&op) {
         Ok(()) => Ok((id, op)),
@@ -314,7 +337,9 @@ mod tests {
         );
         assert_eq!(
             decode_request(a.as_bytes()).unwrap().1,
-            decode_slow(a.as_bytes()).unwrap().1
+            decode_slow(a.as_bytes(), &ExtensionMethods::default())
+                .unwrap()
+                .1
         );
     }
 
@@ -399,5 +424,84 @@ mod tests {
         let value =
             serde_json::json!({"jsonrpc": "2.0", "id": "r", "error": err.to_jsonrpc_error()});
         assert_eq!(&mine[..], serde_json::to_vec(&value).unwrap());
+    }
+
+    #[test]
+    fn extension_methods() {
+        let mut ext = ExtensionMethods::default();
+        ext.add(crate::ExtensionMethod::new("GetContextQueue"))
+            .unwrap();
+        let decode = |body: &str| decode_with(body.as_bytes(), &ext);
+        let (id, op) = decode(
+            r#"{"jsonrpc":"2.0","id":2,"method":"GetContextQueue","params":{"contextId":"c","tenant":"t"}}"#,
+        )
+        .unwrap();
+        assert_eq!(id, Id::Number(2.into()));
+        let Operation::Extension(r) = &op else {
+            panic!("{op:?}")
+        };
+        assert_eq!(r.method, "GetContextQueue");
+        assert_eq!(
+            Value::Object(r.params.clone()),
+            serde_json::json!({"contextId":"c","tenant":"t"})
+        );
+        assert_eq!(op.tenant(), "t");
+        // Absent or null params are {}; anything else is −32602.
+        for body in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"GetContextQueue"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"GetContextQueue","params":null}"#,
+        ] {
+            let (_, op) = decode(body).unwrap();
+            assert_eq!(
+                op,
+                Operation::Extension(ExtensionRequest::new("GetContextQueue", Map::new()))
+            );
+        }
+        for params in ["[]", "[1]", "5", "\"x\"", "true"] {
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"GetContextQueue","params":{params}}}"#
+            );
+            let e = decode(&body).unwrap_err();
+            assert_eq!(
+                (e.id, e.error.kind()),
+                (Id::Number(1.into()), ErrorKind::InvalidParams),
+                "{params}"
+            );
+        }
+        // Unregistered names stay unknown; names match exactly.
+        for method in ["ReorderContextQueue", "getContextQueue"] {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}"}}"#);
+            assert_eq!(
+                decode(&body).unwrap_err().error.kind(),
+                ErrorKind::MethodNotFound
+            );
+        }
+        // Without the registration, the same name is unknown.
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":"GetContextQueue"}"#),
+            ("1".into(), -32601)
+        );
+    }
+
+    #[test]
+    fn core_method_names_are_the_table() {
+        use crate::binding::extension_method::CORE_METHODS;
+        for name in CORE_METHODS {
+            assert!(Method::from_name(name).is_some(), "{name}");
+        }
+        let decoded = [
+            Method::SendMessage,
+            Method::SendStreamingMessage,
+            Method::GetTask,
+            Method::ListTasks,
+            Method::CancelTask,
+            Method::SubscribeToTask,
+            Method::CreateTaskPushNotificationConfig,
+            Method::GetTaskPushNotificationConfig,
+            Method::ListTaskPushNotificationConfigs,
+            Method::DeleteTaskPushNotificationConfig,
+            Method::GetExtendedAgentCard,
+        ];
+        assert_eq!(decoded.len(), CORE_METHODS.len());
     }
 }

@@ -6,10 +6,10 @@ use std::time::Duration;
 use tower_layer::Layer;
 
 use super::service::{Config, JsonRpcService};
-use crate::ConfigError;
-use crate::NotFound;
+use crate::binding::extension_method::ExtensionMethods;
 use crate::plumbing::routes::Routes;
 use crate::types::AgentCard;
+use crate::{ConfigError, ExtensionMethod, NotFound};
 
 /// Serves the card's JSON-RPC interface over a core [`A2aService`](crate::A2aService);
 /// see the [module docs](super).
@@ -34,6 +34,7 @@ impl JsonRpcLayer {
                 routes,
                 capabilities: card.capabilities.clone(),
                 keep_alive: Some(crate::binding::sse::DEFAULT_KEEP_ALIVE),
+                extensions: ExtensionMethods::default(),
             },
             fallback: NotFound,
         })
@@ -46,6 +47,14 @@ impl<F> JsonRpcLayer<F> {
     pub fn keep_alive(mut self, interval: Duration) -> Self {
         self.config.keep_alive = (!interval.is_zero()).then_some(interval);
         self
+    }
+
+    /// Serves `method` as a JSON-RPC method (see [`ExtensionMethod`]); its
+    /// routes are checked but not served here. A name that is a core method
+    /// or already registered, or a route that clashes, is an error.
+    pub fn extension_method(mut self, method: ExtensionMethod) -> Result<Self, ConfigError> {
+        self.config.extensions.add(method)?;
+        Ok(self)
     }
 
     /// The HTTP service for requests on other paths (default [`NotFound`]).
@@ -80,5 +89,26 @@ mod tests {
         let layer = JsonRpcLayer::new(&ok).unwrap().keep_alive(Duration::ZERO);
         assert_eq!(layer.config.keep_alive, None);
         assert_eq!(layer.config.routes.jsonrpc_path(), Some("/rpc"));
+    }
+
+    #[test]
+    fn extension_methods_are_checked() {
+        let card = AgentCard::default().with_interface(AgentInterface::jsonrpc("http://h/rpc"));
+        let layer = JsonRpcLayer::new(&card).unwrap();
+        let layer = layer
+            .extension_method(ExtensionMethod::new("GetContextQueue"))
+            .unwrap();
+        assert_eq!(
+            layer.config.extensions.method("GetContextQueue"),
+            Some("GetContextQueue")
+        );
+        let clash = ExtensionMethod::new("Other").route(http::Method::GET, "/tasks/{id}");
+        for m in [
+            ExtensionMethod::new("GetTask"),
+            ExtensionMethod::new("GetContextQueue"),
+            clash,
+        ] {
+            assert!(layer.clone().extension_method(m).is_err());
+        }
     }
 }

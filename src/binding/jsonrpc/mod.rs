@@ -44,6 +44,11 @@
 //! | `ListTaskPushNotificationConfigs` | `{taskId, pageSize?, pageToken?}` | `{configs, nextPageToken}` | `PushConfigs` |
 //! | `DeleteTaskPushNotificationConfig` | `{taskId, id}` | `{}` | `Empty` |
 //! | `GetExtendedAgentCard` | `{}` | AgentCard | `AgentCard` |
+//! | an extension method | any object | any JSON | `Extension` |
+//!
+//! Extension methods are registered with [`JsonRpcLayer::extension_method`]
+//! (see [`ExtensionMethod`](crate::ExtensionMethod)); their params object
+//! reaches the core as it was sent, and any other name is −32601.
 //!
 //! The [`CallContext`](crate::CallContext) is built from the HTTP request
 //! (version, activated extensions, headers and extensions, so a principal a

@@ -12,6 +12,7 @@ use tracing::Instrument;
 use super::ResponseFuture;
 use super::codec::{self, Id};
 use crate::binding::exchange::{self, EncodeResult, Expected, MediaType, Reply};
+use crate::binding::extension_method::ExtensionMethods;
 use crate::binding::sse::EncodeFrame;
 use crate::plumbing::future::BindingFuture;
 use crate::plumbing::routes::{Routes, json_response, jsonrpc_error_response};
@@ -24,6 +25,7 @@ pub(crate) struct Config {
     pub(crate) routes: Routes,
     pub(crate) capabilities: AgentCapabilities,
     pub(crate) keep_alive: Option<Duration>,
+    pub(crate) extensions: ExtensionMethods,
 }
 
 /// The JSON-RPC binding over a core `S`; other paths go to the fallback `F`.
@@ -122,7 +124,7 @@ where
         Ok(bytes) => bytes,
         Err(e) => return error_response(&Id::Null, &e),
     };
-    let (id, op) = match codec::decode_request(&bytes) {
+    let (id, op) = match codec::decode_with(&bytes, &config.extensions) {
         Ok(decoded) => decoded,
         Err(e) => return error_response(&e.id, &e.error),
     };

@@ -6,9 +6,10 @@ use std::time::Duration;
 use tower_layer::Layer;
 
 use super::service::{Config, RestService};
+use crate::binding::extension_method::ExtensionMethods;
 use crate::plumbing::routes::Routes;
 use crate::types::AgentCard;
-use crate::{ConfigError, NotFound};
+use crate::{ConfigError, ExtensionMethod, NotFound};
 
 /// Serves the card's HTTP+JSON interface over a core
 /// [`A2aService`](crate::A2aService); see the [module docs](super).
@@ -35,6 +36,7 @@ impl RestLayer {
                 routes,
                 capabilities: card.capabilities.clone(),
                 keep_alive: Some(crate::binding::sse::DEFAULT_KEEP_ALIVE),
+                extensions: ExtensionMethods::default(),
             },
             fallback: NotFound,
         })
@@ -47,6 +49,15 @@ impl<F> RestLayer<F> {
     pub fn keep_alive(mut self, interval: Duration) -> Self {
         self.config.keep_alive = (!interval.is_zero()).then_some(interval);
         self
+    }
+
+    /// Serves `method` at its routes (see [`ExtensionMethod`]); a method
+    /// without a route is not served here. A name that is a core method or
+    /// already registered, or a route that clashes with a core route or a
+    /// registered one, is an error.
+    pub fn extension_method(mut self, method: ExtensionMethod) -> Result<Self, ConfigError> {
+        self.config.extensions.add(method)?;
+        Ok(self)
     }
 
     /// The HTTP service for requests outside the HTTP+JSON prefix and on the
@@ -83,5 +94,25 @@ mod tests {
         let layer = RestLayer::new(&ok).unwrap().keep_alive(Duration::ZERO);
         assert_eq!(layer.config.keep_alive, None);
         assert_eq!(layer.config.routes.rest_prefix(), Some("/a2a"));
+    }
+
+    #[test]
+    fn extension_routes_are_checked() {
+        let card = AgentCard::default().with_interface(AgentInterface::http_json("http://h/a2a"));
+        let get = ExtensionMethod::new("GetContextQueue")
+            .route(http::Method::GET, "/contexts/{contextId}/queue");
+        let layer = RestLayer::new(&card)
+            .unwrap()
+            .extension_method(get)
+            .unwrap();
+        let clashes = [
+            ExtensionMethod::new("ListContexts").route(http::Method::GET, "/tasks"),
+            ExtensionMethod::new("Again").route(http::Method::GET, "/contexts/{id}/queue"),
+            ExtensionMethod::new("GetContextQueue"),
+            ExtensionMethod::new("Bad").route(http::Method::GET, "/contexts/{tenant}"),
+        ];
+        for m in clashes {
+            assert!(layer.clone().extension_method(m).is_err());
+        }
     }
 }

@@ -24,6 +24,12 @@
 //! | GetTaskPushNotificationConfig | `GET /tasks/{id}/pushNotificationConfigs/{configId}` | — | TaskPushNotificationConfig | `PushConfig` |
 //! | DeleteTaskPushNotificationConfig | `DELETE /tasks/{id}/pushNotificationConfigs/{configId}` | — | `{}` | `Empty` |
 //! | GetExtendedAgentCard | `GET /extendedAgentCard` | — | AgentCard | `AgentCard` |
+//! | an extension method | its registered route | a JSON object (POST, PUT, PATCH) | any JSON | `Extension` |
+//!
+//! Extension routes are registered with [`RestLayer::extension_method`] (see
+//! [`ExtensionMethod`](crate::ExtensionMethod) for how the params object is
+//! built); in each form, without and then under a tenant, they are tried
+//! after the core's routes, whose paths they may not share.
 //!
 //! Path values win over body fields: `{id}` is the request's `id` (`taskId`
 //! for push configs), `{configId}` its `id`, and `{tenant}` its `tenant`

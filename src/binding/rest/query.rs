@@ -40,7 +40,7 @@ pub(crate) fn percent_decode(raw: &str, plus_is_space: bool) -> Option<String> {
 
 /// A decoded path segment; a segment that is not UTF-8 once decoded is
 /// InvalidParams on `field`.
-pub(crate) fn path_value(raw: &str, field: &'static str) -> Result<String, A2aError> {
+pub(crate) fn path_value(raw: &str, field: &str) -> Result<String, A2aError> {
     percent_decode(raw, false)
         .ok_or_else(|| A2aError::invalid_params(field, "is not UTF-8 once percent-decoded"))
 }

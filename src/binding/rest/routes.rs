@@ -1,17 +1,22 @@
 //! The HTTP+JSON route table (a2a-spec.md §7.1): HTTP method and path below
 //! the interface prefix to an endpoint, then path values, query parameters
-//! and body to the typed [`Operation`].
+//! and body to the typed [`Operation`]. Registered extension routes are
+//! tried after the core's, in each form (without, then with a tenant).
+
+use std::borrow::Cow;
 
 use http::Method;
 use serde::de::{DeserializeOwned, IgnoredAny};
+use serde_json::{Map, Value};
 
 use super::query::{Query, path_value};
+use crate::binding::extension_method::{ExtensionMethods, Found, MAX_SEGMENTS};
 use crate::types::{
     CancelTaskRequest, GetExtendedAgentCardRequest, GetTaskRequest,
     ListTaskPushNotificationConfigsRequest, ListTasksRequest, SendMessageRequest,
     SubscribeToTaskRequest, TaskPushNotificationConfig, TaskPushNotificationConfigId,
 };
-use crate::{A2aError, ErrorKind, Operation};
+use crate::{A2aError, ErrorKind, ExtensionRequest, Operation};
 
 /// The HTTP methods of the route table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +24,10 @@ enum Verb {
     Get,
     Post,
     Delete,
+    /// Extension routes only.
+    Put,
+    /// Extension routes only.
+    Patch,
 }
 
 impl Verb {
@@ -27,6 +36,8 @@ impl Verb {
             Method::GET => Some(Self::Get),
             Method::POST => Some(Self::Post),
             Method::DELETE => Some(Self::Delete),
+            Method::PUT => Some(Self::Put),
+            Method::PATCH => Some(Self::Patch),
             _ => None,
         }
     }
@@ -46,6 +57,8 @@ pub(crate) enum Endpoint {
     ListPushConfigs,
     DeletePushConfig,
     GetExtendedAgentCard,
+    /// A registered extension method, by name.
+    Extension(&'static str),
 }
 
 impl Endpoint {
@@ -63,6 +76,7 @@ impl Endpoint {
             Self::ListPushConfigs => "ListTaskPushNotificationConfigs",
             Self::DeletePushConfig => "DeleteTaskPushNotificationConfig",
             Self::GetExtendedAgentCard => "GetExtendedAgentCard",
+            Self::Extension(name) => name,
         }
     }
 }
@@ -148,7 +162,7 @@ pub(crate) enum Refusal {
     /// No route has this path: 404.
     NotFound,
     /// A route has this path but not this verb: 405 with this `Allow`.
-    NotAllowed(&'static str),
+    NotAllowed(Cow<'static, str>),
     /// A path value that does not decode: 400.
     Invalid(A2aError),
 }
@@ -172,16 +186,23 @@ pub(crate) struct Route {
     tenant: Option<String>,
     task_id: String,
     config_id: String,
+    /// An extension route's decoded captures, by name.
+    captures: Vec<(String, String)>,
 }
 
 /// Matches `method` and `path` (below the interface prefix). Routes without
 /// a tenant are tried first, then the same routes under a `/{tenant}`
-/// segment (§7.1, recommended), so `/tasks/tasks` is the task `tasks`. The first
+/// segment (§7.1, recommended), so `/tasks/tasks` is the task `tasks`; in
+/// each form the core's routes come before the `extensions`. The first
 /// path that also has the verb wins; a path that matched only without the
 /// verb is a 405. A trailing slash is ignored.
-pub(crate) fn route(method: &Method, path: &str) -> Result<Route, Refusal> {
+pub(crate) fn route(
+    method: &Method,
+    path: &str,
+    extensions: &ExtensionMethods,
+) -> Result<Route, Refusal> {
     let path = path.trim_end_matches('/');
-    let mut segments = [""; 5];
+    let mut segments = [""; MAX_SEGMENTS];
     let mut n = 0;
     for seg in path
         .strip_prefix('/')
@@ -202,33 +223,59 @@ pub(crate) fn route(method: &Method, path: &str) -> Result<Route, Refusal> {
     let verb = Verb::of(method);
     let mut allow = None;
     for (tenant, segs) in candidates.into_iter().flatten() {
+        let decoded_tenant = || {
+            tenant
+                .map(|t| path_value(t, "tenant"))
+                .transpose()
+                .map_err(Refusal::Invalid)
+        };
         let Some(resource) = Resource::at(segs) else {
-            continue;
+            let (route, captures) = match extensions.find(method, segs) {
+                Found::Route(route, captures) => (route, captures),
+                Found::OtherMethods(methods) => {
+                    allow.get_or_insert(Cow::Owned(methods));
+                    continue;
+                }
+                Found::Nothing => continue,
+            };
+            let captures = captures
+                .into_iter()
+                .map(|(name, raw)| Ok((name.to_owned(), path_value(raw, name)?)))
+                .collect::<Result<_, A2aError>>()
+                .map_err(Refusal::Invalid)?;
+            return Ok(Route {
+                endpoint: Endpoint::Extension(route.name),
+                // Registered routes have a verb of the table.
+                verb: verb.unwrap_or(Verb::Get),
+                tenant: decoded_tenant()?,
+                task_id: String::new(),
+                config_id: String::new(),
+                captures,
+            });
         };
         let found = resource.verbs().iter().find(|(v, _)| Some(*v) == verb);
         let Some(&(verb, endpoint)) = found else {
-            allow.get_or_insert(resource.allow());
+            allow.get_or_insert(Cow::Borrowed(resource.allow()));
             continue;
         };
         let (task, config) = resource.ids();
         return Ok(Route {
             endpoint,
             verb,
-            tenant: tenant
-                .map(|t| path_value(t, "tenant"))
-                .transpose()
-                .map_err(Refusal::Invalid)?,
+            tenant: decoded_tenant()?,
             task_id: path_value(task, "id").map_err(Refusal::Invalid)?,
             config_id: path_value(config, "id").map_err(Refusal::Invalid)?,
+            captures: Vec::new(),
         });
     }
     Err(allow.map_or(Refusal::NotFound, Refusal::NotAllowed))
 }
 
 impl Route {
-    /// The request body is read (a POST); GET and DELETE bodies are ignored.
+    /// The request body is read (POST, and PUT or PATCH of an extension
+    /// route); GET and DELETE bodies are ignored.
     pub(crate) fn reads_body(&self) -> bool {
-        self.verb == Verb::Post
+        matches!(self.verb, Verb::Post | Verb::Put | Verb::Patch)
     }
 
     /// The operation, from the path values (which win over body fields),
@@ -240,6 +287,7 @@ impl Route {
             tenant,
             task_id,
             config_id,
+            captures,
             ..
         } = self;
         let query = || Query::parse(query);
@@ -304,6 +352,17 @@ impl Route {
                     tenant: tenant_or(String::new()),
                 })
             }
+            // Path values win over body members of the same name.
+            E::Extension(name) => {
+                let mut params: Map<String, Value> = json(body)?;
+                for (key, value) in captures {
+                    params.insert(key, Value::String(value));
+                }
+                if let Some(tenant) = tenant {
+                    params.insert("tenant".to_owned(), Value::String(tenant));
+                }
+                Operation::Extension(ExtensionRequest::new(name, params))
+            }
         })
     }
 }
@@ -347,7 +406,8 @@ mod tests {
     use super::*;
 
     fn ok(method: Method, path: &str) -> (Endpoint, Option<String>, String, String) {
-        let r = route(&method, path).unwrap_or_else(|e| panic!("{path}: {e:?}"));
+        let r = route(&method, path, &ExtensionMethods::default())
+            .unwrap_or_else(|e| panic!("{path}: {e:?}"));
         (r.endpoint, r.tenant, r.task_id, r.config_id)
     }
 
@@ -407,9 +467,17 @@ mod tests {
         );
     }
 
+    /// The `Allow` of a 405.
+    fn allow(refusal: Refusal) -> String {
+        match refusal {
+            Refusal::NotAllowed(allow) => allow.into_owned(),
+            other => panic!("not a 405: {other:?}"),
+        }
+    }
+
     #[test]
     fn refusals() {
-        let refuse = |m: Method, p: &str| route(&m, p).unwrap_err();
+        let refuse = |m: Method, p: &str| route(&m, p, &ExtensionMethods::default()).unwrap_err();
         for p in [
             "",
             "/",
@@ -421,22 +489,18 @@ mod tests {
         ] {
             assert!(matches!(refuse(Method::GET, p), Refusal::NotFound), "{p}");
         }
-        assert!(matches!(
-            refuse(Method::GET, "/message:send"),
-            Refusal::NotAllowed("POST")
-        ));
-        assert!(matches!(
-            refuse(Method::PUT, "/tasks/t:subscribe"),
-            Refusal::NotAllowed("GET, POST")
-        ));
-        assert!(matches!(
-            refuse(Method::POST, "/tasks/t/pushNotificationConfigs/c"),
-            Refusal::NotAllowed("GET, DELETE")
-        ));
-        assert!(matches!(
-            refuse(Method::DELETE, "/tasks"),
-            Refusal::NotAllowed("GET")
-        ));
+        for (m, p, want) in [
+            (Method::GET, "/message:send", "POST"),
+            (Method::PUT, "/tasks/t:subscribe", "GET, POST"),
+            (
+                Method::POST,
+                "/tasks/t/pushNotificationConfigs/c",
+                "GET, DELETE",
+            ),
+            (Method::DELETE, "/tasks", "GET"),
+        ] {
+            assert_eq!(allow(refuse(m, p)), want, "{p}");
+        }
         assert!(matches!(
             refuse(Method::GET, "/tasks/%FF"),
             Refusal::Invalid(_)
@@ -445,7 +509,12 @@ mod tests {
 
     #[test]
     fn bodies() {
-        let r = route(&Method::POST, "/ten/tasks/t-1:cancel").unwrap();
+        let r = route(
+            &Method::POST,
+            "/ten/tasks/t-1:cancel",
+            &ExtensionMethods::default(),
+        )
+        .unwrap();
         let op = r
             .clone()
             .decode(None, br#"{"id":"other","tenant":"x","metadata":{"k":1}}"#)
@@ -481,13 +550,161 @@ mod tests {
             (Method::DELETE, "/tasks/t/pushNotificationConfigs/c", ""),
             (Method::GET, "/extendedAgentCard", ""),
         ] {
-            let r = route(&m, p).unwrap();
+            let r = route(&m, p, &ExtensionMethods::default()).unwrap();
             let name = r.endpoint.operation();
             assert_eq!(
                 r.decode(None, body.as_bytes()).unwrap().method(),
                 name,
                 "{p}"
             );
+        }
+    }
+
+    fn queue() -> ExtensionMethods {
+        let mut ext = ExtensionMethods::default();
+        let get = crate::ExtensionMethod::new("GetContextQueue")
+            .route(Method::GET, "/contexts/{contextId}/queue");
+        let reorder = crate::ExtensionMethod::new("ReorderContextQueue")
+            .route(Method::POST, "/contexts/{contextId}/queue:reorder")
+            .route(Method::PATCH, "/contexts/{contextId}/queue");
+        ext.add(get).unwrap();
+        ext.add(reorder).unwrap();
+        ext
+    }
+
+    fn params(op: Operation) -> (&'static str, Value) {
+        let Operation::Extension(r) = op else {
+            panic!("{op:?}")
+        };
+        (r.method, Value::Object(r.params))
+    }
+
+    #[test]
+    fn extension_routes_capture_and_merge() {
+        use serde_json::json;
+        let ext = queue();
+        let at = |m: Method, p: &str| route(&m, p, &ext).unwrap_or_else(|e| panic!("{p}: {e:?}"));
+        // Captures are percent-decoded strings; a GET body and the query are not read.
+        let r = at(Method::GET, "/contexts/c%2F1%20x/queue/");
+        assert!(!r.reads_body());
+        assert_eq!(r.endpoint.operation(), "GetContextQueue");
+        let op = r
+            .decode(Some("contextId=q&x=1"), br#"{"contextId":"body"}"#)
+            .unwrap();
+        assert_eq!(
+            params(op),
+            ("GetContextQueue", json!({"contextId": "c/1 x"}))
+        );
+        // Under a tenant: the tenant joins the params; path values win over the body.
+        let r = at(Method::POST, "/acme%20co/contexts/c-1/queue:reorder");
+        assert!(r.reads_body());
+        let body = br#"{"revision":"r7","taskIds":["b","a"],"contextId":"other","tenant":"x"}"#;
+        let op = r.decode(None, body).unwrap();
+        assert_eq!(op.tenant(), "acme co");
+        assert_eq!(
+            params(op),
+            (
+                "ReorderContextQueue",
+                json!({"revision": "r7", "taskIds": ["b", "a"], "contextId": "c-1", "tenant": "acme co"})
+            )
+        );
+        // Without a tenant segment, a body's tenant stays.
+        let op = at(Method::PATCH, "/contexts/c/queue")
+            .decode(None, br#"{"tenant":"t"}"#)
+            .unwrap();
+        assert_eq!(op.tenant(), "t");
+        // An empty body is {}; not JSON is ParseError; not an object InvalidParams.
+        let r = at(Method::POST, "/contexts/c/queue:reorder");
+        assert_eq!(
+            params(r.clone().decode(None, b" ").unwrap()).1,
+            json!({"contextId": "c"})
+        );
+        for (body, kind) in [
+            (&b"{"[..], ErrorKind::ParseError),
+            (b"[1]", ErrorKind::InvalidParams),
+            (b"\"s\"", ErrorKind::InvalidParams),
+            (b"null", ErrorKind::InvalidParams),
+        ] {
+            assert_eq!(r.clone().decode(None, body).unwrap_err().kind(), kind);
+        }
+    }
+
+    #[test]
+    fn extension_routes_refusals_and_order() {
+        let ext = queue();
+        let refuse = |m: Method, p: &str| route(&m, p, &ext).unwrap_err();
+        assert_eq!(
+            allow(refuse(Method::DELETE, "/contexts/c/queue")),
+            "GET, PATCH"
+        );
+        let under_tenant = refuse(Method::GET, "/t/contexts/c/queue:reorder");
+        assert_eq!(allow(under_tenant), "POST");
+        assert!(matches!(
+            refuse(Method::GET, "/contexts/c"),
+            Refusal::NotFound
+        ));
+        assert!(matches!(
+            refuse(Method::GET, "/contexts//queue"),
+            Refusal::NotFound
+        ));
+        let Refusal::Invalid(e) = refuse(Method::GET, "/contexts/%FF/queue") else {
+            panic!("not UTF-8")
+        };
+        assert_eq!(e.violations()[0].0, "contextId");
+        // Routes without a tenant come first: `/contexts/tasks/queue` is the
+        // queue of the context `tasks`, not the task `queue` of the tenant
+        // `contexts`; under a tenant, the core's routes still route.
+        let r = route(&Method::GET, "/contexts/tasks/queue", &ext).unwrap();
+        assert_eq!(
+            (r.endpoint, r.tenant.as_deref(), r.captures),
+            (
+                Endpoint::Extension("GetContextQueue"),
+                None,
+                vec![("contextId".to_owned(), "tasks".to_owned())]
+            )
+        );
+        let r = route(&Method::GET, "/x/tasks/t", &ext).unwrap();
+        assert_eq!(
+            (r.endpoint, r.tenant.as_deref()),
+            (Endpoint::GetTask, Some("x"))
+        );
+        // Long paths: a tenant and 15 segments still route.
+        let mut long = ExtensionMethods::default();
+        let deep = format!("/{}", ["s"; MAX_SEGMENTS - 1].join("/"));
+        long.add(crate::ExtensionMethod::new("Deep").route(Method::GET, deep.clone()))
+            .unwrap();
+        assert!(route(&Method::GET, &format!("/t{deep}"), &long).is_ok());
+        assert!(matches!(
+            route(&Method::GET, &format!("/t/u{deep}"), &long).unwrap_err(),
+            Refusal::NotFound
+        ));
+    }
+
+    #[test]
+    fn core_route_templates_are_the_table() {
+        use crate::binding::extension_method::CORE_ROUTES;
+        // Each template, with its captures filled in, is a core route ...
+        for template in CORE_ROUTES {
+            let path = template.replace("{id}", "t").replace("{configId}", "c");
+            let r = route(&Method::GET, &path, &ExtensionMethods::default());
+            assert!(!matches!(r, Err(Refusal::NotFound)), "{template}");
+        }
+        // ... and no extension route may take a core route's path.
+        for path in [
+            "/message:send",
+            "/message:stream",
+            "/tasks/t",
+            "/tasks",
+            "/tasks/t:cancel",
+            "/tasks/t:subscribe",
+            "/tasks/t/pushNotificationConfigs",
+            "/tasks/t/pushNotificationConfigs/c",
+            "/extendedAgentCard",
+        ] {
+            let r = route(&Method::GET, path, &ExtensionMethods::default());
+            assert!(!matches!(r, Err(Refusal::NotFound)), "{path}");
+            let m = crate::ExtensionMethod::new("Taken").route(Method::PUT, path);
+            assert!(ExtensionMethods::default().add(m).is_err(), "{path}");
         }
     }
 }

@@ -12,6 +12,7 @@ use tracing::Instrument;
 use super::ResponseFuture;
 use super::routes::{self, Refusal, Route};
 use crate::binding::exchange::{self, EncodeResult, Expected, MediaType, Reply};
+use crate::binding::extension_method::ExtensionMethods;
 use crate::binding::sse::EncodeFrame;
 use crate::plumbing::future::BindingFuture;
 use crate::plumbing::routes::{Binding, Routes, json_response, rest_error_response};
@@ -24,6 +25,7 @@ pub(crate) struct Config {
     pub(crate) routes: Routes,
     pub(crate) capabilities: AgentCapabilities,
     pub(crate) keep_alive: Option<Duration>,
+    pub(crate) extensions: ExtensionMethods,
 }
 
 /// The HTTP+JSON binding over a core `S`; requests outside the interface
@@ -90,17 +92,16 @@ where
             operation = tracing::field::Empty,
             error = tracing::field::Empty,
         );
-        let route = match routes::route(req.method(), suffix) {
+        let route = match routes::route(req.method(), suffix, &self.config.extensions) {
             Ok(route) => route,
             Err(refusal) => {
-                let allow = match refusal {
-                    Refusal::NotAllowed(allow) => Some(allow),
+                let allow = match &refusal {
+                    Refusal::NotAllowed(allow) => HeaderValue::from_str(allow).ok(),
                     _ => None,
                 };
                 let mut res = error_response(&span, &refusal.error());
                 if let Some(allow) = allow {
-                    res.headers_mut()
-                        .insert(header::ALLOW, HeaderValue::from_static(allow));
+                    res.headers_mut().insert(header::ALLOW, allow);
                 }
                 return BindingFuture::ready(res).into();
             }

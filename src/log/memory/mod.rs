@@ -99,6 +99,11 @@ impl TaskLog for MemoryTaskLog {
         Box::pin(std::future::ready(out))
     }
 
+    fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
+        let out = self.inner.append_all(requests);
+        Box::pin(std::future::ready(out))
+    }
+
     fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
         let out = self.inner.with_entry(authority, task_id, |e| e.snapshot());
         Box::pin(std::future::ready(out))

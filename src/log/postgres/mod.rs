@@ -116,6 +116,10 @@ impl TaskLog for PostgresTaskLog {
         Box::pin(self.inner.append(request))
     }
 
+    fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
+        Box::pin(self.inner.append_all(requests))
+    }
+
     fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
         Box::pin(self.inner.snapshot(authority, task_id))
     }

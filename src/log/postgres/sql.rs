@@ -78,8 +78,9 @@ impl Sql {
     }
 }
 
-/// The NOTIFY of an append to `task_id`, as one simple-protocol batch (one
-/// round trip) in its own transaction with `synchronous_commit` off.
+/// The NOTIFY of an append to each of `task_ids`, as one simple-protocol
+/// batch (one round trip) in its own transaction with `synchronous_commit`
+/// off.
 ///
 /// Not inside the append's transaction: PostgreSQL serializes the commits
 /// of every transaction that notified (a database-wide lock held until the
@@ -89,17 +90,22 @@ impl Sql {
 /// channel cannot hold a `$`); a task id that cannot be quoted so, or is
 /// over NOTIFY's 8000-byte payload limit, sends an empty payload, which
 /// wakes every watcher instead.
-pub(super) fn notify_sql(channel: &str, instance: &str, task_id: &str) -> String {
+pub(super) fn notify_sql(channel: &str, instance: &str, task_ids: &[&str]) -> String {
+    use std::fmt::Write;
     const TAG: &str = "$a2a_notify$";
-    let payload = if task_id.len() < 7000 && !task_id.contains(['$', '\0']) {
-        format!("{instance}:{task_id}")
-    } else {
-        String::new()
-    };
-    format!(
-        "BEGIN; SET LOCAL synchronous_commit = off; \
-         SELECT pg_notify({TAG}{channel}{TAG}, {TAG}{payload}{TAG}); COMMIT"
-    )
+    let each = 40 + 4 * TAG.len() + channel.len() + instance.len();
+    let ids: usize = task_ids.iter().map(|t| t.len()).sum();
+    let mut sql = String::with_capacity(60 + each * task_ids.len() + ids);
+    sql.push_str("BEGIN; SET LOCAL synchronous_commit = off; ");
+    for task_id in task_ids {
+        let _ = write!(sql, "SELECT pg_notify({TAG}{channel}{TAG}, {TAG}");
+        if task_id.len() < 7000 && !task_id.contains(['$', '\0']) {
+            let _ = write!(sql, "{instance}:{task_id}");
+        }
+        let _ = write!(sql, "{TAG}); ");
+    }
+    sql.push_str("COMMIT");
+    sql
 }
 
 #[cfg(test)]
@@ -108,7 +114,7 @@ mod tests {
 
     #[test]
     fn notifications_are_marked_and_quoted() {
-        let sql = notify_sql("a2a_log_a2a", "i1", "t-1");
+        let sql = notify_sql("a2a_log_a2a", "i1", &["t-1"]);
         assert_eq!(
             sql,
             "BEGIN; SET LOCAL synchronous_commit = off; \
@@ -117,9 +123,16 @@ mod tests {
         // What cannot be dollar-quoted wakes everyone instead.
         for odd in ["t$a2a_notify$; DROP TABLE x; --", "t\0", &"x".repeat(7000)] {
             assert!(
-                notify_sql("c", "i1", odd).contains("$a2a_notify$$a2a_notify$)"),
+                notify_sql("c", "i1", &[odd]).contains("$a2a_notify$$a2a_notify$)"),
                 "{odd:?}"
             );
         }
+        // One batch for several tasks.
+        assert_eq!(
+            notify_sql("c", "i1", &["a", "b"]),
+            "BEGIN; SET LOCAL synchronous_commit = off; \
+             SELECT pg_notify($a2a_notify$c$a2a_notify$, $a2a_notify$i1:a$a2a_notify$); \
+             SELECT pg_notify($a2a_notify$c$a2a_notify$, $a2a_notify$i1:b$a2a_notify$); COMMIT"
+        );
     }
 }

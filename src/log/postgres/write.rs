@@ -1,14 +1,15 @@
 //! The write side of [`PostgresTaskLog`](super::PostgresTaskLog): appends,
 //! as one conditional statement when the task's head is known (a creation,
 //! or this log's last commit), else in a transaction that locks the row;
-//! then the NOTIFY that wakes other hosts' watchers.
+//! appends to several tasks in one transaction that locks their rows in
+//! task id order; then the NOTIFY that wakes other hosts' watchers.
 
-use deadpool_postgres::GenericClient;
+use deadpool_postgres::{GenericClient, Transaction};
 
 use super::sql::notify_sql;
 use super::{Inner, db};
 use crate::log::stored::{Current, Plan, from_i64};
-use crate::log::{AppendRequest, Appended, LogError, LogErrorKind};
+use crate::log::{AppendRequest, Appended, LogError, LogErrorKind, distinct_tasks};
 
 impl Inner {
     pub(super) async fn append(&self, req: AppendRequest) -> Result<Appended, LogError> {
@@ -17,10 +18,64 @@ impl Inner {
             Some(out) => out,
             None => self.append_locked(&mut client, &req).await?,
         };
-        // Watchers in this process are woken at once; other hosts' by a
-        // NOTIFY sent after the commit (see [`notify_sql`]).
-        self.hub.notify(&req.task_id);
-        let notify = notify_sql(&self.channel, &self.instance, &req.task_id);
+        self.notify(&client, &[&req.task_id]).await;
+        Ok(out)
+    }
+
+    /// Several appends in one transaction: every task row is locked (and
+    /// read) in task id order, so two calls over the same tasks wait for
+    /// each other instead of deadlocking; the requests are checked and
+    /// planned in their order (the first refusal is the answer, nothing is
+    /// written), then written in task id order and committed together.
+    pub(super) async fn append_all(
+        &self,
+        reqs: Vec<AppendRequest>,
+    ) -> Result<Vec<Appended>, LogError> {
+        if reqs.is_empty() {
+            return Ok(Vec::new());
+        }
+        if !distinct_tasks(&reqs) {
+            return Err(LogError::new(LogErrorKind::Invalid));
+        }
+        let mut order: Vec<usize> = (0..reqs.len()).collect();
+        order.sort_unstable_by(|&a, &b| reqs[a].task_id.cmp(&reqs[b].task_id));
+        let mut client = self.pool.get().await.map_err(LogError::backend)?;
+        let tx = client.transaction().await.map_err(db)?;
+        let mut heads = Vec::with_capacity(reqs.len());
+        heads.resize_with(reqs.len(), || None);
+        for &i in &order {
+            heads[i] = self.lock_head(&tx, &reqs[i].task_id).await?;
+        }
+        let mut plans = Vec::with_capacity(reqs.len());
+        for (req, current) in reqs.iter().zip(heads) {
+            plans.push(self.plan_locked(&tx, req, current).await?);
+        }
+        for &i in &order {
+            if self.write_planned(&tx, &reqs[i], &plans[i]).await? != 1 {
+                // Another host created the task since it was read.
+                return Err(LogError::new(LogErrorKind::Conflict));
+            }
+        }
+        tx.commit().await.map_err(db)?;
+        let out = plans.iter().map(Plan::appended).collect();
+        {
+            let mut cache = self.cache();
+            for (req, plan) in reqs.iter().zip(plans) {
+                cache.put(&req.task_id, plan.seq, plan.projection);
+            }
+        }
+        let task_ids: Vec<&str> = reqs.iter().map(|r| r.task_id.as_str()).collect();
+        self.notify(&client, &task_ids).await;
+        Ok(out)
+    }
+
+    /// Wakes the watchers of `task_ids` after a commit: this process's at
+    /// once, other hosts' by a NOTIFY (see [`notify_sql`]).
+    async fn notify(&self, client: &deadpool_postgres::Client, task_ids: &[&str]) {
+        for task_id in task_ids {
+            self.hub.notify(task_id);
+        }
+        let notify = notify_sql(&self.channel, &self.instance, task_ids);
         if let Err(e) = client.batch_execute(&notify).await {
             // The append is committed: say so. Remote watchers catch up at
             // the task's next notification (or their listener's reconnect).
@@ -29,7 +84,6 @@ impl Inner {
             let _ = client.batch_execute("ROLLBACK").await;
             tracing::warn!(target: "a2a_tower::log", kind = %e.code().map_or("io", |c| c.code()), "postgres notify failed");
         }
-        Ok(out)
     }
 
     /// The append as one statement (one round trip, its own transaction),
@@ -157,15 +211,45 @@ impl Inner {
         req: &AppendRequest,
     ) -> Result<Appended, LogError> {
         let tx = client.transaction().await.map_err(db)?;
+        let current = self.lock_head(&tx, &req.task_id).await?;
+        let plan = self.plan_locked(&tx, req, current).await?;
+        if self.write_planned(&tx, req, &plan).await? != 1 {
+            // Another host created the task first (or the row moved on).
+            return Err(LogError::new(LogErrorKind::Conflict));
+        }
+        tx.commit().await.map_err(db)?;
+        let out = plan.appended();
+        self.cache().put(&req.task_id, plan.seq, plan.projection);
+        Ok(out)
+    }
+
+    /// Locks the task's row for the transaction and reads its head; `None`
+    /// when the task does not exist.
+    async fn lock_head(
+        &self,
+        tx: &Transaction<'_>,
+        task_id: &str,
+    ) -> Result<Option<Current>, LogError> {
         let head = tx.prepare_cached(&self.sql.head).await.map_err(db)?;
-        let current = match tx.query_opt(&head, &[&req.task_id]).await.map_err(db)? {
-            Some(r) => Some(Current {
+        match tx.query_opt(&head, &[&task_id]).await.map_err(db)? {
+            Some(r) => Ok(Some(Current {
                 authority: r.get(0),
                 seq: from_i64(r.get(1))?,
                 epoch: from_i64(r.get(2))?,
-            }),
-            None => None,
-        };
+            })),
+            None => Ok(None),
+        }
+    }
+
+    /// Checks and plans `req` against its locked row's head `current`, on
+    /// the cached projection or the stored one (read only when the append
+    /// can pass).
+    async fn plan_locked(
+        &self,
+        tx: &Transaction<'_>,
+        req: &AppendRequest,
+        current: Option<Current>,
+    ) -> Result<Plan, LogError> {
         let cached = current
             .as_ref()
             .and_then(|c| self.cache().take(&req.task_id, c.seq));
@@ -178,22 +262,14 @@ impl Inner {
                     .map_err(db)?;
                 let row = tx.query_one(&st, &[&req.task_id]).await.map_err(db)?;
                 Some(
-                    self.projection_at(&tx, &req.task_id, row.get(0), c.seq)
+                    self.projection_at(tx, &req.task_id, row.get(0), c.seq)
                         .await,
                 )
             }
             _ => None,
         };
-        let plan = Plan::new(req, current, |_| {
+        Plan::new(req, current, |_| {
             stored.unwrap_or_else(|| Err(LogError::backend("task row vanished")))
-        })?;
-        if self.write_planned(&tx, req, &plan).await? != 1 {
-            // Another host created the task first (or the row moved on).
-            return Err(LogError::new(LogErrorKind::Conflict));
-        }
-        tx.commit().await.map_err(db)?;
-        let out = plan.appended();
-        self.cache().put(&req.task_id, plan.seq, plan.projection);
-        Ok(out)
+        })
     }
 }

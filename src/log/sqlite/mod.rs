@@ -293,36 +293,35 @@ impl SqliteTaskLog {
 
 impl TaskLog for SqliteTaskLog {
     fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
-        // Encoded and planned here, off the writer thread, which then has
-        // only the SQLite work to do.
-        let records = match serde_json::to_string(&request.records) {
-            Ok(json) => json,
-            Err(e) => return Box::pin(std::future::ready(Err(LogError::backend(e)))),
+        let append = match writer::Append::new(&self.inner.heads, request) {
+            Ok(append) => append,
+            Err(e) => return Box::pin(std::future::ready(Err(e))),
         };
-        let prepared = plan::prepare(&self.inner.heads, &request);
         let (reply, rx) = tokio::sync::oneshot::channel();
-        let sent = match &self.inner.jobs {
-            Some(jobs) => jobs
-                .send(writer::Job {
-                    request,
-                    records,
-                    prepared,
-                    reply,
-                })
-                .is_ok(),
-            None => false,
+        self.inner
+            .submit(writer::Job::One(append, writer::Answer::new(reply)), rx)
+    }
+
+    fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
+        if requests.is_empty() {
+            return Box::pin(std::future::ready(Ok(Vec::new())));
+        }
+        if !super::distinct_tasks(&requests) {
+            return Box::pin(std::future::ready(Err(LogError::new(
+                LogErrorKind::Invalid,
+            ))));
+        }
+        let appends: Result<Vec<_>, _> = requests
+            .into_iter()
+            .map(|r| writer::Append::new(&self.inner.heads, r))
+            .collect();
+        let appends = match appends {
+            Ok(appends) => appends,
+            Err(e) => return Box::pin(std::future::ready(Err(e))),
         };
-        Box::pin(async move {
-            if !sent {
-                return Err(LogError::backend("sqlite writer stopped"));
-            }
-            let writer::Reply { outcome, leftovers } = rx
-                .await
-                .map_err(|_| LogError::backend("sqlite writer stopped"))?;
-            // Freed here, on the caller's thread.
-            drop(leftovers);
-            outcome
-        })
+        let (reply, rx) = tokio::sync::oneshot::channel();
+        self.inner
+            .submit(writer::Job::All(appends, writer::Answer::new(reply)), rx)
     }
 
     fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
@@ -382,6 +381,30 @@ impl TaskLog for SqliteTaskLog {
 }
 
 impl Inner {
+    /// Queues `job` for the writer; the future answers once its batch
+    /// committed (or failed).
+    fn submit<T: Send + 'static>(
+        &self,
+        job: writer::Job,
+        rx: tokio::sync::oneshot::Receiver<writer::Reply<T>>,
+    ) -> LogFuture<'static, T> {
+        let sent = match &self.jobs {
+            Some(jobs) => jobs.send(job).is_ok(),
+            None => false,
+        };
+        Box::pin(async move {
+            if !sent {
+                return Err(LogError::backend("sqlite writer stopped"));
+            }
+            let writer::Reply { outcome, leftovers } = rx
+                .await
+                .map_err(|_| LogError::backend("sqlite writer stopped"))?;
+            // Freed here, on the caller's thread.
+            drop(leftovers);
+            outcome
+        })
+    }
+
     /// The task's head from memory when this process wrote it recently
     /// (the authority is checked there too), else from the database.
     async fn snapshot(&self, authority: &str, task_id: &str) -> Result<Snapshot, LogError> {

@@ -12,6 +12,13 @@
 //! has not written recently; a creation is checked by its INSERT. What it is
 //! done with (jobs, unwatched records, retired heads) goes back with the
 //! replies, to be freed by the callers.
+//!
+//! A job is one append or several (to different tasks, see
+//! [`TaskLog::append_all`](crate::log::TaskLog::append_all)) committed as
+//! one: a job of several runs inside a SAVEPOINT, so that when one of its
+//! appends is refused, or a write fails midway, the job is rolled back
+//! alone, the heads it put in the batch's `pending` are put back as they
+//! were, and the batch commits the other jobs.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,24 +30,78 @@ use tokio::sync::oneshot;
 
 use super::counters::Counters;
 use super::heads::{Head, Heads, Retired};
-use super::plan::{Prepared, plan};
+use super::plan::{Prepared, plan, prepare};
 use crate::log::hub::Hub;
 use crate::log::stored::Plan;
 use crate::log::{AppendRequest, Appended, LogError, LogErrorKind};
 
-/// One queued append and where to send its outcome.
-pub(crate) struct Job {
+/// One append of a job.
+pub(crate) struct Append {
     pub(crate) request: AppendRequest,
     /// `request.records` as a JSON array.
-    pub(crate) records: String,
+    records: String,
     /// The append planned by its caller, if it could.
-    pub(crate) prepared: Option<Prepared>,
-    pub(crate) reply: oneshot::Sender<Reply>,
+    prepared: Option<Prepared>,
 }
 
-/// An append's outcome, and what the writer is done with.
-pub(crate) struct Reply {
-    pub(crate) outcome: Result<Appended, LogError>,
+impl Append {
+    /// Encodes and plans `request` on the caller's thread, off the writer's,
+    /// which then has only the SQLite work to do.
+    pub(crate) fn new(heads: &Heads, request: AppendRequest) -> Result<Self, LogError> {
+        let records = serde_json::to_string(&request.records).map_err(LogError::backend)?;
+        let prepared = prepare(heads, &request);
+        Ok(Self {
+            request,
+            records,
+            prepared,
+        })
+    }
+}
+
+/// One queued job: one append or several committed as one, and where to
+/// send its outcome.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a job is moved once, into the queue; boxing the common single append would cost it an allocation"
+)]
+pub(crate) enum Job {
+    /// One append.
+    One(Append, Answer<Appended>),
+    /// Several appends, to different tasks, all or nothing.
+    All(Vec<Append>, Answer<Vec<Appended>>),
+}
+
+/// Where a job's outcome goes, and the outcome once known.
+pub(crate) struct Answer<T> {
+    reply: oneshot::Sender<Reply<T>>,
+    outcome: Option<Result<T, LogError>>,
+}
+
+impl<T> Answer<T> {
+    /// An answer to send to `reply`.
+    pub(crate) fn new(reply: oneshot::Sender<Reply<T>>) -> Self {
+        Self {
+            reply,
+            outcome: None,
+        }
+    }
+
+    fn fail(mut self, e: &rusqlite::Error) {
+        self.outcome = Some(Err(LogError::backend(e.to_string())));
+        self.send(Leftovers::default());
+    }
+
+    fn send(self, leftovers: Leftovers) {
+        let outcome = self
+            .outcome
+            .unwrap_or_else(|| Err(LogError::backend("sqlite job left unanswered")));
+        let _ = self.reply.send(Reply { outcome, leftovers });
+    }
+}
+
+/// A job's outcome, and what the writer is done with.
+pub(crate) struct Reply<T> {
+    pub(crate) outcome: Result<T, LogError>,
     /// Freed by the caller that receives the reply, not by the writer
     /// thread: under load the writer is the bottleneck, and freeing a batch
     /// of tasks is a good part of its CPU time.
@@ -50,16 +111,86 @@ pub(crate) struct Reply {
 /// What the writer is done with (see [`Reply::leftovers`]).
 #[derive(Default)]
 pub(crate) struct Leftovers {
-    _job: Option<(AppendRequest, String)>,
+    _one: Option<Append>,
+    _all: Vec<Append>,
     _retired: Vec<Retired>,
 }
 
-impl Reply {
-    fn new(outcome: Result<Appended, LogError>) -> Self {
-        Self {
-            outcome,
-            leftovers: Leftovers::default(),
+impl Job {
+    /// The number of appends.
+    fn len(&self) -> usize {
+        match self {
+            Self::One(..) => 1,
+            Self::All(appends, _) => appends.len(),
         }
+    }
+
+    fn fail(self, e: &rusqlite::Error) {
+        match self {
+            Self::One(_, answer) => answer.fail(e),
+            Self::All(_, answer) => answer.fail(e),
+        }
+    }
+
+    /// Writes the job (within the batch's transaction), keeping its outcome;
+    /// `Err(_)` when a write of a single append failed (the batch is rolled
+    /// back).
+    fn write(
+        &mut self,
+        conn: &Connection,
+        heads: &Heads,
+        pending: &mut HashMap<String, Head>,
+    ) -> rusqlite::Result<()> {
+        match self {
+            Self::One(append, answer) => {
+                let out = one(conn, heads, pending, append)?;
+                answer.outcome = Some(out.map(|(appended, _)| appended));
+            }
+            Self::All(appends, answer) => {
+                answer.outcome = Some(all(conn, heads, pending, appends)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// Wakes the watchers of what the job committed and answers it (after
+    /// COMMIT).
+    fn finish(self, hub: &Hub, retired: Vec<Retired>) {
+        match self {
+            Self::One(mut append, answer) => {
+                if let Some(Ok(appended)) = &answer.outcome {
+                    publish(hub, &mut append, appended);
+                }
+                answer.send(Leftovers {
+                    _one: Some(append),
+                    _all: Vec::new(),
+                    _retired: retired,
+                });
+            }
+            Self::All(mut appends, answer) => {
+                if let Some(Ok(out)) = &answer.outcome {
+                    for (append, appended) in appends.iter_mut().zip(out) {
+                        publish(hub, append, appended);
+                    }
+                }
+                answer.send(Leftovers {
+                    _one: None,
+                    _all: appends,
+                    _retired: retired,
+                });
+            }
+        }
+    }
+}
+
+/// Hands the committed records of `append` to the hub, which wakes the
+/// task's watchers; keeps those nobody watches, to be freed by the caller.
+fn publish(hub: &Hub, append: &mut Append, appended: &Appended) {
+    let request = &mut append.request;
+    let first = appended.seq + 1 - request.records.len() as u64;
+    let published = std::mem::take(&mut request.records);
+    if let Some(unwatched) = hub.publish(&request.task_id, first, published) {
+        request.records = unwatched;
     }
 }
 
@@ -87,9 +218,10 @@ pub(crate) fn run(
                 Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
             }
         }
+        let appends: usize = batch.iter().map(Job::len).sum();
         counters
             .appends
-            .fetch_add(batch.len() as u64, Ordering::Relaxed);
+            .fetch_add(appends as u64, Ordering::Relaxed);
         counters.transactions.fetch_add(1, Ordering::Relaxed);
         commit_batch(&mut conn, &heads, &mut pending, &hub, &mut batch);
         pending.clear();
@@ -103,17 +235,16 @@ fn exec(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
 
 fn fail_all(batch: &mut Vec<Job>, e: &rusqlite::Error) {
     for job in batch.drain(..) {
-        let _ = job
-            .reply
-            .send(Reply::new(Err(LogError::backend(e.to_string()))));
+        job.fail(e);
     }
 }
 
-/// Commits the batch in one transaction. An append refused by its checks
-/// writes nothing and fails alone; a failed write rolls the whole batch back
-/// (none of it was acknowledged). `pending` holds the heads written by the
-/// batch so far (a task may be appended to twice in one batch); they become
-/// visible in `heads` only once COMMIT returned, before any caller is
+/// Commits the batch in one transaction. A job refused by its checks
+/// writes nothing and fails alone, as does a job of several appends whose
+/// write failed; a failed write of a single append rolls the whole batch
+/// back (none of it was acknowledged). `pending` holds the heads written by
+/// the batch so far (a task may be appended to twice in one batch); they
+/// become visible in `heads` only once COMMIT returned, before any caller is
 /// answered or any watcher woken.
 fn commit_batch(
     conn: &mut Connection,
@@ -125,14 +256,10 @@ fn commit_batch(
     if let Err(e) = exec(conn, "BEGIN IMMEDIATE") {
         return fail_all(batch, &e);
     }
-    let mut outcomes = Vec::with_capacity(batch.len());
     for job in batch.iter_mut() {
-        match one(conn, heads, pending, job) {
-            Ok(outcome) => outcomes.push(outcome),
-            Err(e) => {
-                let _ = exec(conn, "ROLLBACK");
-                return fail_all(batch, &e);
-            }
+        if let Err(e) = job.write(conn, heads, pending) {
+            let _ = exec(conn, "ROLLBACK");
+            return fail_all(batch, &e);
         }
     }
     if let Err(e) = exec(conn, "COMMIT") {
@@ -143,69 +270,93 @@ fn commit_batch(
         .drain()
         .filter_map(|(task_id, head)| heads.put(task_id, head))
         .collect();
-    for (job, outcome) in batch.drain(..).zip(outcomes) {
-        let Job {
-            mut request,
-            reply,
-            records,
-            ..
-        } = job;
-        if let Ok(appended) = &outcome {
-            let first = appended.seq + 1 - request.records.len() as u64;
-            let published = std::mem::take(&mut request.records);
-            if let Some(unwatched) = hub.publish(&request.task_id, first, published) {
-                request.records = unwatched;
-            }
-        }
-        let _ = reply.send(Reply {
-            outcome,
-            leftovers: Leftovers {
-                _job: Some((request, records)),
-                _retired: std::mem::take(&mut retired),
-            },
-        });
+    for job in batch.drain(..) {
+        job.finish(hub, std::mem::take(&mut retired));
     }
 }
 
 /// One append: `Ok(Err(_))` when its checks refuse it (nothing written),
-/// `Err(_)` when a write failed.
+/// `Err(_)` when a write failed. Committed, with the head it replaced in
+/// `pending`, if any.
 fn one(
     conn: &Connection,
     heads: &Heads,
     pending: &mut HashMap<String, Head>,
-    job: &mut Job,
-) -> rusqlite::Result<Result<Appended, LogError>> {
-    let prepared = job.prepared.take();
-    let (plan, snapshot) = match plan(conn, heads, pending, &job.request, prepared) {
+    append: &mut Append,
+) -> rusqlite::Result<Result<(Appended, Option<Head>), LogError>> {
+    let prepared = append.prepared.take();
+    let (plan, snapshot) = match plan(conn, heads, pending, &append.request, prepared) {
         Ok(p) => p,
         Err(e) => return Ok(Err(e)),
     };
-    if !write(conn, job, &plan, snapshot.as_deref())? {
+    if !write(conn, append, &plan, snapshot.as_deref())? {
         // A creation of a task that exists: nothing was written.
         return Ok(Err(LogError::new(LogErrorKind::Conflict)));
     }
-    let req = &job.request;
+    let req = &append.request;
     let out = plan.appended();
-    pending.insert(
+    let replaced = pending.insert(
         req.task_id.clone(),
         Head {
             authority: req.authority.clone(),
             snapshot: out.snapshot.clone(),
         },
     );
-    Ok(Ok(out))
+    Ok(Ok((out, replaced)))
 }
 
-/// Writes the planned append: the task row and one entry holding the job's
+/// Several appends as one, inside a SAVEPOINT: in order, each as [`one`];
+/// at the first refused (or failed write), the job is rolled back to the
+/// savepoint and every head it put in `pending` is put back as it was.
+/// `Err(_)` only when the rollback itself failed.
+fn all(
+    conn: &Connection,
+    heads: &Heads,
+    pending: &mut HashMap<String, Head>,
+    appends: &mut [Append],
+) -> rusqlite::Result<Result<Vec<Appended>, LogError>> {
+    exec(conn, "SAVEPOINT job")?;
+    let mut out = Vec::with_capacity(appends.len());
+    let mut replaced = Vec::with_capacity(appends.len());
+    let mut refused = None;
+    for append in appends.iter_mut() {
+        match one(conn, heads, pending, append) {
+            Ok(Ok((appended, before))) => {
+                out.push(appended);
+                replaced.push((append.request.task_id.as_str(), before));
+            }
+            Ok(Err(e)) => refused = Some(e),
+            Err(e) => refused = Some(LogError::backend(e.to_string())),
+        }
+        if refused.is_some() {
+            break;
+        }
+    }
+    let Some(refused) = refused else {
+        exec(conn, "RELEASE job")?;
+        return Ok(Ok(out));
+    };
+    exec(conn, "ROLLBACK TO job")?;
+    exec(conn, "RELEASE job")?;
+    for (task_id, before) in replaced {
+        match before {
+            Some(head) => pending.insert(task_id.to_owned(), head),
+            None => pending.remove(task_id),
+        };
+    }
+    Ok(Err(refused))
+}
+
+/// Writes the planned append: the task row and one entry holding its
 /// records, and `snapshot` when given (the row then points at the entry).
 /// `false` (nothing written) when the append creates a task that exists.
 fn write(
     conn: &Connection,
-    job: &Job,
+    append: &Append,
     plan: &Plan,
     snapshot: Option<&str>,
 ) -> rusqlite::Result<bool> {
-    let req = &job.request;
+    let req = &append.request;
     let now = crate::types::Timestamp::now().unix_millis();
     let (seq, epoch) = (plan.seq as i64, plan.epoch as i64);
     let row = &plan.row;
@@ -260,10 +411,163 @@ fn write(
             seq,
             plan.first as i64,
             epoch,
-            job.records,
+            append.records,
             snapshot,
             now
         ])?;
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::Record;
+    use crate::types::Message;
+
+    fn msg(i: u64) -> Record {
+        Record::MessageAdmitted {
+            message: Message::user(format!("m{i}"), "x"),
+        }
+    }
+
+    fn create(id: &str) -> AppendRequest {
+        AppendRequest::create("a", id, vec![Record::created(id, "c")])
+    }
+
+    fn next(id: &str, expected: u64) -> AppendRequest {
+        AppendRequest::new("a", id, expected, 1, vec![msg(expected)])
+    }
+
+    struct Writer {
+        conn: Connection,
+        heads: Heads,
+        hub: Hub,
+        pending: HashMap<String, Head>,
+    }
+
+    impl Writer {
+        fn new() -> Self {
+            let mut conn = Connection::open_in_memory().unwrap();
+            super::super::schema::migrate(&mut conn).unwrap();
+            Self {
+                conn,
+                heads: Heads::new(64),
+                hub: Hub::default(),
+                pending: HashMap::new(),
+            }
+        }
+
+        fn append(&self, req: AppendRequest) -> Append {
+            Append::new(&self.heads, req).unwrap()
+        }
+
+        fn one(&self, req: AppendRequest) -> (Job, oneshot::Receiver<Reply<Appended>>) {
+            let (tx, rx) = oneshot::channel();
+            (Job::One(self.append(req), Answer::new(tx)), rx)
+        }
+
+        fn all(&self, reqs: Vec<AppendRequest>) -> (Job, oneshot::Receiver<Reply<Vec<Appended>>>) {
+            let (tx, rx) = oneshot::channel();
+            let appends = reqs.into_iter().map(|r| self.append(r)).collect();
+            (Job::All(appends, Answer::new(tx)), rx)
+        }
+
+        fn commit(&mut self, batch: Vec<Job>) {
+            let mut batch = batch;
+            commit_batch(
+                &mut self.conn,
+                &self.heads,
+                &mut self.pending,
+                &self.hub,
+                &mut batch,
+            );
+            assert!(batch.is_empty());
+        }
+
+        /// The committed sequence number of a task's row.
+        fn seq(&self, id: &str) -> Option<u64> {
+            super::super::read::row(&self.conn, id)
+                .unwrap()
+                .map(|r| r.seq)
+        }
+    }
+
+    fn outcome<T>(mut rx: oneshot::Receiver<Reply<T>>) -> Result<T, LogErrorKind> {
+        rx.try_recv().unwrap().outcome.map_err(|e| e.kind())
+    }
+
+    #[test]
+    fn a_refused_group_leaves_the_rest_of_the_batch_committed() {
+        let mut w = Writer::new();
+        let (job, rx) = w.one(create("old"));
+        w.commit(vec![job]);
+        assert!(outcome(rx).is_ok());
+        // A task whose entry at sequence number 1 exists already: creating
+        // it fails midway, after its row was inserted.
+        w.conn
+            .execute(
+                "INSERT INTO entries (task_id, seq, first, epoch, records, created_at) \
+                 VALUES ('y', 1, 1, 1, '[]', 0)",
+                [],
+            )
+            .unwrap();
+        let (a, ra) = w.one(next("old", 1));
+        let (b, rb) = w.all(vec![next("old", 2), create("new"), next("missing", 1)]);
+        let (c, rc) = w.one(next("old", 2));
+        let (d, rd) = w.all(vec![create("x"), create("y")]);
+        let (e, re) = w.one(create("z"));
+        w.commit(vec![a, b, c, d, e]);
+        assert_eq!(outcome(ra).unwrap().seq, 2);
+        assert_eq!(outcome(rb).unwrap_err(), LogErrorKind::NotFound);
+        // Planned on the head `a` left, not on the one `b` put in pending.
+        assert_eq!(outcome(rc).unwrap().seq, 3);
+        assert_eq!(outcome(rd).unwrap_err(), LogErrorKind::Backend);
+        assert_eq!(outcome(re).unwrap().seq, 1);
+        assert_eq!(w.seq("old"), Some(3));
+        assert_eq!(w.heads.position("old"), Some((3, 1)));
+        for gone in ["new", "x", "y"] {
+            assert_eq!(w.seq(gone), None, "{gone}");
+            assert_eq!(w.heads.position(gone), None, "{gone}");
+        }
+        assert_eq!(w.seq("z"), Some(1));
+        let entries: i64 = w
+            .conn
+            .query_row("SELECT count(*) FROM entries", [], |r| r.get(0))
+            .unwrap();
+        // old: 3, z: 1, and the one planted for y.
+        assert_eq!(entries, 5);
+    }
+
+    #[test]
+    fn a_refused_group_puts_pending_back() {
+        let mut w = Writer::new();
+        let (job, _rx) = w.one(create("old"));
+        w.commit(vec![job]);
+        exec(&w.conn, "BEGIN IMMEDIATE").unwrap();
+        let mut first = w.append(next("old", 1));
+        let out = one(&w.conn, &w.heads, &mut w.pending, &mut first).unwrap();
+        assert!(matches!(out, Ok((_, None))));
+        let mut group = vec![
+            w.append(next("old", 2)),
+            w.append(create("new")),
+            w.append(create("old")),
+        ];
+        let refused = all(&w.conn, &w.heads, &mut w.pending, &mut group).unwrap();
+        assert_eq!(refused.unwrap_err().kind(), LogErrorKind::Conflict);
+        assert_eq!(w.pending.len(), 1);
+        assert_eq!(w.pending["old"].snapshot.seq, 2);
+        assert_eq!(w.seq("old"), Some(2), "the earlier write stays");
+        assert_eq!(w.seq("new"), None);
+        // A group that passes leaves its heads pending.
+        let mut group = vec![w.append(next("old", 2)), w.append(create("new"))];
+        let out = all(&w.conn, &w.heads, &mut w.pending, &mut group).unwrap();
+        assert_eq!(
+            out.unwrap().iter().map(|a| a.seq).collect::<Vec<_>>(),
+            [3, 1]
+        );
+        assert_eq!(w.pending["old"].snapshot.seq, 3);
+        assert_eq!(w.pending["new"].snapshot.seq, 1);
+        exec(&w.conn, "ROLLBACK").unwrap();
+    }
 }
