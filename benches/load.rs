@@ -72,16 +72,9 @@ use serde::Deserialize;
 use tokio::net::{TcpListener, TcpStream};
 use tower::{Layer, Service, ServiceExt};
 
-use proc::cpu_time;
+use proc::{cpu_time, env_or};
 
 const TEXT: &str = "hello world";
-
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn send_body() -> Bytes {
     Bytes::from(format!(

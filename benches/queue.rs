@@ -52,7 +52,7 @@ use futures_util::StreamExt as _;
 use tokio::sync::mpsc;
 use tower::{Layer as _, Service, ServiceExt as _};
 
-use proc::cpu_time;
+use proc::{cpu_time, env_or};
 
 /// A run's start: its task id and when the agent was called.
 type Started = (String, Instant);
@@ -178,13 +178,6 @@ impl TaskLog for Counting {
     ) -> LogFuture<'a, Option<Appended>> {
         self.log.fail_live(task, message)
     }
-}
-
-fn env_or(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 fn card() -> AgentCard {
@@ -356,7 +349,7 @@ async fn sample(
 }
 
 async fn latency(rounds: usize) {
-    let samples = env_or("QUEUE_SAMPLES", 50);
+    let samples = env_or("QUEUE_SAMPLES", 50) as usize;
     let sizes: Vec<usize> = std::env::var("QUEUE_SIZES")
         .unwrap_or_else(|_| "10,10000".into())
         .split(',')
@@ -482,8 +475,8 @@ where
 }
 
 async fn throughput(rounds: usize, queue_only: bool) {
-    let contexts = env_or("QUEUE_CONTEXTS", 64);
-    let n = env_or("QUEUE_MESSAGES", 16);
+    let contexts = env_or("QUEUE_CONTEXTS", 64) as usize;
+    let n = env_or("QUEUE_MESSAGES", 16) as usize;
     let team = Team::builder().agent("reply", Reply).build().expect("team");
     let (team_log, engine_log) = (sqlite("queue-team"), sqlite("queue-engine"));
     let calls = Arc::new(Calls::default());
@@ -530,7 +523,7 @@ async fn throughput(rounds: usize, queue_only: bool) {
 
 #[tokio::main]
 async fn main() {
-    let rounds = env_or("QUEUE_ROUNDS", 5);
+    let rounds = env_or("QUEUE_ROUNDS", 5) as usize;
     let only = std::env::var("QUEUE_ONLY").unwrap_or_default();
     if only != "throughput" {
         latency(rounds).await;

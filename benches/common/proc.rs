@@ -1,4 +1,5 @@
-//! What the benches read of their own process on Linux.
+//! What the benches read of their own process: its environment, and its
+//! CPU time on Linux.
 
 use std::time::Duration;
 
@@ -18,4 +19,12 @@ pub(crate) fn cpu_time() -> Duration {
         .filter_map(|f| f.parse::<u64>().ok())
         .sum();
     Duration::from_millis(ticks * 10)
+}
+
+/// The variable `name` as a number, else `default`.
+pub(crate) fn env_or(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
