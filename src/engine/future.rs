@@ -24,6 +24,30 @@ impl ResponseFuture {
     pub(crate) fn new(inner: BoxFuture) -> Self {
         Self { inner }
     }
+
+    /// `call` inside the call's `a2a.call` span (method, task and context
+    /// ids, and the error's kind: never its message), as every core of the
+    /// crate answers.
+    pub(crate) fn in_call_span<F>(method: &'static str, call: F) -> Self
+    where
+        F: Future<Output = Result<A2aResponse, A2aError>> + Send + 'static,
+    {
+        let span = tracing::info_span!(
+            "a2a.call",
+            method,
+            task_id = tracing::field::Empty,
+            context_id = tracing::field::Empty,
+            error.kind = tracing::field::Empty,
+        );
+        let fut = async move {
+            let out = call.await;
+            if let Err(e) = &out {
+                tracing::Span::current().record("error.kind", e.kind().reason());
+            }
+            out
+        };
+        Self::new(Box::pin(tracing::Instrument::instrument(fut, span)))
+    }
 }
 
 impl Future for ResponseFuture {

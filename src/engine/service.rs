@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use tower_service::Service;
-use tracing::Instrument as _;
 
 use super::executor::Execution;
 use super::future::ResponseFuture;
@@ -70,21 +69,8 @@ where
     fn call(&mut self, req: A2aRequest) -> Self::Future {
         let shared = self.shared.clone();
         let inner = self.inner.clone();
-        let span = tracing::info_span!(
-            "a2a.call",
-            method = req.operation.method(),
-            task_id = tracing::field::Empty,
-            context_id = tracing::field::Empty,
-            error.kind = tracing::field::Empty,
-        );
-        let fut = async move {
-            let out = dispatch(shared, inner, req).await;
-            if let Err(e) = &out {
-                tracing::Span::current().record("error.kind", e.kind().reason());
-            }
-            out
-        };
-        ResponseFuture::new(Box::pin(fut.instrument(span)))
+        let method = req.operation.method();
+        ResponseFuture::in_call_span(method, dispatch(shared, inner, req))
     }
 }
 

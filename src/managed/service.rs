@@ -207,21 +207,8 @@ impl Service<A2aRequest> for ManagedService {
 
     fn call(&mut self, req: A2aRequest) -> Self::Future {
         let inner = self.inner.clone();
-        let span = tracing::info_span!(
-            "a2a.call",
-            method = req.operation.method(),
-            task_id = tracing::field::Empty,
-            context_id = tracing::field::Empty,
-            error.kind = tracing::field::Empty,
-        );
-        let fut = async move {
-            let out = dispatch(inner, req).await;
-            if let Err(e) = &out {
-                tracing::Span::current().record("error.kind", e.kind().reason());
-            }
-            out
-        };
-        crate::engine::ResponseFuture::new(Box::pin(tracing::Instrument::instrument(fut, span)))
+        let method = req.operation.method();
+        crate::engine::ResponseFuture::in_call_span(method, dispatch(inner, req))
     }
 }
 

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use tower_service::Service;
-use tracing::Instrument as _;
 
 use super::core::Core;
 use super::send::send;
@@ -104,21 +103,8 @@ impl Service<A2aRequest> for TeamService {
 
     fn call(&mut self, req: A2aRequest) -> Self::Future {
         let core = self.core.clone();
-        let span = tracing::info_span!(
-            "a2a.call",
-            method = req.operation.method(),
-            task_id = tracing::field::Empty,
-            context_id = tracing::field::Empty,
-            error.kind = tracing::field::Empty,
-        );
-        let fut = async move {
-            let out = dispatch(core, req).await;
-            if let Err(e) = &out {
-                tracing::Span::current().record("error.kind", e.kind().reason());
-            }
-            out
-        };
-        ResponseFuture::new(Box::pin(fut.instrument(span)))
+        let method = req.operation.method();
+        ResponseFuture::in_call_span(method, dispatch(core, req))
     }
 }
 

@@ -273,24 +273,8 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         AL::Service: A2aService,
         HL: Layer<Edge<AL::Service>>,
     {
-        let log = self
-            .log
-            .take()
-            .unwrap_or_else(|| Arc::new(MemoryTaskLog::new()));
-        let mut tasks = TaskLayer::new(self.card.clone(), log)?;
-        if let Some(a) = self.authority.take() {
-            tasks = tasks.authority(a);
-        }
-        if let Some(t) = self.inactivity_timeout {
-            tasks = tasks.inactivity_timeout(t)?;
-        }
-        if let Some(id) = self.host_id.take() {
-            tasks = tasks.host_id(id)?;
-        }
-        let caps = StackCapabilities::new()
-            .streaming(true)
-            .push_notifications(false)
-            .extended_agent_card(false);
+        let tasks = self.task_layer()?;
+        let caps = engine_capabilities();
         self.assemble(tasks.layer(executor), caps)
     }
 
@@ -311,14 +295,10 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         HL: Layer<Edge<AL::Service>>,
     {
         use crate::managed::{EXTERNAL_WAIT_EXTENSION, ManagedService};
-        let extensions = &mut self.card.capabilities.extensions;
-        if !extensions.iter().any(|e| e.uri == EXTERNAL_WAIT_EXTENSION) {
-            extensions.push(crate::types::AgentExtension {
-                uri: EXTERNAL_WAIT_EXTENSION.into(),
-                description: "Questions of a managed run: answer with scope.wait metadata".into(),
-                ..Default::default()
-            });
-        }
+        self.declare(
+            EXTERNAL_WAIT_EXTENSION,
+            "Questions of a managed run: answer with scope.wait metadata",
+        );
         let log = self
             .log
             .take()
@@ -332,10 +312,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         }
         let managed = managed.build()?;
         managed.recover().await?;
-        let caps = StackCapabilities::new()
-            .streaming(true)
-            .push_notifications(false)
-            .extended_agent_card(false);
+        let caps = engine_capabilities();
         Ok(self.assemble(managed, caps)?)
     }
 
@@ -354,15 +331,23 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         AL::Service: A2aService,
         HL: Layer<Edge<AL::Service>>,
     {
-        use crate::queue::QUEUE_EXTENSION;
-        let extensions = &mut self.card.capabilities.extensions;
-        if !extensions.iter().any(|e| e.uri == QUEUE_EXTENSION) {
-            extensions.push(crate::types::AgentExtension {
-                uri: QUEUE_EXTENSION.into(),
-                description: "Per-context delivery queue: queue.target, queue.priority, queue.mode; GetContextQueue and ReorderContextQueue".into(),
-                ..Default::default()
-            });
+        self.declare(
+            crate::queue::QUEUE_EXTENSION,
+            "Per-context delivery queue: queue.target, queue.priority, queue.mode; GetContextQueue and ReorderContextQueue",
+        );
+        let tasks = self.task_layer()?;
+        for method in crate::queue::extension_methods() {
+            self.extension_methods.push(method);
         }
+        let service = team.service(tasks);
+        service.recover().await?;
+        let caps = engine_capabilities();
+        Ok(self.assemble(service, caps)?)
+    }
+
+    /// The task engine over the configured log (default: a `MemoryTaskLog`),
+    /// authority, inactivity timeout and host id.
+    fn task_layer(&mut self) -> Result<TaskLayer, ConfigError> {
         let log = self
             .log
             .take()
@@ -377,16 +362,19 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         if let Some(id) = self.host_id.take() {
             tasks = tasks.host_id(id)?;
         }
-        for method in crate::queue::extension_methods() {
-            self.extension_methods.push(method);
+        Ok(tasks)
+    }
+
+    /// Adds the extension `uri` to the card unless it declares it.
+    fn declare(&mut self, uri: &str, description: &str) {
+        let extensions = &mut self.card.capabilities.extensions;
+        if !extensions.iter().any(|e| e.uri == uri) {
+            extensions.push(crate::types::AgentExtension {
+                uri: uri.into(),
+                description: description.into(),
+                ..Default::default()
+            });
         }
-        let service = team.service(tasks);
-        service.recover().await?;
-        let caps = StackCapabilities::new()
-            .streaming(true)
-            .push_notifications(false)
-            .extended_agent_card(false);
-        Ok(self.assemble(service, caps)?)
     }
 
     fn assemble<S>(
@@ -421,4 +409,13 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             );
         Ok(card_layer.layer(self.http_layers.layer(edge)))
     }
+}
+
+/// What a stack over the task engine delivers: streams, no push yet, no
+/// extended card.
+fn engine_capabilities() -> StackCapabilities {
+    StackCapabilities::new()
+        .streaming(true)
+        .push_notifications(false)
+        .extended_agent_card(false)
 }
