@@ -129,21 +129,8 @@ async fn target(
     }
     // A continuation (a2a-spec.md §4.1): the task must exist for this
     // authority, accept messages, and share the message's context.
-    let snap = shared
-        .log
-        .snapshot(authority, &message.task_id)
-        .await
-        .map_err(|e| match e.kind() {
-            LogErrorKind::NotFound => A2aError::task_not_found(message.task_id.clone()),
-            _ => e.into(),
-        })?;
+    let snap = addressed_task(shared, authority, message).await?;
     let task = &snap.task;
-    if !message.context_id.is_empty() && message.context_id != task.context_id {
-        return Err(A2aError::invalid_params(
-            "message.contextId",
-            "does not match the task's context",
-        ));
-    }
     if task.status.state.is_terminal() {
         return Err(A2aError::new(ErrorKind::UnsupportedOperation)
             .with_message("The task is in a terminal state and accepts no more messages")
@@ -152,13 +139,38 @@ async fn target(
     if !task.status.state.is_interrupted() {
         return Err(busy(&task.id));
     }
-    message.context_id.clone_from(&task.context_id);
     Ok(Target {
         task_id: task.id.clone(),
         context_id: task.context_id.clone(),
         // A higher epoch fences any older writer of this task.
         base: Some((snap.seq, snap.epoch + 1)),
     })
+}
+
+/// The task a message names (`message.taskId`) for `authority`: not found
+/// as TaskNotFound; a `message.contextId` other than the task's is
+/// InvalidParams; an empty one is set to the task's.
+pub(crate) async fn addressed_task(
+    shared: &Shared,
+    authority: &str,
+    message: &mut crate::types::Message,
+) -> Result<Snapshot, A2aError> {
+    let snap = shared
+        .log
+        .snapshot(authority, &message.task_id)
+        .await
+        .map_err(|e| match e.kind() {
+            LogErrorKind::NotFound => A2aError::task_not_found(message.task_id.clone()),
+            _ => e.into(),
+        })?;
+    if !message.context_id.is_empty() && message.context_id != snap.task.context_id {
+        return Err(A2aError::invalid_params(
+            "message.contextId",
+            "does not match the task's context",
+        ));
+    }
+    message.context_id.clone_from(&snap.task.context_id);
+    Ok(snap)
 }
 
 /// Admits `req`: checks it, claims the task's one execution, and commits the

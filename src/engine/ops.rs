@@ -7,7 +7,7 @@ use super::subscribe::{Start, event_stream};
 use crate::log::{AppendRequest, ListQuery, LogError, LogErrorKind, PageCursor, Record};
 use crate::types::{
     CancelTaskRequest, GetTaskRequest, ListTasksRequest, ListTasksResponse, SubscribeToTaskRequest,
-    Task, TaskState, TaskStatus, Timestamp,
+    Task, TaskState,
 };
 use crate::{A2aError, A2aResponse, CallContext, ErrorKind};
 
@@ -147,12 +147,7 @@ pub(crate) async fn cancel(
             continue;
         }
         // No live execution (the task waits for input): cancel it in the log.
-        let records = vec![
-            Record::CancelRequested {
-                at: Timestamp::now(),
-            },
-            Record::status(TaskStatus::new(TaskState::Canceled)),
-        ];
+        let records = Record::canceled();
         let req_append = AppendRequest::new(
             authority.clone(),
             req.id.clone(),

@@ -277,12 +277,7 @@ impl Writer {
 
     /// Cancels the execution: commits CANCELED and signals the executor.
     pub(crate) async fn cancel(&self) -> Option<Appended> {
-        let records = vec![
-            Record::CancelRequested {
-                at: Timestamp::now(),
-            },
-            Record::status(TaskStatus::new(TaskState::Canceled)),
-        ];
+        let records = Record::canceled();
         let out = self.commit(records).await.ok();
         if out.is_some() {
             self.cancel.fire();

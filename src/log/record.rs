@@ -185,6 +185,17 @@ impl Record {
         Self::StatusChanged { status }
     }
 
+    /// What a cancel commits when its writer decides it: the request, then
+    /// CANCELED, both stamped now.
+    pub fn canceled() -> Vec<Self> {
+        vec![
+            Self::CancelRequested {
+                at: Timestamp::now(),
+            },
+            Self::status(TaskStatus::new(TaskState::Canceled)),
+        ]
+    }
+
     /// The state this record moves the task to, if any.
     pub fn state(&self) -> Option<TaskState> {
         match self {

@@ -9,7 +9,7 @@ use super::drain::task;
 use super::record::QueueRecord;
 use crate::engine::ops::{self, view};
 use crate::log::{AppendRequest, LogErrorKind, Record};
-use crate::types::{CancelTaskRequest, TaskState, TaskStatus, Timestamp};
+use crate::types::CancelTaskRequest;
 use crate::{A2aError, A2aResponse, CallContext};
 
 /// CancelTask.
@@ -42,12 +42,7 @@ pub(crate) async fn cancel(
         if !snap.projection.is_queued() || !st.contains(&req.id) {
             break;
         }
-        let records = vec![
-            Record::CancelRequested {
-                at: Timestamp::now(),
-            },
-            Record::status(TaskStatus::new(TaskState::Canceled)),
-        ];
+        let records = Record::canceled();
         let task = AppendRequest::new(
             authority.clone(),
             req.id.clone(),

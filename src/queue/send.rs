@@ -11,7 +11,7 @@ use super::enqueue::{Mode, directives, enqueue};
 use super::team::Dispatch;
 use crate::engine::ops::view;
 use crate::engine::subscribe::{Start, event_stream};
-use crate::log::{LogErrorKind, Snapshot};
+use crate::log::Snapshot;
 use crate::types::{CancelTaskRequest, Role, SendMessageRequest, SendMessageResponse};
 use crate::{A2aError, A2aResponse, CallContext, ErrorKind};
 
@@ -132,22 +132,7 @@ async fn append(
 ) -> Result<A2aResponse, A2aError> {
     crate::engine::admit::validate(&core.shared, &req)?;
     let mut message = req.message;
-    let snap = core
-        .shared
-        .log
-        .snapshot(authority, &message.task_id)
-        .await
-        .map_err(|e| match e.kind() {
-            LogErrorKind::NotFound => A2aError::task_not_found(message.task_id.clone()),
-            _ => e.into(),
-        })?;
-    if !message.context_id.is_empty() && message.context_id != snap.task.context_id {
-        return Err(A2aError::invalid_params(
-            "message.contextId",
-            "does not match the task's context",
-        ));
-    }
-    message.context_id.clone_from(&snap.task.context_id);
+    let snap = crate::engine::admit::addressed_task(&core.shared, authority, &mut message).await?;
     message.role = Role::User;
     let not_running = || {
         A2aError::new(ErrorKind::UnsupportedOperation)

@@ -21,8 +21,6 @@ pub(crate) struct Run {
 pub(crate) struct ContextQueue {
     /// The sequence number of the last record applied: the queue's revision.
     pub(crate) seq: u64,
-    /// The epoch to write the stream with.
-    pub(crate) epoch: u64,
     entries: BTreeMap<Key, Entry>,
     index: HashMap<String, Key>,
     /// By agent: each agent runs at most one input of the context at a time.

@@ -26,6 +26,11 @@ pub(crate) fn stream_id(authority: &str, context: &str) -> String {
     format!("queue:{}:{authority}:{context}", authority.len())
 }
 
+/// The writer epoch of every append to a queue stream: nothing takes a
+/// queue stream over (recovery leaves them alone), the revision alone
+/// orders its writers.
+const STREAM_EPOCH: u64 = 1;
+
 /// The metadata key of a queue stream's `Created` record naming its
 /// authority (for recovery, which finds streams without knowing them).
 pub(crate) const STREAM_AUTHORITY_KEY: &str = "queue.authority";
@@ -61,7 +66,6 @@ impl Slot {
             } else {
                 state.seq = r.seq;
             }
-            state.epoch = state.epoch.max(1);
         }
         Ok(())
     }
@@ -84,7 +88,7 @@ impl Slot {
             QUEUE_AUTHORITY,
             self.id.clone(),
             state.seq,
-            state.epoch.max(1),
+            STREAM_EPOCH,
             all,
         )
     }
