@@ -249,7 +249,11 @@ where
         message,
         task,
         context,
-        inputs: writer.open_inputs(),
+        inputs: if shared.appends {
+            writer.open_inputs()
+        } else {
+            super::Inputs::none()
+        },
         emit: Emitter::new(writer.clone()),
     };
     let driver = run::Driver::new(shared, inner, execution, writer.clone());

@@ -15,7 +15,8 @@ pub(crate) const INPUTS_BUFFER: usize = 64;
 
 /// The messages a client appended to this execution while it runs
 /// (`queue.mode: "append"` on a [delivery-queue](crate::queue) team), each
-/// already committed to the task's history, in that order. An executor that
+/// already committed to the task's history, in that order. Outside a team
+/// nothing can be appended and the stream ends at once. An executor that
 /// takes appended input reads them; one that never does can drop the stream
 /// (appends are then refused). The stream ends when the execution closes.
 ///
@@ -37,14 +38,21 @@ pub(crate) const INPUTS_BUFFER: usize = 64;
 /// }
 /// ```
 pub struct Inputs {
-    rx: mpsc::Receiver<Message>,
+    /// `None`: the core takes no appended input (a plain engine); the
+    /// stream is empty and costs no channel.
+    rx: Option<mpsc::Receiver<Message>>,
 }
 
 impl Inputs {
     /// A stream and the sender the writer keeps.
     pub(crate) fn channel() -> (mpsc::Sender<Message>, Self) {
         let (tx, rx) = mpsc::channel(INPUTS_BUFFER);
-        (tx, Self { rx })
+        (tx, Self { rx: Some(rx) })
+    }
+
+    /// The stream of an execution nothing can append to: ends at once.
+    pub(crate) fn none() -> Self {
+        Self { rx: None }
     }
 }
 
@@ -58,6 +66,9 @@ impl Stream for Inputs {
     type Item = Message;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Message>> {
-        self.rx.poll_recv(cx)
+        match self.rx.as_mut() {
+            Some(rx) => rx.poll_recv(cx),
+            None => Poll::Ready(None),
+        }
     }
 }

@@ -35,6 +35,9 @@ pub(crate) struct Shared {
     /// Called when an execution of this host is over (its final status
     /// committed, or none to commit): the delivery queue drains its context.
     pub(crate) on_end: Option<Arc<EndHook>>,
+    /// Executions take appended messages (a team): each gets an input
+    /// channel; otherwise none is made.
+    pub(crate) appends: bool,
 }
 
 /// See [`Shared::on_end`]: `(authority, context_id)`.
@@ -117,6 +120,7 @@ impl TaskLayer {
                 output_modes,
                 host_id: Arc::from(super::recovery::DEFAULT_HOST_ID),
                 on_end: None,
+                appends: false,
             },
         })
     }

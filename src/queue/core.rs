@@ -20,6 +20,7 @@ impl Core {
     pub(crate) fn new(mut shared: Shared, team: Team) -> Arc<Self> {
         Arc::new_cyclic(|me: &Weak<Self>| {
             let me = me.clone();
+            shared.appends = true;
             shared.on_end = Some(Arc::new(move |authority: &str, context: &str| {
                 if let Some(core) = me.upgrade() {
                     core.notify(authority, context);
