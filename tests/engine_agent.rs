@@ -3,6 +3,7 @@
 
 mod support;
 
+use a2a_tower::card::{ExtendedCard, ExtendedCardLayer};
 use a2a_tower::engine::{
     AGENT_FAILED_MESSAGE, Agent, AgentExecutor, AgentInput, Authority, Execution, TaskLayer,
 };
@@ -413,21 +414,16 @@ async fn extended_agent_card() {
         -32007
     );
 
-    let layer = TaskLayer::new(declared, MemoryTaskLog::new())
-        .unwrap()
-        .extended_card(|ctx| {
-            let user = ctx.extensions.get::<User>()?;
-            Some(AgentCard::new(
-                format!("Test for {}", user.0),
-                "extended",
-                "1.0.0",
-            ))
-        });
-    let svc = engine_with(layer, boxed(|_ex: Execution| async { Ok(()) }));
-    assert_eq!(
-        call(&svc, op()).await.unwrap_err().kind().jsonrpc_code(),
-        -32007
-    );
+    // The card is the ExtendedCardLayer's, in front of the engine: the card
+    // of the principal, Unauthenticated without one.
+    let layer = TaskLayer::new(declared, MemoryTaskLog::new()).unwrap();
+    let engine = engine_with(layer, boxed(|_ex: Execution| async { Ok(()) }));
+    let extended = ExtendedCard::for_principal(|user: &User| {
+        AgentCard::new(format!("Test for {}", user.0), "extended", "1.0.0")
+    });
+    let svc = ExtendedCardLayer::new(extended).layer(engine);
+    let anonymous = svc.clone().oneshot(A2aRequest::new(op())).await;
+    assert_eq!(anonymous.unwrap_err().kind(), ErrorKind::Unauthenticated);
     let mut req = A2aRequest::new(op());
     req.context.extensions.insert(User("carol".into()));
     let A2aResponse::AgentCard(c) = svc.clone().oneshot(req).await.unwrap() else {

@@ -82,10 +82,12 @@
 //! # }
 //! ```
 
+mod extended;
 mod layer;
 mod service;
 mod validate;
 
+pub use extended::{ExtendedCard, ExtendedCardFuture, ExtendedCardLayer, ExtendedCardService};
 pub use layer::AgentCardLayer;
 pub use service::AgentCardService;
 pub use validate::StackCapabilities;

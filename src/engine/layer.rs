@@ -9,11 +9,9 @@ use tower_layer::Layer;
 use super::authority::Authority;
 use super::service::TaskService;
 use super::writer::Registry;
+use crate::ConfigError;
 use crate::log::TaskLog;
 use crate::types::AgentCard;
-use crate::{CallContext, ConfigError};
-
-type ExtendedCardFn = dyn Fn(&CallContext) -> Option<AgentCard> + Send + Sync;
 
 /// Everything the engine's services share.
 #[derive(Clone)]
@@ -21,7 +19,6 @@ pub(crate) struct Shared {
     pub(crate) card: Arc<AgentCard>,
     pub(crate) log: Arc<dyn TaskLog>,
     pub(crate) authority: Authority,
-    pub(crate) extended_card: Option<Arc<ExtendedCardFn>>,
     pub(crate) inactivity_timeout: Option<Duration>,
     pub(crate) subscriber_buffer: usize,
     pub(crate) shutdown_grace: Duration,
@@ -111,7 +108,6 @@ impl TaskLayer {
                 card: Arc::new(card),
                 log: Arc::new(log),
                 authority: Authority::public(),
-                extended_card: None,
                 inactivity_timeout: None,
                 subscriber_buffer: 1024,
                 shutdown_grace: Duration::from_secs(5),
@@ -186,17 +182,6 @@ impl TaskLayer {
     /// (terminal, interrupted, canceled) before it is aborted (default 5 s).
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.shared.shutdown_grace = grace;
-        self
-    }
-
-    /// The extended card for a caller (GetExtendedAgentCard). Without it, a
-    /// card declaring `extendedAgentCard` answers
-    /// ExtendedAgentCardNotConfigured.
-    pub fn extended_card<F>(mut self, f: F) -> Self
-    where
-        F: Fn(&CallContext) -> Option<AgentCard> + Send + Sync + 'static,
-    {
-        self.shared.extended_card = Some(Arc::new(f));
         self
     }
 }

@@ -192,14 +192,11 @@ pub(crate) async fn subscribe(
     )))
 }
 
-/// GetExtendedAgentCard; the card declares the capability (checked at dispatch).
-pub(crate) fn extended_card(shared: &Shared, ctx: &CallContext) -> Result<A2aResponse, A2aError> {
-    shared
-        .extended_card
-        .as_ref()
-        .and_then(|f| f(ctx))
-        .map(|card| A2aResponse::AgentCard(Box::new(card)))
-        .ok_or_else(|| A2aError::new(ErrorKind::ExtendedAgentCardNotConfigured))
+/// GetExtendedAgentCard reaching a core: the card declares the capability
+/// (checked at dispatch) but no [`ExtendedCardLayer`](crate::card::ExtendedCardLayer)
+/// in front of the core answered it.
+pub(crate) fn extended_card() -> Result<A2aResponse, A2aError> {
+    Err(A2aError::new(ErrorKind::ExtendedAgentCardNotConfigured))
 }
 
 #[cfg(test)]

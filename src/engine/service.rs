@@ -90,7 +90,7 @@ where
     // that reach the engine without a binding.
     check::without_push(&shared.card.capabilities, &operation)?;
     match operation {
-        Operation::GetExtendedAgentCard(_) => ops::extended_card(&shared, &context),
+        Operation::GetExtendedAgentCard(_) => ops::extended_card(),
         Operation::SendMessage(r) => send::send(shared, inner, r, context).await,
         Operation::SendStreamingMessage(r) => send::stream(shared, inner, r, context).await,
         Operation::GetTask(r) => ops::get(&shared, r, &context).await,

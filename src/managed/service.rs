@@ -122,11 +122,6 @@ impl ManagedBuilder {
                 "a managed task's card declares the extension {EXTERNAL_WAIT_EXTENSION}"
             )));
         }
-        if self.card.capabilities.extended_agent_card() {
-            return Err(ConfigError::new(
-                "a managed service has no extended agent card; do not declare capabilities.extendedAgentCard",
-            ));
-        }
         let service = self
             .service
             .unwrap_or_else(|| self.program.name().to_owned());
@@ -228,7 +223,7 @@ async fn dispatch(inner: Arc<Inner>, req: A2aRequest) -> Result<A2aResponse, A2a
             record_ids(&task.id, &task.context_id);
             Ok(A2aResponse::Task(view(&task, None, true)))
         }
-        Operation::GetExtendedAgentCard(_) => ops::extended_card(shared, &context),
+        Operation::GetExtendedAgentCard(_) => ops::extended_card(),
         // No extension method is served here: unknown, as to the bindings.
         Operation::Extension(_) => Err(A2aError::new(ErrorKind::MethodNotFound)),
         #[allow(unreachable_patterns)]

@@ -119,7 +119,7 @@ async fn dispatch(core: Arc<Core>, req: A2aRequest) -> Result<A2aResponse, A2aEr
         Operation::GetTask(r) => ops::get(shared, r, &context).await,
         Operation::ListTasks(r) => ops::list(shared, r, &context).await,
         Operation::SubscribeToTask(r) => ops::subscribe(shared, r, &context).await,
-        Operation::GetExtendedAgentCard(_) => ops::extended_card(shared, &context),
+        Operation::GetExtendedAgentCard(_) => ops::extended_card(),
         Operation::Extension(e) if e.method == super::GET_QUEUE_METHOD => {
             super::ext::get(&core, &e.params, &context)
                 .await

@@ -6,7 +6,7 @@ use std::time::Duration;
 use tower_layer::{Identity, Layer, Stack};
 
 use crate::binding::router::{BindingsLayer, BindingsService};
-use crate::card::{AgentCardService, StackCapabilities};
+use crate::card::{AgentCardService, ExtendedCard, ExtendedCardService, StackCapabilities};
 use crate::engine::{
     Agent, AgentExecutor, Authority, Execution, Executor, ExecutorService, TaskLayer, TaskService,
 };
@@ -49,6 +49,7 @@ impl A2aServer {
             card_max_age: None,
             capabilities: None,
             extension_methods: Vec::new(),
+            extended_card: None,
         }
     }
 }
@@ -64,8 +65,9 @@ impl A2aServer {
 ///    └ A2aBodyLimitLayer → A2aVersionLayer → A2aExtensionsLayer
 ///      └ JsonRpcService / RestService  the card's JSONRPC and HTTP+JSON interfaces
 ///        └ a2a_layer(..)    host A2aRequest layers (authority, quotas, audit)
-///          └ TaskService    the task engine over the task log (or a raw core)
-///            └ your Agent / Executor
+///          └ ExtendedCardService  GetExtendedAgentCard, when `extended_card` is set
+///            └ TaskService  the task engine over the task log (or a raw core)
+///              └ your Agent / Executor
 /// ```
 ///
 /// The card endpoint stays outside the host's HTTP layers, so a client can
@@ -87,6 +89,7 @@ pub struct A2aServerBuilder<AL = Identity, HL = Identity> {
     card_max_age: Option<Duration>,
     capabilities: Option<StackCapabilities>,
     extension_methods: Vec<ExtensionMethod>,
+    extended_card: Option<ExtendedCard>,
 }
 
 impl<AL, HL> std::fmt::Debug for A2aServerBuilder<AL, HL> {
@@ -133,6 +136,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             card_max_age: self.card_max_age,
             capabilities: self.capabilities,
             extension_methods: self.extension_methods,
+            extended_card: self.extended_card,
         }
     }
 
@@ -215,6 +219,16 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         self
     }
 
+    /// Serves `GetExtendedAgentCard` on every binding with `card` (see
+    /// [`ExtendedCard`]: a caller without the principal it needs gets
+    /// Unauthenticated), in front of the core and inside the host's
+    /// `a2a_layer`s, so an authentication layer there has run. The card may
+    /// then declare `capabilities.extendedAgentCard: true`.
+    pub fn extended_card(mut self, card: ExtendedCard) -> Self {
+        self.extended_card = Some(card);
+        self
+    }
+
     /// Serves an extension's method on both bindings (see
     /// [`ExtensionMethod`]); the core receives it as
     /// [`Operation::Extension`](crate::Operation::Extension). A name or route
@@ -227,7 +241,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
     /// Serves a raw core (no task engine).
     pub fn core<S>(self, core: S) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
     where
-        AL: Layer<S>,
+        AL: Layer<ExtendedCardService<S>>,
         AL::Service: A2aService,
         HL: Layer<Edge<AL::Service>>,
     {
@@ -238,7 +252,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
     /// Serves an [`Agent`] (text in, text chunks out) through the task engine.
     pub fn agent<A: Agent>(self, agent: A) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
     where
-        AL: Layer<TaskService<ExecutorService<AgentExecutor<A>>>>,
+        AL: Layer<ExtendedCardService<TaskService<ExecutorService<AgentExecutor<A>>>>>,
         AL::Service: A2aService,
         HL: Layer<Edge<AL::Service>>,
     {
@@ -251,7 +265,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         executor: E,
     ) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
     where
-        AL: Layer<TaskService<ExecutorService<E>>>,
+        AL: Layer<ExtendedCardService<TaskService<ExecutorService<E>>>>,
         AL::Service: A2aService,
         HL: Layer<Edge<AL::Service>>,
     {
@@ -269,7 +283,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         X: tower_service::Service<Execution, Response = ()> + Clone + Send + 'static,
         X::Error: Into<BoxError>,
         X::Future: Send + 'static,
-        AL: Layer<TaskService<X>>,
+        AL: Layer<ExtendedCardService<TaskService<X>>>,
         AL::Service: A2aService,
         HL: Layer<Edge<AL::Service>>,
     {
@@ -290,7 +304,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         program: crate::managed::Program,
     ) -> Result<A2aHttpService<HL, AL::Service>, BoxError>
     where
-        AL: Layer<crate::managed::ManagedService>,
+        AL: Layer<ExtendedCardService<crate::managed::ManagedService>>,
         AL::Service: A2aService,
         HL: Layer<Edge<AL::Service>>,
     {
@@ -327,7 +341,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         team: crate::queue::Team,
     ) -> Result<A2aHttpService<HL, AL::Service>, BoxError>
     where
-        AL: Layer<crate::queue::TeamService>,
+        AL: Layer<ExtendedCardService<crate::queue::TeamService>>,
         AL::Service: A2aService,
         HL: Layer<Edge<AL::Service>>,
     {
@@ -383,11 +397,13 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         caps: StackCapabilities,
     ) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
     where
-        AL: Layer<S>,
+        AL: Layer<ExtendedCardService<S>>,
         AL::Service: A2aService,
         HL: Layer<Edge<AL::Service>>,
     {
         let card = &self.card;
+        let caps =
+            caps.extended_agent_card(caps.extended_agent_card || self.extended_card.is_some());
         let mut card_layer = AgentCardLayer::with_capabilities(card, caps)?.cors(self.card_cors);
         if let Some(age) = self.card_max_age {
             card_layer = card_layer.max_age(age);
@@ -399,7 +415,9 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         for method in self.extension_methods {
             bindings = bindings.extension_method(method)?;
         }
-        let core = self.a2a_layers.layer(core);
+        let core = self
+            .a2a_layers
+            .layer(ExtendedCardService::optional(core, self.extended_card));
         let edge = A2aBodyLimitLayer::new(card)?
             .max_bytes(self.max_body_bytes)?
             .layer(
@@ -411,11 +429,10 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
     }
 }
 
-/// What a stack over the task engine delivers: streams, no push yet, no
-/// extended card.
+/// What a stack over the task engine delivers: streams, no push yet (the
+/// extended card is the builder's, see [`A2aServerBuilder::extended_card`]).
 fn engine_capabilities() -> StackCapabilities {
     StackCapabilities::new()
         .streaming(true)
         .push_notifications(false)
-        .extended_agent_card(false)
 }
