@@ -14,7 +14,7 @@
 //! | `tck-artifact-file-url` | artifact url `https://example.com/output.txt` |
 //! | `tck-artifact-data` | artifact data `{"key":"value","count":42}` |
 //! | `tck-message-response` | a direct Message "Direct message response" |
-//! | `tck-input-required` | INPUT_REQUIRED; the follow-up message completes the task |
+//! | `tck-input-required` | INPUT_REQUIRED (also as a follow-up to a task in INPUT_REQUIRED: asks again) |
 //! | `tck-reject-task` | REJECTED |
 //! | `tck-stream-001` / `-003` | WORKING, artifact "Stream hello from TCK" / "Stream task lifecycle", COMPLETED |
 //! | `tck-stream-002` | COMPLETED |
@@ -23,7 +23,11 @@
 //! | `tck-stream-artifact-file` | WORKING, a file artifact, COMPLETED |
 //! | `tck-stream-artifact-chunked` | WORKING, "chunk-1 " then "chunk-2" appended with lastChunk, COMPLETED |
 //! | `test-resubscribe-message-id` | WORKING for about 4 s, then COMPLETED |
-//! | anything else | COMPLETED with an echo of the text as status message |
+//! | anything else | COMPLETED with an echo of the text as status message; as a follow-up to a task in INPUT_REQUIRED, COMPLETED with "Input received, task completed" |
+//!
+//! A follow-up message to a task in INPUT_REQUIRED is routed by its prefix
+//! like a first message (multi-turn scenarios): `tck-input-required` leaves
+//! the task INPUT_REQUIRED again, `tck-complete-task` completes it.
 //!
 //! Longer prefixes are matched first (`tck-artifact-file-url` before
 //! `tck-artifact-file`).
@@ -132,13 +136,16 @@ impl Conformance {
 impl Executor for Conformance {
     async fn execute(&self, ex: Execution) -> Result<(), BoxError> {
         let emit = &ex.emit;
-        // A message that continues an interrupted task completes it.
-        if ex.task.status.state == TaskState::InputRequired {
+        let scenario = scenario(&ex.message.message_id);
+        // A follow-up to an interrupted task follows its prefix like a first
+        // message (`tck-input-required` asks again, `tck-complete-task`
+        // completes); one without a prefix completes it.
+        if ex.task.status.state == TaskState::InputRequired && scenario == Scenario::Echo {
             let done = Message::agent("", "Input received, task completed");
             emit.status(TaskState::Completed, Some(done)).await?;
             return Ok(());
         }
-        match scenario(&ex.message.message_id) {
+        match scenario {
             Scenario::CompleteTask => {
                 let hello = Message::agent("", "Hello from TCK");
                 emit.status(TaskState::Completed, Some(hello)).await?;

@@ -113,6 +113,53 @@ async fn conformance_input_required_then_follow_up_completes() {
     assert!(history.contains(&"follow-up-1"), "{history:?}");
 }
 
+/// The ids of a task's history messages.
+fn history(task: &Value) -> Vec<String> {
+    task["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["messageId"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn conformance_multi_turn_follows_each_prefix() {
+    let srv = Server::start("conformance");
+    let c = client();
+    let r = send(&c, &srv.base, "tck-input-required-a").await;
+    assert_eq!(r["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+    let (id, ctx) = (r["task"]["id"].clone(), r["task"]["contextId"].clone());
+    let follow = |mid: &str| {
+        let mut m = message(mid, "more");
+        m["taskId"] = id.clone();
+        m["contextId"] = ctx.clone();
+        json!({"message": m})
+    };
+
+    // Asked again: INPUT_REQUIRED, the follow-up in the history.
+    let r = rpc(&c, &srv.base, "SendMessage", follow("tck-input-required-b")).await;
+    assert_eq!(r["task"]["id"], id);
+    assert_eq!(r["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+    assert!(history(&r["task"]).contains(&"tck-input-required-b".to_owned()));
+
+    // Completed by the complete-task prefix, with its status message.
+    let r = rpc(&c, &srv.base, "SendMessage", follow("tck-complete-task-c")).await;
+    assert_eq!(r["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    assert_eq!(
+        r["task"]["status"]["message"]["parts"],
+        json!([{"text": "Hello from TCK"}])
+    );
+    let ids = history(&r["task"]);
+    for mid in [
+        "tck-input-required-a",
+        "tck-input-required-b",
+        "tck-complete-task-c",
+    ] {
+        assert!(ids.contains(&mid.to_owned()), "{ids:?}");
+    }
+}
+
 #[tokio::test]
 async fn conformance_stream_artifact_chunked() {
     let srv = Server::start("conformance");
