@@ -1,7 +1,9 @@
 //! Run with `cargo run --release --example conformance`: an agent for the
 //! public A2A conformance suite (a2a-tck, 1.0) on `http://127.0.0.1:8080`
 //! (`A2A_ADDR` overrides the address), JSON-RPC at `/`, HTTP+JSON under
-//! `/rest`, streaming declared.
+//! `/rest`, streaming declared, and the extended agent card: a caller with
+//! `Authorization: Bearer <any token>` (the card's `bearer` scheme; this
+//! example accepts every token) gets it, others get Unauthenticated.
 //!
 //! The suite selects a behaviour by the prefix of the message's `messageId`
 //! (its reference agent is `sut/a2a-python/sut_agent.py`):
@@ -37,9 +39,13 @@ mod common;
 
 use std::time::Duration;
 
+use a2a_tower::card::{ExtendedCard, ExtendedCardLayer, StackCapabilities};
 use a2a_tower::engine::{Execution, Executor, ExecutorService, TaskLayer};
 use a2a_tower::log::MemoryTaskLog;
-use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill, Artifact, Message, Part, TaskState};
+use a2a_tower::types::{
+    AgentCard, AgentInterface, AgentSkill, Artifact, HttpAuthSecurityScheme, Message, Part,
+    SecurityScheme, TaskState,
+};
 use a2a_tower::{
     A2aBodyLimitLayer, A2aExtensionsLayer, A2aVersionLayer, AgentCardLayer, BoxError, JsonRpcLayer,
     RestLayer,
@@ -230,18 +236,59 @@ fn card(base_url: &str) -> AgentCard {
     ))
     .with_streaming(true);
     card.default_output_modes = vec!["text/plain".into(), "application/json".into()];
+    card.capabilities.extended_agent_card = Some(true);
+    let bearer = HttpAuthSecurityScheme {
+        scheme: "Bearer".into(),
+        ..Default::default()
+    };
+    card.security_schemes
+        .insert("bearer".into(), SecurityScheme::HttpAuth(bearer));
     card
+}
+
+/// Whoever presented a bearer token (every token is accepted here).
+#[derive(Clone)]
+struct Bearer;
+
+/// Marks a request carrying `Authorization: Bearer …` as authenticated.
+fn authenticate<B>(mut req: http::Request<B>) -> http::Request<B> {
+    let bearer = req
+        .headers()
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("Bearer ") && v.len() > "Bearer ".len());
+    if bearer {
+        req.extensions_mut().insert(Bearer);
+    }
+    req
+}
+
+/// The extended card: the public one with one more skill.
+fn extended(card: &AgentCard) -> ExtendedCard {
+    let mut extended = card.clone();
+    extended.skills.push(AgentSkill::new(
+        "tck-extended",
+        "TCK extended",
+        "Only listed for authenticated callers",
+    ));
+    ExtendedCard::authenticated::<Bearer>(extended)
 }
 
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
     let (listener, addr) = common::bind().await?;
     let card = card(&common::base_url(addr));
-    let core = TaskLayer::new(card.clone(), MemoryTaskLog::new())?
-        .layer(ExecutorService::new(Conformance));
+    let core = ExtendedCardLayer::new(extended(&card)).layer(
+        TaskLayer::new(card.clone(), MemoryTaskLog::new())?
+            .layer(ExecutorService::new(Conformance)),
+    );
     let rest = RestLayer::new(&card)?.layer(core.clone());
     let app = ServiceBuilder::new()
-        .layer(AgentCardLayer::new(&card)?)
+        .layer(AgentCardLayer::with_capabilities(
+            &card,
+            StackCapabilities::new().extended_agent_card(true),
+        )?)
+        .map_request(authenticate)
         .layer(A2aBodyLimitLayer::new(&card)?)
         .layer(A2aVersionLayer::new(&card)?)
         .layer(A2aExtensionsLayer::new(&card)?)

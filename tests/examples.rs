@@ -161,6 +161,49 @@ async fn conformance_multi_turn_follows_each_prefix() {
 }
 
 #[tokio::test]
+async fn conformance_extended_card_needs_a_bearer() {
+    let srv = Server::start("conformance");
+    let c = client();
+    let body = rpc_body(RPC_ID, "GetExtendedAgentCard", json!({}));
+    let url = format!("{}/", srv.base);
+    let call = |token: Option<&'static str>| {
+        support::http::with_bearer(request(Method::POST, &url, Some(&body)), token)
+    };
+    let r = fetch(&c, call(Some("tck"))).await.json();
+    let skills: Vec<&str> = r["result"]["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(skills, ["tck", "tck-extended"], "{r}");
+
+    let r = fetch(&c, call(None)).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(r.json()["error"]["code"], -31401);
+
+    let rest = format!("{}/rest/extendedAgentCard", srv.base);
+    let get = |token| support::http::with_bearer(request(Method::GET, &rest, None), token);
+    let r = fetch(&c, get(Some("tck"))).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.json()["name"], "A2A TCK agent");
+    let r = fetch(&c, get(None)).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+
+    // The public card declares it.
+    let card = fetch(
+        &c,
+        request(
+            Method::GET,
+            &format!("{}/.well-known/agent-card.json", srv.base),
+            None,
+        ),
+    )
+    .await;
+    assert_eq!(card.json()["capabilities"]["extendedAgentCard"], true);
+}
+
+#[tokio::test]
 async fn conformance_stream_artifact_chunked() {
     let srv = Server::start("conformance");
     let c = client();
