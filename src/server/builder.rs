@@ -49,6 +49,7 @@ impl A2aServer {
             card_max_age: None,
             capabilities: None,
             extension_methods: Vec::new(),
+            push_delivery: false,
         }
     }
 }
@@ -87,6 +88,11 @@ pub struct A2aServerBuilder<AL = Identity, HL = Identity> {
     card_max_age: Option<Duration>,
     capabilities: Option<StackCapabilities>,
     extension_methods: Vec<ExtensionMethod>,
+    /// Push notifications are delivered (a push sender is configured): the
+    /// engine and managed cores, which store configs, may then serve a card
+    /// declaring `pushNotifications`. Set by the builder's push delivery
+    /// set-up only.
+    push_delivery: bool,
 }
 
 impl<AL, HL> std::fmt::Debug for A2aServerBuilder<AL, HL> {
@@ -133,6 +139,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             card_max_age: self.card_max_age,
             capabilities: self.capabilities,
             extension_methods: self.extension_methods,
+            push_delivery: self.push_delivery,
         }
     }
 
@@ -274,7 +281,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         HL: Layer<Edge<AL::Service>>,
     {
         let tasks = self.task_layer()?;
-        let caps = engine_capabilities();
+        let caps = engine_capabilities(self.push_delivery);
         self.assemble(tasks.layer(executor), caps)
     }
 
@@ -312,7 +319,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         }
         let managed = managed.build()?;
         managed.recover().await?;
-        let caps = engine_capabilities();
+        let caps = engine_capabilities(self.push_delivery);
         Ok(self.assemble(managed, caps)?)
     }
 
@@ -341,7 +348,8 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         }
         let service = team.service(tasks);
         service.recover().await?;
-        let caps = engine_capabilities();
+        // The delivery queue keeps no push configs.
+        let caps = engine_capabilities(false);
         Ok(self.assemble(service, caps)?)
     }
 
@@ -411,11 +419,12 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
     }
 }
 
-/// What a stack over the task engine delivers: streams, no push yet, no
+/// What a stack over the task engine delivers: streams, push notifications
+/// when they are delivered (`push`; the engine stores the configs), no
 /// extended card.
-fn engine_capabilities() -> StackCapabilities {
+fn engine_capabilities(push: bool) -> StackCapabilities {
     StackCapabilities::new()
         .streaming(true)
-        .push_notifications(false)
+        .push_notifications(push)
         .extended_agent_card(false)
 }
