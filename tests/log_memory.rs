@@ -16,7 +16,7 @@ use futures_util::FutureExt as _;
 use futures_util::StreamExt as _;
 use proptest::prelude::*;
 use support::log_suite::log_suite;
-use support::recovery_suite;
+use support::{push_suite, recovery_suite};
 
 type Log = Arc<dyn TaskLog>;
 
@@ -465,4 +465,15 @@ async fn restart_recovery_and_fencing_through_the_engine() {
 async fn fenced_execution_stops_cleanly() {
     let log: Arc<dyn TaskLog> = Arc::new(MemoryTaskLog::new());
     recovery_suite::fenced_execution_stops_cleanly(log.clone(), log).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_config_rules_through_the_engine() {
+    push_suite::push_config_rules(Arc::new(MemoryTaskLog::new())).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_configs_fold_into_a_running_execution() {
+    let log: Arc<dyn TaskLog> = Arc::new(MemoryTaskLog::new());
+    push_suite::configs_fold_into_a_running_execution(log.clone(), log).await;
 }

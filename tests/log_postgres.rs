@@ -19,7 +19,7 @@ use a2a_tower::types::{Message, TaskState, TaskStatus};
 use futures_util::StreamExt;
 use support::log_suite::{GUARD, log_suite, msg};
 use support::postgres::{connect, url, with_schema};
-use support::recovery_suite;
+use support::{push_suite, recovery_suite};
 
 async fn run<F, Fut>(case: F)
 where
@@ -230,6 +230,35 @@ async fn fenced_execution_stops_cleanly() {
         let a: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
         let b: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
         recovery_suite::fenced_execution_stops_cleanly(a, b).await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_config_rules_through_the_engine() {
+    with_schema(|schema| async move {
+        push_suite::push_config_rules(Arc::new(connect(&schema).await)).await;
+    })
+    .await;
+}
+
+// Two hosts: the config goes through host b while host a's execution writes
+// the task; a folds it in and is not fenced.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_configs_fold_into_another_hosts_execution() {
+    with_schema(|schema| async move {
+        let a: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
+        let b: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
+        push_suite::configs_fold_into_a_running_execution(a, b).await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_configs_are_read_by_another_connection() {
+    with_schema(|schema| async move {
+        let written = push_suite::configs_written(Arc::new(connect(&schema).await)).await;
+        push_suite::configs_read_back(Arc::new(connect(&schema).await), written).await;
     })
     .await;
 }

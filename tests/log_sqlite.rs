@@ -13,7 +13,7 @@ use std::sync::Arc;
 use a2a_tower::log::{AppendRequest, LogErrorKind, Record, SqliteTaskLog, Synchronous, TaskLog};
 use a2a_tower::types::{Message, TaskState, TaskStatus};
 use support::log_suite::{log_suite, msg};
-use support::recovery_suite;
+use support::{push_suite, recovery_suite};
 
 /// A temporary directory removed on drop.
 struct TempDir(PathBuf);
@@ -542,4 +542,30 @@ async fn a_task_written_once_is_replayed_and_not_created_twice() {
     }
     assert_eq!(stored("SELECT count(*) FROM entries"), 1);
     assert_eq!(log.snapshot("a", "t").await.unwrap().seq, 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_config_rules_through_the_engine() {
+    let dir = TempDir::new();
+    push_suite::push_config_rules(Arc::new(SqliteTaskLog::open(dir.db()).unwrap())).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_configs_fold_into_a_running_execution() {
+    let dir = TempDir::new();
+    let log: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
+    push_suite::configs_fold_into_a_running_execution(log.clone(), log).await;
+}
+
+// A config persists until its task ends (a2a-spec.md §4.7): it survives
+// closing and reopening the file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_configs_survive_a_restart() {
+    let dir = TempDir::new();
+    let written = {
+        let log: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
+        push_suite::configs_written(log).await
+    };
+    let reopened: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
+    push_suite::configs_read_back(reopened, written).await;
 }

@@ -10,9 +10,9 @@ use super::executor::{Emitter, Execution};
 use super::layer::Shared;
 use super::service::record_ids;
 use super::writer::Writer;
-use super::{EmitError, media, run};
+use super::{EmitError, media, push_config, run};
 use crate::log::{LogErrorKind, Projection, Record, Snapshot, Watch};
-use crate::types::{Role, SendMessageRequest, Task};
+use crate::types::{Role, SendMessageRequest, Task, TaskPushNotificationConfig};
 use crate::{A2aError, BoxError, CallContext, ErrorKind};
 
 /// How the caller of [`admit`] answers, which decides what admission keeps.
@@ -79,22 +79,37 @@ pub(crate) fn not_admitted(task_id: &str, e: EmitError) -> A2aError {
 }
 
 /// What the engine checks before any lookup or write (the protocol's own
-/// rules ran at dispatch).
+/// rules ran at dispatch), for a core that keeps no push configs (the
+/// delivery queue): an inline config is PushNotificationNotSupported.
 pub(crate) fn validate(shared: &Shared, req: &SendMessageRequest) -> Result<(), A2aError> {
+    checked(shared, req, false).map(drop)
+}
+
+/// [`validate`], keeping the inline push config (checked, with its id) if
+/// `keeps_push`.
+fn checked(
+    shared: &Shared,
+    req: &SendMessageRequest,
+    keeps_push: bool,
+) -> Result<Option<TaskPushNotificationConfig>, A2aError> {
     if req.message.role == Role::Agent {
         return Err(A2aError::invalid_params(
             "message.role",
             "must be ROLE_USER",
         ));
     }
-    if req
+    let config = req
         .configuration
         .as_ref()
-        .is_some_and(|c| c.task_push_notification_config.is_some())
-    {
-        return Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
-    }
-    media::check(req, &shared.input_modes, &shared.output_modes)
+        .and_then(|c| c.task_push_notification_config.as_ref());
+    let config = match config {
+        Some(_) if !keeps_push => {
+            return Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
+        }
+        config => push_config::inline(shared, config)?,
+    };
+    media::check(req, &shared.input_modes, &shared.output_modes)?;
+    Ok(config)
 }
 
 /// The id, context and log position a message is admitted at: a new task, or
@@ -187,7 +202,7 @@ where
     S::Error: Into<BoxError>,
     S::Future: Send + 'static,
 {
-    validate(&shared, &req)?;
+    let push = checked(&shared, &req, true)?;
     let authority = shared.authority.resolve(&context)?;
     let mut message = req.message;
     message.role = Role::User;
@@ -197,7 +212,7 @@ where
         base,
     } = target(&shared, &authority, &mut message).await?;
     record_ids(&task_id, &context_id);
-    let mut records = Vec::with_capacity(3);
+    let mut records = Vec::with_capacity(4);
     if base.is_none() {
         let mut created = Record::created(task_id.clone(), context_id.clone());
         if let Record::Created { metadata, .. } = &mut created {
@@ -208,6 +223,7 @@ where
     records.push(Record::MessageAdmitted {
         message: message.clone(),
     });
+    records.extend(push_config::inline_record(push, &task_id));
     records.push(Record::ExecutionStarted {
         host: shared.host_id.to_string(),
     });
@@ -231,6 +247,12 @@ where
         seq,
         epoch,
     );
+    let writer = if shared.card.capabilities.push_notifications() {
+        // Configs may be appended while the execution writes.
+        writer.folding_configs()
+    } else {
+        writer
+    };
     let writer = Arc::new(if answer == Answer::Outcome {
         writer.keeping_outcome()
     } else {

@@ -47,8 +47,12 @@ pub(crate) type EndHook = dyn Fn(&str, &str) + Send + Sync;
 ///
 /// The card decides the capabilities the engine serves: `streaming`
 /// (SendStreamingMessage, SubscribeToTask), `extendedAgentCard`, and the
-/// input/output modes checked on every send. A card declaring
-/// `pushNotifications` is rejected until push delivery exists.
+/// input/output modes checked on every send, and `pushNotifications` (the
+/// four push-config operations and SendMessage's inline config, stored with
+/// the task: see the [module docs](super#push-notification-configs)). The engine stores
+/// configs; delivering them is the job of a push sender beside it, which is
+/// why [`A2aServer`](crate::server::A2aServer) accepts such a card only with
+/// push delivery configured.
 ///
 /// Defaults: authority [`Authority::public`] (one shared authority: for
 /// unauthenticated examples only), no inactivity timeout, a subscriber lag
@@ -86,11 +90,6 @@ fn modes(
 impl TaskLayer {
     /// The engine for `card`, storing tasks in `log`.
     pub fn new<L: TaskLog>(card: AgentCard, log: L) -> Result<Self, ConfigError> {
-        if card.capabilities.push_notifications() {
-            return Err(ConfigError::new(
-                "the task engine does not deliver push notifications yet; do not declare capabilities.pushNotifications",
-            ));
-        }
         let mut input_modes = card.default_input_modes.clone();
         for m in modes(&card, |s| &s.input_modes) {
             if !input_modes.contains(&m) {

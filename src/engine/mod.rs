@@ -55,6 +55,23 @@
 //!   it on this host end, a blocking SendMessage answering with the task as
 //!   the log has it.
 //!
+//! # Push notification configs
+//!
+//! When the card declares `capabilities.pushNotifications`, the engine
+//! answers the four push-config operations (a2a-spec.md §4.7) and stores
+//! SendMessage's inline `configuration.taskPushNotificationConfig` with the
+//! message's admission. Configs live in the task log with their task
+//! ([`Record::PushConfigSet`](crate::log::Record::PushConfigSet),
+//! [`Record::PushConfigDeleted`](crate::log::Record::PushConfigDeleted)),
+//! under the task's authority (another authority's config is TaskNotFound).
+//! Create checks the URL (absolute `http`/`https`) and the authentication
+//! info (a scheme), assigns a UUID when the id is empty and replaces a
+//! config with the same id; List pages in id order (`pageSize` up to 100,
+//! an opaque `pageToken`); Delete is idempotent; a missing config is
+//! TaskNotFound; a terminal task has no active configs (Create is refused
+//! with UnsupportedOperation). The engine stores configs; delivering them
+//! is the job of a push sender beside it.
+//!
 //! # Restart recovery
 //!
 //! [`TaskLayer::recover`], called once before serving, closes as FAILED
@@ -104,6 +121,7 @@ mod inputs;
 pub(crate) mod layer;
 mod media;
 pub(crate) mod ops;
+pub(crate) mod push_config;
 mod recovery;
 pub(crate) mod run;
 pub(crate) mod send;

@@ -55,7 +55,8 @@ pub(crate) fn view_owned(
     }
 }
 
-fn not_found(id: &str) -> impl FnOnce(LogError) -> A2aError + '_ {
+/// A log error of a call naming the task `id`: not found is TaskNotFound.
+pub(crate) fn not_found(id: &str) -> impl FnOnce(LogError) -> A2aError + '_ {
     move |e| match e.kind() {
         LogErrorKind::NotFound => A2aError::task_not_found(id),
         _ => e.into(),

@@ -9,7 +9,7 @@ use tower_service::Service;
 use super::executor::Execution;
 use super::future::ResponseFuture;
 use super::layer::Shared;
-use super::{ops, send};
+use super::{ops, push_config, send};
 use crate::protocol::check;
 use crate::{A2aError, A2aRequest, A2aResponse, BoxError, ErrorKind, Operation};
 
@@ -88,7 +88,7 @@ where
     // The card decides what exists before anything is looked up; then the
     // protocol's parameter rules, as the bindings apply them, for callers
     // that reach the engine without a binding.
-    check::without_push(&shared.card.capabilities, &operation)?;
+    check::before_core(&shared.card.capabilities, &operation)?;
     match operation {
         Operation::GetExtendedAgentCard(_) => ops::extended_card(),
         Operation::SendMessage(r) => send::send(shared, inner, r, context).await,
@@ -97,6 +97,16 @@ where
         Operation::ListTasks(r) => ops::list(&shared, r, &context).await,
         Operation::CancelTask(r) => ops::cancel(&shared, r, &context).await,
         Operation::SubscribeToTask(r) => ops::subscribe(&shared, r, &context).await,
+        Operation::CreateTaskPushNotificationConfig(r) => {
+            push_config::create(&shared, r, &context).await
+        }
+        Operation::GetTaskPushNotificationConfig(r) => push_config::get(&shared, r, &context).await,
+        Operation::ListTaskPushNotificationConfigs(r) => {
+            push_config::list(&shared, r, &context).await
+        }
+        Operation::DeleteTaskPushNotificationConfig(r) => {
+            push_config::delete(&shared, r, &context).await
+        }
         // No extension method is served here: unknown, as to the bindings.
         Operation::Extension(_) => Err(A2aError::new(ErrorKind::MethodNotFound)),
         #[allow(unreachable_patterns)]

@@ -77,6 +77,9 @@ pub(crate) struct Writer {
     /// Someone waits for the outcome (a blocking SendMessage); otherwise the
     /// closing commit's task is not kept.
     keeps_outcome: bool,
+    /// Push configs may be appended by callers meanwhile: a conflict caused
+    /// only by them is folded in and the commit made again.
+    folds_configs: bool,
     open: AtomicBool,
     /// Asks the executor to stop.
     pub(crate) cancel: Signal,
@@ -118,6 +121,7 @@ impl Writer {
             admission: Mutex::new(None),
             outcome: Mutex::new(None),
             keeps_outcome: false,
+            folds_configs: false,
             open: AtomicBool::new(true),
             cancel: Signal::default(),
             closed: Signal::default(),
@@ -152,6 +156,13 @@ impl Writer {
     /// Keeps how the writer closes for [`take_outcome`](Self::take_outcome).
     pub(crate) fn keeping_outcome(mut self) -> Self {
         self.keeps_outcome = true;
+        self
+    }
+
+    /// Folds push configs appended by others into the writer's position
+    /// instead of giving the task up (see [`commit`](Self::commit)).
+    pub(crate) fn folding_configs(mut self) -> Self {
+        self.folds_configs = true;
         self
     }
 
@@ -211,14 +222,7 @@ impl Writer {
         if closes {
             self.open.store(false, Ordering::Release);
         }
-        let req = AppendRequest::new(
-            self.authority.clone(),
-            self.task_id.clone(),
-            st.0,
-            st.1,
-            records,
-        );
-        let result = self.log.append(req).await;
+        let result = self.append(&mut st, records).await;
         let err = match result {
             Ok(appended) => {
                 st.0 = appended.seq;
@@ -262,6 +266,53 @@ impl Writer {
             self.open.store(true, Ordering::Release);
         }
         Err(err)
+    }
+
+    /// Appends `records` after `st`. When the writer folds configs, a
+    /// conflict caused only by push configs appended by others moves `st`
+    /// past them and the records are appended again (each attempt then
+    /// sends a copy).
+    async fn append(
+        &self,
+        st: &mut (u64, u64),
+        records: Vec<Record>,
+    ) -> Result<Appended, crate::log::LogError> {
+        let request = |st: &(u64, u64), records| {
+            AppendRequest::new(
+                self.authority.clone(),
+                self.task_id.clone(),
+                st.0,
+                st.1,
+                records,
+            )
+        };
+        if !self.folds_configs {
+            return self.log.append(request(st, records)).await;
+        }
+        let mut attempts = 0;
+        loop {
+            match self.log.append(request(st, records.clone())).await {
+                Err(e) if e.kind() == LogErrorKind::Conflict && attempts < 16 => {
+                    attempts += 1;
+                    let Ok(others) = self.log.read(&self.authority, &self.task_id, st.0).await
+                    else {
+                        return Err(e);
+                    };
+                    let configs_only = !others.is_empty()
+                        && others.iter().all(|s| {
+                            matches!(
+                                &*s.record,
+                                Record::PushConfigSet { .. } | Record::PushConfigDeleted { .. }
+                            )
+                        });
+                    match others.last() {
+                        Some(last) if configs_only => st.0 = last.seq,
+                        _ => return Err(e),
+                    }
+                }
+                result => return result,
+            }
+        }
     }
 
     /// Commits a final status if the writer is still open.

@@ -10,9 +10,10 @@ use super::journal::Journal;
 use super::pending::{self, Names, WAIT_KEY};
 use super::run::{Head, Run, drive};
 use super::service::Inner;
+use crate::engine::push_config::inline_record;
 use crate::log::{AppendRequest, LogErrorKind, Record, Snapshot};
 use crate::schema::Schema;
-use crate::types::{Message, Role, TaskState, TaskStatus, Timestamp};
+use crate::types::{Message, Role, TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp};
 use crate::{A2aError, ErrorKind};
 
 fn not_found(id: &str) -> impl FnOnce(crate::log::LogError) -> A2aError + '_ {
@@ -29,6 +30,7 @@ pub(crate) async fn start(
     inner: &Arc<Inner>,
     authority: &str,
     mut message: Message,
+    config: Option<TaskPushNotificationConfig>,
 ) -> Result<(String, u64), A2aError> {
     let program = &inner.program;
     let input = input::value(&message, program.input_schema(), "input")?;
@@ -50,7 +52,7 @@ pub(crate) async fn start(
         context_id: &message.context_id,
     };
     let metadata = pending::metadata(&names, &Default::default(), "running", false);
-    let records = vec![
+    let mut records = vec![
         Record::Created {
             task_id: task_id.clone(),
             context_id: message.context_id.clone(),
@@ -68,8 +70,9 @@ pub(crate) async fn start(
         Record::ExecutionStarted {
             host: inner.host_id.to_string(),
         },
-        Record::status(TaskStatus::new(TaskState::Working)),
     ];
+    records.extend(inline_record(config, &task_id));
+    records.push(Record::status(TaskStatus::new(TaskState::Working)));
     let context_id = message.context_id.clone();
     match inner
         .log
@@ -167,6 +170,7 @@ pub(crate) async fn answer(
     inner: &Arc<Inner>,
     authority: &str,
     mut message: Message,
+    config: Option<TaskPushNotificationConfig>,
 ) -> Result<(String, u64), A2aError> {
     let task_id = message.task_id.clone();
     for _ in 0..16 {
@@ -229,18 +233,17 @@ pub(crate) async fn answer(
             task_id: &task.id,
             context_id: &task.context_id,
         };
-        let records = vec![
-            Record::SignalAdmitted {
-                process: address.0.clone(),
-                key: address.1.clone(),
-                answer: value,
-                message: message.clone(),
-            },
-            Record::MetadataChanged {
-                metadata: pending::metadata(&names, &rest, pending::root_status(&rest), false),
-            },
-            Record::status(pending::status(&names, inner.policy, &rest)),
-        ];
+        let mut records = vec![Record::SignalAdmitted {
+            process: address.0.clone(),
+            key: address.1.clone(),
+            answer: value,
+            message: message.clone(),
+        }];
+        records.extend(inline_record(config.clone(), &task_id));
+        records.push(Record::MetadataChanged {
+            metadata: pending::metadata(&names, &rest, pending::root_status(&rest), false),
+        });
+        records.push(Record::status(pending::status(&names, inner.policy, &rest)));
         let request = AppendRequest::new(authority, task_id.clone(), snap.seq, snap.epoch, records);
         match inner.log.append(request).await {
             Ok(a) => return Ok((task_id, a.seq)),

@@ -14,6 +14,7 @@ use super::policy::OutputPolicy;
 use super::program::Program;
 use super::recover::{self, Resumed};
 use super::runs::Runs;
+use crate::engine::push_config as push;
 use crate::engine::shared_ops as ops;
 use crate::engine::{Authority, Shared, TaskLayer, event_stream, record_ids, view};
 use crate::log::{LogError, TaskLog, Watch};
@@ -210,7 +211,7 @@ impl Service<A2aRequest> for ManagedService {
 async fn dispatch(inner: Arc<Inner>, req: A2aRequest) -> Result<A2aResponse, A2aError> {
     let A2aRequest { operation, context } = req;
     let shared = &inner.engine;
-    check::without_push(&shared.card.capabilities, &operation)?;
+    check::before_core(&shared.card.capabilities, &operation)?;
     match operation {
         Operation::SendMessage(r) => send(&inner, r, &context, false).await,
         Operation::SendStreamingMessage(r) => send(&inner, r, &context, true).await,
@@ -224,6 +225,10 @@ async fn dispatch(inner: Arc<Inner>, req: A2aRequest) -> Result<A2aResponse, A2a
             Ok(A2aResponse::Task(view(&task, None, true)))
         }
         Operation::GetExtendedAgentCard(_) => ops::extended_card(),
+        Operation::CreateTaskPushNotificationConfig(r) => push::create(shared, r, &context).await,
+        Operation::GetTaskPushNotificationConfig(r) => push::get(shared, r, &context).await,
+        Operation::ListTaskPushNotificationConfigs(r) => push::list(shared, r, &context).await,
+        Operation::DeleteTaskPushNotificationConfig(r) => push::delete(shared, r, &context).await,
         // No extension method is served here: unknown, as to the bindings.
         Operation::Extension(_) => Err(A2aError::new(ErrorKind::MethodNotFound)),
         #[allow(unreachable_patterns)]
@@ -244,17 +249,19 @@ async fn send(
             "must be ROLE_USER",
         ));
     }
-    let (return_immediately, history_length) = match &req.configuration {
-        Some(c) if c.task_push_notification_config.is_some() => {
-            return Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
-        }
-        Some(c) => (c.return_immediately, c.history_length),
-        None => (false, None),
-    };
+    let (return_immediately, history_length) = req
+        .configuration
+        .as_ref()
+        .map_or((false, None), |c| (c.return_immediately, c.history_length));
+    let config = req
+        .configuration
+        .as_ref()
+        .and_then(|c| c.task_push_notification_config.as_ref());
+    let config = push::inline(&inner.engine, config)?;
     let (task_id, _) = if req.message.task_id.is_empty() {
-        admit::start(inner, &authority, req.message).await?
+        admit::start(inner, &authority, req.message, config).await?
     } else {
-        admit::answer(inner, &authority, req.message).await?
+        admit::answer(inner, &authority, req.message, config).await?
     };
     let log = &inner.log;
     let watch = log.watch(&authority, &task_id, None).await?;

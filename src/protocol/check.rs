@@ -16,10 +16,10 @@ use crate::{A2aError, ErrorKind, Operation};
 
 /// Field violations collected for one request.
 #[derive(Default)]
-struct Violations(Vec<(&'static str, &'static str)>);
+pub(crate) struct Violations(Vec<(&'static str, &'static str)>);
 
 impl Violations {
-    fn check(&mut self, ok: bool, field: &'static str, description: &'static str) {
+    pub(crate) fn check(&mut self, ok: bool, field: &'static str, description: &'static str) {
         if !ok {
             self.0.push((field, description));
         }
@@ -33,7 +33,7 @@ impl Violations {
         self.check(!value.is_empty(), field, "is required");
     }
 
-    fn into_result(self) -> Result<(), A2aError> {
+    pub(crate) fn into_result(self) -> Result<(), A2aError> {
         if self.0.is_empty() {
             return Ok(());
         }
@@ -90,7 +90,14 @@ pub(crate) fn operation(op: &Operation) -> Result<(), A2aError> {
             v.required(&r.task_id, "taskId");
             v.required(&r.id, "id");
         }
-        Operation::ListTaskPushNotificationConfigs(r) => v.required(&r.task_id, "taskId"),
+        Operation::ListTaskPushNotificationConfigs(r) => {
+            v.required(&r.task_id, "taskId");
+            v.check(
+                (0..=100).contains(&r.page_size),
+                "pageSize",
+                "must be between 1 and 100 (0: the default)",
+            );
+        }
         // An extension's parameters are its core's to check.
         Operation::GetExtendedAgentCard(_) | Operation::Extension(_) => {}
     }
@@ -123,7 +130,16 @@ pub(crate) fn capability(caps: &AgentCapabilities, op: &Operation) -> Result<(),
     missing.map_or(Ok(()), |k| Err(A2aError::new(k)))
 }
 
-/// What a core that keeps no push configs (the task engine, managed tasks)
+/// What a core checks before anything else, for callers that reach it
+/// without a binding: the card's capabilities first (they decide what
+/// exists), then the parameters.
+#[cfg(feature = "engine")]
+pub(crate) fn before_core(caps: &AgentCapabilities, op: &Operation) -> Result<(), A2aError> {
+    capability(caps, op)?;
+    operation(op)
+}
+
+/// What a core that keeps no push configs (the delivery queue's team)
 /// checks before anything else, for callers that reach it without a binding:
 /// the card's capabilities first (they decide what exists), then
 /// PushNotificationNotSupported for the push-config operations, then the

@@ -50,6 +50,7 @@ impl A2aServer {
             capabilities: None,
             extension_methods: Vec::new(),
             extended_card: None,
+            push_delivery: false,
         }
     }
 }
@@ -90,6 +91,11 @@ pub struct A2aServerBuilder<AL = Identity, HL = Identity> {
     capabilities: Option<StackCapabilities>,
     extension_methods: Vec<ExtensionMethod>,
     extended_card: Option<ExtendedCard>,
+    /// Push notifications are delivered (a push sender is configured): the
+    /// engine and managed cores, which store configs, may then serve a card
+    /// declaring `pushNotifications`. Set by the builder's push delivery
+    /// set-up only.
+    push_delivery: bool,
 }
 
 impl<AL, HL> std::fmt::Debug for A2aServerBuilder<AL, HL> {
@@ -137,6 +143,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             capabilities: self.capabilities,
             extension_methods: self.extension_methods,
             extended_card: self.extended_card,
+            push_delivery: self.push_delivery,
         }
     }
 
@@ -288,7 +295,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         HL: Layer<Edge<AL::Service>>,
     {
         let tasks = self.task_layer()?;
-        let caps = engine_capabilities();
+        let caps = engine_capabilities(self.push_delivery);
         self.assemble(tasks.layer(executor), caps)
     }
 
@@ -326,7 +333,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         }
         let managed = managed.build()?;
         managed.recover().await?;
-        let caps = engine_capabilities();
+        let caps = engine_capabilities(self.push_delivery);
         Ok(self.assemble(managed, caps)?)
     }
 
@@ -355,7 +362,8 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         }
         let service = team.service(tasks);
         service.recover().await?;
-        let caps = engine_capabilities();
+        // The delivery queue keeps no push configs.
+        let caps = engine_capabilities(false);
         Ok(self.assemble(service, caps)?)
     }
 
@@ -429,10 +437,11 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
     }
 }
 
-/// What a stack over the task engine delivers: streams, no push yet (the
-/// extended card is the builder's, see [`A2aServerBuilder::extended_card`]).
-fn engine_capabilities() -> StackCapabilities {
+/// What a stack over the task engine delivers: streams, push notifications
+/// when they are delivered (`push`; the engine stores the configs). The
+/// extended card is the builder's, see [`A2aServerBuilder::extended_card`].
+fn engine_capabilities(push: bool) -> StackCapabilities {
     StackCapabilities::new()
         .streaming(true)
-        .push_notifications(false)
+        .push_notifications(push)
 }

@@ -7,7 +7,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_tower::engine::{Authority, Execution, Executor};
+use a2a_tower::card::StackCapabilities;
+use a2a_tower::engine::{Authority, Execution, Executor, ExecutorService, TaskLayer};
+use a2a_tower::log::MemoryTaskLog;
 use a2a_tower::server::A2aServer;
 use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill, Artifact, Message, Part};
 use a2a_tower::{Body, BoxError};
@@ -16,8 +18,8 @@ use http::{Request, Response, StatusCode};
 use http_body_util::Full;
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, mpsc};
-use tower::ServiceExt;
 use tower::util::BoxCloneService;
+use tower::{Layer, ServiceExt};
 
 use super::engine::echo_artifact;
 use super::http::{Reply, rpc_body};
@@ -139,6 +141,29 @@ pub(crate) fn server_with(card: AgentCard) -> Harness {
 
 pub(crate) fn server() -> Harness {
     server_with(card())
+}
+
+/// The server over the task engine for `card` built here, served as a raw
+/// core that fulfils `caps` (what the card check accepts), every caller
+/// scoped by the `x-user` principal.
+pub(crate) fn engine_core_server(card: AgentCard, caps: StackCapabilities) -> Harness {
+    let (exec, pace, started) = executor();
+    let core = TaskLayer::new(card.clone(), MemoryTaskLog::new())
+        .unwrap()
+        .authority(Authority::principal(|u: &User, tenant: &str| {
+            format!("{}/{tenant}", u.0)
+        }))
+        .layer(ExecutorService::new(exec));
+    let app = A2aServer::builder(card)
+        .http_layer(tower::util::MapRequestLayer::new(with_user::<Full<Bytes>>))
+        .stack_capabilities(caps)
+        .core(core)
+        .unwrap();
+    Harness {
+        app: BoxCloneService::new(app),
+        pace,
+        started,
+    }
 }
 
 pub(crate) const ALICE: &str = "alice";

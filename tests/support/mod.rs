@@ -18,6 +18,8 @@
 //! - `managed`: programs, a card and calls for the managed-task tests.
 //! - `postgres`: the test database's URL, a fresh schema per test, and a
 //!   log on it.
+//! - `push_suite`: the push-config storage rules through the engine, on any
+//!   log.
 //! - `python`: the interop tests' Python (`.venv`) and its scripts.
 //! - `queue`: agents the delivery-queue tests control, the logs a case runs
 //!   on, a host that dies, calls on a `TeamService`, and reads of a
@@ -52,6 +54,8 @@ pub(crate) mod loopback;
 pub(crate) mod managed;
 #[cfg(feature = "postgres")]
 pub(crate) mod postgres;
+#[cfg(feature = "engine")]
+pub(crate) mod push_suite;
 pub(crate) mod python;
 #[cfg(all(feature = "engine", feature = "sqlite"))]
 pub(crate) mod queue;
