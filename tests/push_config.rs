@@ -484,3 +484,34 @@ mod managed {
         );
     }
 }
+
+// A task keeps at most 16 configs: the 17th id is refused (a replacement of
+// an existing id still works), so one caller cannot fan a task's events out
+// to any number of URLs.
+#[tokio::test]
+async fn a_task_keeps_at_most_sixteen_configs() {
+    let h = push_server();
+    let t = waiting_task(&h, ALICE).await;
+    let create = |id: String| json!({"taskId": t, "id": id, "url": "https://example.com/h"});
+    for n in 0..16 {
+        rpc_ok(
+            &h,
+            ALICE,
+            "CreateTaskPushNotificationConfig",
+            create(format!("c{n}")),
+        )
+        .await;
+    }
+    rpc_err(
+        &h,
+        ALICE,
+        "CreateTaskPushNotificationConfig",
+        create("c16".into()),
+        -32602,
+        "INVALID_PARAMS",
+    )
+    .await;
+    let mut again = create("c3".into());
+    again["url"] = json!("https://example.com/other");
+    rpc_ok(&h, ALICE, "CreateTaskPushNotificationConfig", again).await;
+}

@@ -104,6 +104,10 @@ use crate::{A2aError, A2aResponse, CallContext, ErrorKind};
 
 /// The page size of List when the request gives none, and the largest.
 const MAX_PAGE: usize = 100;
+
+/// The most configs one task keeps: each is a POST per event, so a caller
+/// must not be able to fan one task out to any number of URLs.
+pub(crate) const MAX_CONFIGS: usize = 16;
 /// The prefix of a List page token.
 const TOKEN_PREFIX: &str = "pc1.";
 /// How often a create or delete re-reads a task that moved meanwhile.
@@ -298,9 +302,16 @@ pub(crate) async fn create(
                 .with_message("The task is in a terminal state")
                 .with_metadata("taskId", task_id.clone()));
         }
-        if snap.projection.push_configs().contains(&req) {
+        let configs = snap.projection.push_configs();
+        if configs.contains(&req) {
             // The same config again (a retry): nothing to record.
             return Ok(Err(A2aResponse::Empty));
+        }
+        if configs.len() >= MAX_CONFIGS && !configs.iter().any(|c| c.id == req.id) {
+            return Err(A2aError::invalid_params(
+                "taskId",
+                "the task has the most push notification configs it may have (16)",
+            ));
         }
         Ok(Ok(Record::PushConfigSet {
             config: req.clone(),
