@@ -141,26 +141,21 @@ impl PushSender {
             outcome = Empty,
             http.status = Empty,
         );
-        async move {
-            let (attempts, status, result) = self.settle(config, event).await;
-            let span = tracing::Span::current();
-            span.record("attempts", attempts);
-            if let Some(s) = status {
-                span.record("http.status", s.as_u16());
-            }
-            let outcome = match &result {
-                Ok(()) => "delivered",
-                Err(e) => match e.kind() {
-                    PushErrorKind::Refused => "refused",
-                    PushErrorKind::Invalid => "invalid",
-                    _ => "gave_up",
-                },
-            };
-            span.record("outcome", outcome);
-            result
+        let (attempts, status, result) = self.settle(config, event).instrument(span.clone()).await;
+        span.record("attempts", attempts);
+        if let Some(s) = status {
+            span.record("http.status", s.as_u16());
         }
-        .instrument(span)
-        .await
+        let outcome = match &result {
+            Ok(()) => "delivered",
+            Err(e) => match e.kind() {
+                PushErrorKind::Refused => "refused",
+                PushErrorKind::Invalid => "invalid",
+                _ => "gave_up",
+            },
+        };
+        span.record("outcome", outcome);
+        result
     }
 
     /// The delivery: attempts made, the last status, the result.
