@@ -189,6 +189,19 @@ async fn a_4xx_is_not_retried() {
 }
 
 #[tokio::test]
+async fn a_see_other_is_not_followed() {
+    // 303 asks for a GET of another resource: a webhook POST is not redone.
+    let rx = Receiver::start().await;
+    rx.script([Reply::With(303, "location", "/result".into())]);
+    let err = deliver(&sender(loopback()), &config(rx.url("/")))
+        .await
+        .unwrap_err();
+    assert_eq!((err.kind(), err.attempts()), (PushErrorKind::GaveUp, 1));
+    assert_eq!(err.status().map(|s| s.as_u16()), Some(303));
+    assert_eq!(rx.hits().len(), 1);
+}
+
+#[tokio::test]
 async fn retry_after_is_honoured_within_the_cap() {
     let rx = Receiver::start().await;
     rx.script([Reply::With(429, "retry-after", "1".into())]);

@@ -12,7 +12,7 @@
 //! | a redirect to another origin | [`Refused`](super::PushErrorKind::Refused): nothing is sent there |
 //! | no allowed address ([`WebhookGuard`]) | [`Refused`](super::PushErrorKind::Refused), not retried |
 //! | a timeout, a connection failure, 408, 429 or 5xx | retried after the [`Backoff`] (or the `Retry-After` asked, within the cap) |
-//! | another status | [`GaveUp`](super::PushErrorKind::GaveUp), not retried |
+//! | another status (303 and other 3xx included) | [`GaveUp`](super::PushErrorKind::GaveUp), not retried |
 //!
 //! `deliver` returns when the delivery is settled, so a caller that awaits
 //! each delivery of a config before the next keeps that config's events in
