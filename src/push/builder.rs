@@ -108,7 +108,7 @@ impl PushSenderBuilder {
             .map_err(|_| ConfigError::new("the TLS provider has no safe protocol version"))?
             .https_or_http()
             .enable_http1()
-            .wrap_connector(GuardedConnector::new(self.guard.clone()));
+            .wrap_connector(GuardedConnector::new(self.guard.clone(), self.timeout));
         let client = Client::builder(TokioExecutor::new()).build(tls);
         Ok(PushSender::from_inner(Inner {
             client,

@@ -10,6 +10,7 @@ use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use http::Uri;
 use hyper_util::rt::TokioIo;
@@ -23,11 +24,15 @@ use super::guard::WebhookGuard;
 #[derive(Debug, Clone)]
 pub(crate) struct GuardedConnector {
     guard: WebhookGuard,
+    budget: Duration,
 }
 
 impl GuardedConnector {
-    pub(crate) fn new(guard: WebhookGuard) -> Self {
-        Self { guard }
+    /// `budget` bounds the connection as a whole: with several allowed
+    /// addresses each gets an equal share (at least 1 s), so one address
+    /// that never answers does not keep the next from being tried.
+    pub(crate) fn new(guard: WebhookGuard, budget: Duration) -> Self {
+        Self { guard, budget }
     }
 }
 
@@ -90,14 +95,18 @@ impl Service<Uri> for GuardedConnector {
     }
 
     fn call(&mut self, uri: Uri) -> Self::Future {
-        let guard = self.guard.clone();
-        Box::pin(async move { connect(&guard, &uri).await.map(TokioIo::new) })
+        let (guard, budget) = (self.guard.clone(), self.budget);
+        Box::pin(async move { connect(&guard, &uri, budget).await.map(TokioIo::new) })
     }
 }
 
 /// Resolves `uri`'s host, keeps the addresses `guard` allows and connects to
 /// the first that answers.
-async fn connect(guard: &WebhookGuard, uri: &Uri) -> Result<TcpStream, ConnectError> {
+async fn connect(
+    guard: &WebhookGuard,
+    uri: &Uri,
+    budget: Duration,
+) -> Result<TcpStream, ConnectError> {
     let host = uri.host().ok_or(ConnectError::NoHost)?;
     let port = uri
         .port_u16()
@@ -115,9 +124,13 @@ async fn connect(guard: &WebhookGuard, uri: &Uri) -> Result<TcpStream, ConnectEr
             .collect(),
     };
     let allowed = guard.filter(candidates).map_err(ConnectError::Refused)?;
+    let share = (budget / u32::try_from(allowed.len()).unwrap_or(u32::MAX))
+        .max(Duration::from_secs(1))
+        .min(budget);
     let mut last = None;
     for addr in allowed {
-        match TcpStream::connect(addr).await {
+        let attempt = tokio::time::timeout(share, TcpStream::connect(addr)).await;
+        match attempt.unwrap_or_else(|_| Err(io::ErrorKind::TimedOut.into())) {
             Ok(stream) => {
                 // Small requests answered at once: no Nagle delay.
                 let _ = stream.set_nodelay(true);
@@ -136,7 +149,7 @@ mod tests {
     use super::*;
 
     async fn dial(guard: &WebhookGuard, uri: &str) -> Result<TcpStream, ConnectError> {
-        connect(guard, &uri.parse().unwrap()).await
+        connect(guard, &uri.parse().unwrap(), Duration::from_secs(5)).await
     }
 
     #[tokio::test]
@@ -149,6 +162,10 @@ mod tests {
             format!("http://localhost:{port}/"),
             format!("http://[::ffff:127.0.0.1]:{port}/"),
             format!("https://127.0.0.1:{port}/"),
+            // Other spellings of loopback that resolvers accept.
+            format!("http://127.1:{port}/"),
+            format!("http://2130706433:{port}/"),
+            format!("http://0x7f000001:{port}/"),
         ] {
             match dial(&guard, &uri).await {
                 Err(ConnectError::Refused(Some(AddressClass::Loopback))) => {}
@@ -167,6 +184,11 @@ mod tests {
         let port = listener.local_addr().unwrap().port();
         let guard = WebhookGuard::new().allow("127.0.0.1".parse().unwrap());
         let stream = dial(&guard, &format!("http://localhost:{port}/")).await;
+        assert_eq!(stream.unwrap().peer_addr().unwrap().port(), port);
+        // Both loopbacks allowed: an address that refuses (`::1`, nothing
+        // listens there) is passed over for the next one.
+        let both = guard.clone().allow("::1".parse().unwrap());
+        let stream = dial(&both, &format!("http://localhost:{port}/")).await;
         assert_eq!(stream.unwrap().peer_addr().unwrap().port(), port);
         drop(listener);
         let closed = dial(&guard, &format!("http://127.0.0.1:{port}/")).await;
