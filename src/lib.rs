@@ -79,6 +79,7 @@
 //! | assembly | [`server`] | all of the above |
 //! | client | `client` (`A2aClient`, card resolution, SSE reading) | the wire model, the protocol core, `http`, an HTTP client (hyper-util); never the engine or the task logs |
 //! | tools | `tool` (`Tool`, `ToolSet`, continuations) | the client |
+//! | push | `push` (`PushSender`, `WebhookGuard`) | the wire model, `http`, an HTTP client (hyper-util) |
 //!
 //! Each protocol rule lives once: the required parameters, ranges and
 //! capability checks of an operation are applied by the bindings before the
@@ -97,6 +98,7 @@
 //! | `client` | yes | the A2A client (`client::A2aClient`): JSON-RPC and HTTP+JSON over any HTTP `Service`, hyper-util's by default |
 //! | `managed` | yes | managed tasks (`managed`): durable programs served as A2A tasks, JSON Schema checks through `jsonschema` |
 //! | `tools` | yes | remote agents as tools (`tool`): the `Tool` contract, `ToolSet` and continuations, with the client and `jsonschema` |
+//! | `push` | yes | push notifications (`push`): `PushSender` delivers task events to webhooks (hyper-util, rustls) behind the `WebhookGuard` SSRF guard |
 //! | `mcp` | no | tools served as an MCP server (`tool::mcp::McpServer`) through the official Rust MCP SDK, `rmcp` |
 //!
 //! With `jsonrpc` and `rest`, [`server`] has the bindings router; with
@@ -138,6 +140,9 @@ pub mod log;
 #[cfg(feature = "managed")]
 #[cfg_attr(docsrs, doc(cfg(feature = "managed")))]
 pub mod managed;
+#[cfg(feature = "push")]
+#[cfg_attr(docsrs, doc(cfg(feature = "push")))]
+pub mod push;
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
 pub mod queue;

@@ -32,6 +32,8 @@
 //! - `team`: the team example as a process over JSON-RPC: queued inputs,
 //!   waits for a task's state, a task's output and timestamp.
 //! - `trace`: a subscriber recording every span's fields.
+//! - `webhook`: a push webhook receiver on loopback that records what it
+//!   gets and answers from a script.
 
 // Every test file is a crate of its own that compiles all of `support`, and
 // no file uses every helper: what one file leaves unused another one uses.
@@ -68,3 +70,5 @@ pub(crate) mod tasks;
 #[cfg(all(feature = "engine", feature = "sqlite"))]
 pub(crate) mod team;
 pub(crate) mod trace;
+#[cfg(feature = "push")]
+pub(crate) mod webhook;
