@@ -138,6 +138,9 @@ pub mod log;
 #[cfg(feature = "managed")]
 #[cfg_attr(docsrs, doc(cfg(feature = "managed")))]
 pub mod managed;
+#[cfg(feature = "push")]
+#[cfg_attr(docsrs, doc(cfg(feature = "push")))]
+pub mod push;
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
 pub mod queue;
