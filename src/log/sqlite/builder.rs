@@ -106,8 +106,8 @@ impl SqliteTaskLogBuilder {
     /// `spawn_blocking`.
     ///
     /// A bad setting (an empty path, a zero `max_batch`) fails with
-    /// [`LogErrorKind::Config`] before any file is opened; a failure to open,
-    /// lock or migrate the file with [`LogErrorKind::Backend`].
+    /// [`LogErrorKind::Config`](crate::log::LogErrorKind::Config) before any file is opened; a failure to open,
+    /// lock or migrate the file with [`LogErrorKind::Backend`](crate::log::LogErrorKind::Backend).
     pub fn open(self) -> Result<SqliteTaskLog, LogError> {
         self.check().map_err(LogError::config)?;
         let owner = lock::Owner::acquire(&self.path, self.busy_timeout)?;

@@ -346,6 +346,8 @@ fn read_only(path: &Path, busy: Duration) -> Result<Connection, LogError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ConfigError;
+    use std::path::PathBuf;
 
     fn temp_dir() -> PathBuf {
         let dir = std::env::temp_dir().join(format!("a2a-sqlite-cfg-{}", uuid::Uuid::new_v4()));

@@ -105,6 +105,30 @@ pub(crate) async fn deliveries_cursors_follow_the_configs(log: Arc<dyn TaskLog>)
             .await
             .unwrap()
     );
+    // Several tasks at once: the cursors commit with them, or not at all.
+    let (t2, t3) = (uid("t"), uid("t"));
+    let refused = log
+        .append_all(vec![
+            AppendRequest::create(&auth, &t3, vec![Record::created(&t3, "c"), config("r")]),
+            AppendRequest::new(&auth, &t, 6, 1, vec![config("p3")]),
+        ])
+        .await;
+    assert!(refused.is_err(), "a stale request refuses the group");
+    assert!(log.delivery_cursors(&auth, &t3).await.unwrap().is_empty());
+    log.append_all(vec![
+        AppendRequest::create(&auth, &t2, vec![Record::created(&t2, "c"), config("q")]),
+        AppendRequest::new(&auth, &t, 7, 1, vec![config("p3")]),
+    ])
+    .await
+    .unwrap();
+    assert_eq!(
+        log.delivery_cursors(&auth, &t2).await.unwrap(),
+        [cursor("q", 0)]
+    );
+    assert_eq!(
+        log.delivery_cursors(&auth, &t).await.unwrap(),
+        [cursor("p2", 5), cursor("p3", 7)]
+    );
     // A task without configs cannot be claimed.
     let plain = uid("t");
     log.append(AppendRequest::create(
