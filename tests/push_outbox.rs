@@ -216,6 +216,57 @@ async fn a_slow_config_delays_only_itself() {
     assert_eq!(of(&sent, "other"), events("t2"));
 }
 
+/// A config deleted while one of its events is in flight gets nothing
+/// after that event; the task's other config goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_config_stops() {
+    let sent = Arc::default();
+    let gate = Arc::new(Semaphore::new(1));
+    let deliver = Recorder {
+        gated: Some(("p".into(), gate.clone())),
+        ..Recorder::on("h", &sent)
+    };
+    let outbox = Outbox::builder(MemoryTaskLog::new(), deliver)
+        .build()
+        .unwrap();
+    let log = outbox.log();
+    let records = vec![
+        Record::created("t1", "c"),
+        config("p"),
+        config("q"),
+        state(TaskState::Working),
+    ];
+    log.append(AppendRequest::create("public", "t1", records))
+        .await
+        .unwrap();
+    until("the first events", || {
+        of(&sent, "q").len() == 2 && of(&sent, "p").len() == 1
+    })
+    .await;
+    assert_eq!(of(&sent, "p"), ["t1:task"], "p waits at its gate");
+    let deleted = Record::PushConfigDeleted { id: "p".into() };
+    log.append(AppendRequest::new(
+        "public",
+        "t1",
+        4,
+        1,
+        vec![deleted, artifact("a1")],
+    ))
+    .await
+    .unwrap();
+    gate.add_permits(10);
+    until("q's artifact", || of(&sent, "q").len() == 3).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(of(&sent, "p"), ["t1:task", "t1:TASK_STATE_WORKING"]);
+    assert!(
+        log.delivery_cursors("public", "t1")
+            .await
+            .unwrap()
+            .iter()
+            .all(|c| c.config_id == "q")
+    );
+}
+
 /// Commits that did not go through the outbox's log (another process, a
 /// crash before the trigger) are found by the sweep.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -395,9 +395,10 @@ pub trait TaskLog: Send + Sync + 'static {
     ) -> LogFuture<'a, ()>;
 
     /// Moves a cursor from `advance.from` to `advance.to` if it is at
-    /// `from`, `to` is within the task's records and `advance.holder` holds
-    /// the task's unexpired lease: `true` when it moved. A terminal task
-    /// whose cursors all reach its head loses its cursors and lease.
+    /// `from`, `to` is neither before `from` nor beyond the task's head, and
+    /// `advance.holder` holds the task's unexpired lease: `true` when it
+    /// moved. A terminal task whose cursors all reach its head loses its
+    /// cursors and lease.
     fn advance_delivery<'a>(&'a self, advance: &'a Advance) -> LogFuture<'a, bool>;
 }
 

@@ -148,7 +148,7 @@ impl Inner {
         let Some(d) = &mut e.deliveries else {
             return false;
         };
-        if a.to > head || !d.held_by(&a.holder, now) {
+        if a.to > head || a.to < a.from || !d.held_by(&a.holder, now) {
             return false;
         }
         let Some(cursor) = d

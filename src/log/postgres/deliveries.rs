@@ -55,7 +55,7 @@ impl Statements {
             advance: format!(
                 "UPDATE {s}.push_cursors SET seq = $5 \
                  WHERE task_id = $1 AND config_id = $2 AND authority = $3 AND seq = $4 \
-                 AND $5 <= (SELECT seq FROM {s}.tasks WHERE task_id = $1)"
+                 AND $5 >= $4 AND $5 <= (SELECT seq FROM {s}.tasks WHERE task_id = $1)"
             ),
             clean: format!(
                 "DELETE FROM {s}.push_cursors WHERE task_id = $1 AND EXISTS \

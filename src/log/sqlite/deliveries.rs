@@ -108,7 +108,7 @@ fn advance(conn: &Connection, a: &Advance, now: i64) -> rusqlite::Result<bool> {
     let moved = conn
         .prepare_cached(
             "UPDATE push_cursors SET seq = ?5 WHERE task_id = ?1 AND config_id = ?2 AND authority = ?3 AND seq = ?4 \
-             AND ?5 <= (SELECT seq FROM tasks WHERE task_id = ?1) \
+             AND ?5 >= ?4 AND ?5 <= (SELECT seq FROM tasks WHERE task_id = ?1) \
              AND EXISTS (SELECT 1 FROM push_leases WHERE task_id = ?1 AND holder = ?6 AND until > ?7)",
         )?
         .execute(params![a.task_id, a.config_id, a.authority, from, to, a.holder, now])?;

@@ -210,6 +210,9 @@ pub(crate) async fn deliveries_advance_is_conditional(log: Arc<dyn TaskLog>) {
             .await
             .unwrap()
     );
+    // Never backwards.
+    let back = advance(&auth, &t, "p", "h", 3, 2);
+    assert!(!log.advance_delivery(&back).await.unwrap());
     assert_eq!(
         log.delivery_cursors(&auth, &t).await.unwrap(),
         [cursor("p", 3)]
