@@ -178,6 +178,48 @@ impl TaskLog for Counting {
     ) -> LogFuture<'a, Option<Appended>> {
         self.log.fail_live(task, message)
     }
+
+    fn delivery_cursors<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+    ) -> a2a_tower::log::LogFuture<'a, Vec<a2a_tower::log::DeliveryCursor>> {
+        self.log.delivery_cursors(authority, task_id)
+    }
+
+    fn pending_deliveries<'a>(
+        &'a self,
+        after: Option<(&'a str, &'a str)>,
+        limit: usize,
+    ) -> a2a_tower::log::LogFuture<'a, Vec<a2a_tower::log::PendingDelivery>> {
+        self.log.pending_deliveries(after, limit)
+    }
+
+    fn claim_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+        ttl: std::time::Duration,
+    ) -> a2a_tower::log::LogFuture<'a, bool> {
+        self.log.claim_deliveries(authority, task_id, holder, ttl)
+    }
+
+    fn release_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+    ) -> a2a_tower::log::LogFuture<'a, ()> {
+        self.log.release_deliveries(authority, task_id, holder)
+    }
+
+    fn advance_delivery<'a>(
+        &'a self,
+        advance: &'a a2a_tower::log::Advance,
+    ) -> a2a_tower::log::LogFuture<'a, bool> {
+        self.log.advance_delivery(advance)
+    }
 }
 
 fn card() -> AgentCard {

@@ -94,6 +94,48 @@ impl TaskLog for Recording {
     ) -> LogFuture<'a, Vec<LiveTask>> {
         self.log.live_tasks(after, limit)
     }
+
+    fn delivery_cursors<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+    ) -> a2a_tower::log::LogFuture<'a, Vec<a2a_tower::log::DeliveryCursor>> {
+        self.log.delivery_cursors(authority, task_id)
+    }
+
+    fn pending_deliveries<'a>(
+        &'a self,
+        after: Option<(&'a str, &'a str)>,
+        limit: usize,
+    ) -> a2a_tower::log::LogFuture<'a, Vec<a2a_tower::log::PendingDelivery>> {
+        self.log.pending_deliveries(after, limit)
+    }
+
+    fn claim_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+        ttl: std::time::Duration,
+    ) -> a2a_tower::log::LogFuture<'a, bool> {
+        self.log.claim_deliveries(authority, task_id, holder, ttl)
+    }
+
+    fn release_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+    ) -> a2a_tower::log::LogFuture<'a, ()> {
+        self.log.release_deliveries(authority, task_id, holder)
+    }
+
+    fn advance_delivery<'a>(
+        &'a self,
+        advance: &'a a2a_tower::log::Advance,
+    ) -> a2a_tower::log::LogFuture<'a, bool> {
+        self.log.advance_delivery(advance)
+    }
 }
 
 /// An executor that completes the task at once.

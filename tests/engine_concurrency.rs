@@ -365,6 +365,48 @@ impl a2a_tower::log::TaskLog for Deaf {
     ) -> a2a_tower::log::LogFuture<'a, Vec<a2a_tower::log::LiveTask>> {
         self.0.live_tasks(after, limit)
     }
+
+    fn delivery_cursors<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+    ) -> a2a_tower::log::LogFuture<'a, Vec<a2a_tower::log::DeliveryCursor>> {
+        self.0.delivery_cursors(authority, task_id)
+    }
+
+    fn pending_deliveries<'a>(
+        &'a self,
+        after: Option<(&'a str, &'a str)>,
+        limit: usize,
+    ) -> a2a_tower::log::LogFuture<'a, Vec<a2a_tower::log::PendingDelivery>> {
+        self.0.pending_deliveries(after, limit)
+    }
+
+    fn claim_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+        ttl: std::time::Duration,
+    ) -> a2a_tower::log::LogFuture<'a, bool> {
+        self.0.claim_deliveries(authority, task_id, holder, ttl)
+    }
+
+    fn release_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+    ) -> a2a_tower::log::LogFuture<'a, ()> {
+        self.0.release_deliveries(authority, task_id, holder)
+    }
+
+    fn advance_delivery<'a>(
+        &'a self,
+        advance: &'a a2a_tower::log::Advance,
+    ) -> a2a_tower::log::LogFuture<'a, bool> {
+        self.0.advance_delivery(advance)
+    }
 }
 
 // Fencing: a fenced execution's stream ends with what the log holds

@@ -262,3 +262,58 @@ async fn push_configs_are_read_by_another_connection() {
     })
     .await;
 }
+
+/// Two hosts (two logs on one schema) race for a task's delivery lease:
+/// exactly one wins each round, the loser cannot advance, and the winner's
+/// advances are seen by the other host.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hosts_share_one_delivery_lease() {
+    use support::log_suite::deliveries::{advance, config};
+
+    with_schema(|schema| async move {
+        let a = Arc::new(connect(&schema).await);
+        let b = Arc::new(connect(&schema).await);
+        a.append(AppendRequest::create(
+            "x",
+            "t",
+            vec![Record::created("t", "c"), config("p"), msg(1), msg(2)],
+        ))
+        .await
+        .unwrap();
+        let ttl = std::time::Duration::from_secs(60);
+        for round in 0..5u64 {
+            let claims = futures_util::future::join_all(
+                [(a.clone(), "a"), (b.clone(), "b")]
+                    .into_iter()
+                    .map(|(log, host)| async move {
+                        log.claim_deliveries("x", "t", host, ttl).await.unwrap()
+                    }),
+            )
+            .await;
+            assert_eq!(
+                claims.iter().filter(|c| **c).count(),
+                1,
+                "round {round}: {claims:?}"
+            );
+            let (winner, loser) = if claims[0] { (&a, "b") } else { (&b, "a") };
+            let holder = if claims[0] { "a" } else { "b" };
+            let from = b.delivery_cursors("x", "t").await.unwrap()[0].seq;
+            let to = (from + 1).min(4);
+            assert!(
+                !a.advance_delivery(&advance("x", "t", "p", loser, from, to))
+                    .await
+                    .unwrap()
+            );
+            assert!(
+                winner
+                    .advance_delivery(&advance("x", "t", "p", holder, from, to))
+                    .await
+                    .unwrap()
+                    || from == to
+            );
+            winner.release_deliveries("x", "t", holder).await.unwrap();
+        }
+        assert_eq!(a.delivery_cursors("x", "t").await.unwrap()[0].seq, 4);
+    })
+    .await;
+}

@@ -486,7 +486,13 @@ async fn migrates_a_version_1_database() {
     drop(log);
     let log = SqliteTaskLog::open(dir.db()).unwrap();
     assert_eq!(log.read("a", "old", 0).await.unwrap().len(), 4);
-    assert_eq!(SqliteTaskLog::SCHEMA_VERSION, 5);
+    // The push delivery tables came with the migration.
+    let config = support::log_suite::deliveries::config("p");
+    log.append(AppendRequest::new("a", "old", 4, 1, vec![config]))
+        .await
+        .unwrap();
+    assert_eq!(log.delivery_cursors("a", "old").await.unwrap()[0].seq, 4);
+    assert_eq!(SqliteTaskLog::SCHEMA_VERSION, 6);
 }
 
 /// A task created and answered in one append: its entry is its whole log

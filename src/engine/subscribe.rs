@@ -192,48 +192,57 @@ impl Feed {
                     }
                 }
             }
-            if let Some(ev) = self.event(record) {
+            if let Some(ev) = record_event(&self.task_id, &self.context_id, record) {
                 return Some((Ok(ev), self));
             }
         }
     }
+}
 
-    fn event(&self, record: &Record) -> Option<StreamResponse> {
-        let (task_id, context_id) = (self.task_id.clone(), self.context_id.clone());
-        Some(match record {
-            Record::StatusChanged { status } => {
-                StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-                    task_id,
-                    context_id,
-                    status: status.clone(),
-                    metadata: None,
-                })
-            }
-            Record::Replied { message, at } => {
-                StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-                    task_id,
-                    context_id,
-                    status: crate::types::TaskStatus {
-                        state: crate::types::TaskState::Completed,
-                        message: Some(message.clone()),
-                        timestamp: Some(*at),
-                    },
-                    metadata: None,
-                })
-            }
-            Record::ArtifactChunk {
-                artifact,
-                append,
-                last_chunk,
-            } => StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-                task_id,
-                context_id,
-                artifact: artifact.clone(),
-                append: *append,
-                last_chunk: *last_chunk,
-                metadata: None,
-            }),
-            _ => return None,
-        })
-    }
+/// The event a record streams as, if any: what SubscribeToTask sends and
+/// push notifications deliver. A status change or reply is a status update,
+/// an artifact chunk an artifact update, and the task's creation the task as
+/// created (push notifications deliver it; streams start from a snapshot
+/// instead, so they never meet it).
+pub(crate) fn record_event(
+    task_id: &str,
+    context_id: &str,
+    record: &Record,
+) -> Option<StreamResponse> {
+    let (task_id, context_id) = (task_id.to_owned(), context_id.to_owned());
+    Some(match record {
+        Record::Created { .. } => {
+            let created = Projection::replay([record]).ok()?;
+            StreamResponse::Task((**created.task()).clone())
+        }
+        Record::StatusChanged { status } => StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id,
+            context_id,
+            status: status.clone(),
+            metadata: None,
+        }),
+        Record::Replied { message, at } => StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id,
+            context_id,
+            status: crate::types::TaskStatus {
+                state: crate::types::TaskState::Completed,
+                message: Some(message.clone()),
+                timestamp: Some(*at),
+            },
+            metadata: None,
+        }),
+        Record::ArtifactChunk {
+            artifact,
+            append,
+            last_chunk,
+        } => StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id,
+            context_id,
+            artifact: artifact.clone(),
+            append: *append,
+            last_chunk: *last_chunk,
+            metadata: None,
+        }),
+        _ => return None,
+    })
 }

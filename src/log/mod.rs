@@ -31,6 +31,29 @@
 //! [`engine::Authority`](crate::engine::Authority)): a task of another authority is
 //! indistinguishable from a missing one ([`LogErrorKind::NotFound`]).
 //!
+//! # Push delivery
+//!
+//! The log is the outbox of push notifications: every event to deliver is
+//! a committed record. Beside the records, the backend keeps per push
+//! config how far it was delivered, and per task a delivery lease, so that
+//! one host at a time delivers a task's events (the driver is the `push` feature's `push::outbox`). Rules:
+//! - **A cursor per config**: [`Record::PushConfigSet`] creates the
+//!   config's cursor, in the same commit, at the sequence number *before*
+//!   that commit: the records committed with the config are delivered too
+//!   (a config given with the message that creates the task gets the
+//!   task's creation). Replacing a config keeps its cursor;
+//!   [`Record::PushConfigDeleted`] removes it.
+//! - **Pending** while a cursor is below the task's head
+//!   ([`TaskLog::pending_deliveries`]).
+//! - **A lease per task** ([`TaskLog::claim_deliveries`]): granted when free,
+//!   expired, or held by the same holder (which renews it); only a task with
+//!   cursors can be claimed. PostgreSQL times leases by the database's
+//!   clock, so hosts' clocks need not agree.
+//! - **Conditional advance** ([`TaskLog::advance_delivery`]): a cursor moves
+//!   only from the position the caller read, never beyond the head, and only
+//!   by the holder of the task's unexpired lease. When a terminal task's
+//!   cursors all reach its head, its cursors and lease are removed.
+//!
 //! Methods return boxed `Send` futures so that `Arc<dyn TaskLog>` works, and
 //! records are serde-serializable so durable backends can store them as JSON.
 //!
@@ -82,6 +105,8 @@
 //! # });
 //! ```
 
+mod arc;
+mod delivery;
 mod error;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod hub;
@@ -106,6 +131,7 @@ use futures_core::Stream;
 
 use crate::types::{Message, Task, TaskState, Timestamp};
 
+pub use delivery::{Advance, DeliveryCursor, PendingDelivery};
 pub use error::{LogError, LogErrorKind};
 pub use memory::{Eviction, MemoryTaskLog, MemoryTaskLogBuilder};
 pub use page::PageCursor;
@@ -330,58 +356,50 @@ pub trait TaskLog: Send + Sync + 'static {
     ) -> LogFuture<'a, Option<Appended>> {
         recovery::fail_live(self, task, message)
     }
-}
 
-impl<L: TaskLog + ?Sized> TaskLog for Arc<L> {
-    fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
-        (**self).append(request)
-    }
-
-    fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
-        (**self).append_all(requests)
-    }
-
-    fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
-        (**self).snapshot(authority, task_id)
-    }
-
-    fn read<'a>(
+    /// The delivery cursors of the task's push configs (see
+    /// [push delivery](self#push-delivery)), in config id order; empty for a task
+    /// without cursors (none set, or all cleaned up) or of another authority.
+    fn delivery_cursors<'a>(
         &'a self,
         authority: &'a str,
         task_id: &'a str,
-        after: u64,
-    ) -> LogFuture<'a, Vec<Sequenced>> {
-        (**self).read(authority, task_id, after)
-    }
+    ) -> LogFuture<'a, Vec<DeliveryCursor>>;
 
-    fn watch<'a>(
-        &'a self,
-        authority: &'a str,
-        task_id: &'a str,
-        after: Option<u64>,
-    ) -> LogFuture<'a, Watch> {
-        (**self).watch(authority, task_id, after)
-    }
-
-    fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
-        (**self).list(authority, query)
-    }
-
-    fn live_tasks<'a>(
+    /// At most `limit` tasks of every authority with a delivery cursor below
+    /// the task's head, in `(authority, task_id)` order, strictly after
+    /// `after` (a previous page's last [`PendingDelivery::key`]).
+    fn pending_deliveries<'a>(
         &'a self,
         after: Option<(&'a str, &'a str)>,
         limit: usize,
-    ) -> LogFuture<'a, Vec<LiveTask>> {
-        (**self).live_tasks(after, limit)
-    }
+    ) -> LogFuture<'a, Vec<PendingDelivery>>;
 
-    fn fail_live<'a>(
+    /// Claims (or, by its holder, renews) the task's delivery lease for
+    /// `ttl`: `true` when `holder` holds it now; `false` when another holder
+    /// holds an unexpired lease, or the task has no delivery cursor.
+    fn claim_deliveries<'a>(
         &'a self,
-        task: &'a LiveTask,
-        message: Message,
-    ) -> LogFuture<'a, Option<Appended>> {
-        (**self).fail_live(task, message)
-    }
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+        ttl: std::time::Duration,
+    ) -> LogFuture<'a, bool>;
+
+    /// Gives the task's delivery lease up if `holder` holds it.
+    fn release_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+    ) -> LogFuture<'a, ()>;
+
+    /// Moves a cursor from `advance.from` to `advance.to` if it is at
+    /// `from`, `to` is neither before `from` nor beyond the task's head, and
+    /// `advance.holder` holds the task's unexpired lease: `true` when it
+    /// moved. A terminal task whose cursors all reach its head loses its
+    /// cursors and lease.
+    fn advance_delivery<'a>(&'a self, advance: &'a Advance) -> LogFuture<'a, bool>;
 }
 
 #[cfg(test)]

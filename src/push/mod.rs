@@ -1,4 +1,7 @@
-//! Push notifications (A2A spec §9): the webhook sender and its SSRF guard.
+//! Push notifications (A2A spec §9): every event of a task is POSTed to each
+//! of its push configs, by the [`outbox`] (durable: in order per config,
+//! after the task's commit, resumed after a crash, one host at a time on a
+//! shared PostgreSQL log) through the [`PushSender`] and its SSRF guard.
 //!
 //! [`PushSender::deliver`] POSTs one [`StreamResponse`] (a task, message,
 //! status update or artifact update, as ProtoJSON: the same bytes as a REST
@@ -78,6 +81,7 @@ mod connect;
 mod error;
 mod guard;
 mod net;
+pub mod outbox;
 mod sender;
 mod webhook;
 

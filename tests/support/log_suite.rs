@@ -20,10 +20,17 @@ use a2a_tower::types::{
 use futures_util::StreamExt;
 
 mod append_all;
+pub(crate) mod deliveries;
 #[allow(unused_imports)] // used by the `log_suite!` cases only
 pub(crate) use append_all::{
     append_all_commits_together, append_all_race_one_winner_no_deadlock,
     append_all_refusal_writes_nothing, append_all_same_task_twice_or_none,
+};
+#[allow(unused_imports)] // used by the `log_suite!` cases only
+pub(crate) use deliveries::{
+    deliveries_advance_is_conditional, deliveries_cleanup_after_the_end,
+    deliveries_cursors_follow_the_configs, deliveries_lease_is_exclusive_and_expires,
+    deliveries_pending_pages,
 };
 
 /// The guard against a watch that never delivers (a failure, not a wait).
@@ -957,7 +964,9 @@ macro_rules! log_suite {
             list_filters_and_pages, list_mixes_running_and_rested, authority_isolation, watch_without_gaps, watch_many, recovery, live_hosts,
             invalid_batches_write_nothing, snapshot_is_the_projection, append_all_commits_together,
             append_all_refusal_writes_nothing, append_all_same_task_twice_or_none,
-            append_all_race_one_winner_no_deadlock);
+            append_all_race_one_winner_no_deadlock, deliveries_cursors_follow_the_configs,
+            deliveries_advance_is_conditional, deliveries_pending_pages,
+            deliveries_lease_is_exclusive_and_expires, deliveries_cleanup_after_the_end);
     };
     (@cases $run:path; $($case:ident),*) => {
         $(

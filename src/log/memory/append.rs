@@ -143,7 +143,9 @@ impl Inner {
                 bytes: s.bytes,
                 watch: None,
                 watchers: 0,
+                deliveries: None,
             });
+            entry.track(&req);
             entry.push(req.records);
             self.tasks.fetch_add(1, Ordering::Relaxed);
             let key: Arc<str> = Arc::from(req.task_id.as_str());
@@ -155,6 +157,7 @@ impl Inner {
                 .ok_or_else(not_found)?;
             entry.epoch = req.epoch;
             entry.bytes += s.bytes;
+            entry.track(&req);
             entry.push(req.records);
             entry
         };

@@ -28,6 +28,8 @@ pub(super) struct Entry {
     pub(super) bytes: usize,
     pub(super) watch: Option<watch::Sender<u64>>,
     pub(super) watchers: u32,
+    /// Push delivery cursors and lease, while the task has any.
+    pub(super) deliveries: Option<Box<super::deliveries::Deliveries>>,
 }
 
 /// A task as the log holds it.

@@ -2,6 +2,7 @@
 
 mod append;
 mod builder;
+mod deliveries;
 mod entry;
 mod packed;
 mod scan;
@@ -17,8 +18,8 @@ pub use self::builder::{Eviction, MemoryTaskLogBuilder};
 
 use self::shards::Shard;
 use super::{
-    AppendRequest, Appended, ListPage, ListQuery, LiveTask, LogError, LogErrorKind, LogFuture,
-    Sequenced, Snapshot, TaskLog, Watch,
+    Advance, AppendRequest, Appended, DeliveryCursor, ListPage, ListQuery, LiveTask, LogError,
+    LogErrorKind, LogFuture, PendingDelivery, Sequenced, Snapshot, TaskLog, Watch,
 };
 
 /// A bounded in-process task log for tests and short-lived hosts.
@@ -141,6 +142,49 @@ impl TaskLog for MemoryTaskLog {
         limit: usize,
     ) -> LogFuture<'a, Vec<LiveTask>> {
         Box::pin(std::future::ready(Ok(self.inner.live_tasks(after, limit))))
+    }
+
+    fn delivery_cursors<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+    ) -> LogFuture<'a, Vec<DeliveryCursor>> {
+        let out = self.inner.delivery_cursors(authority, task_id);
+        Box::pin(std::future::ready(Ok(out)))
+    }
+
+    fn pending_deliveries<'a>(
+        &'a self,
+        after: Option<(&'a str, &'a str)>,
+        limit: usize,
+    ) -> LogFuture<'a, Vec<PendingDelivery>> {
+        let out = self.inner.pending_deliveries(after, limit);
+        Box::pin(std::future::ready(Ok(out)))
+    }
+
+    fn claim_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+        ttl: std::time::Duration,
+    ) -> LogFuture<'a, bool> {
+        let out = self.inner.claim(authority, task_id, holder, ttl);
+        Box::pin(std::future::ready(Ok(out)))
+    }
+
+    fn release_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+    ) -> LogFuture<'a, ()> {
+        self.inner.release(authority, task_id, holder);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn advance_delivery<'a>(&'a self, advance: &'a Advance) -> LogFuture<'a, bool> {
+        Box::pin(std::future::ready(Ok(self.inner.advance(advance))))
     }
 }
 

@@ -83,7 +83,7 @@ impl Shard {
     pub(super) fn ended(&mut self, inner: &Inner, key: Arc<str>) {
         self.terminal.push_back(key.clone());
         if let Some(e) = self.map.get_mut(&key)
-            && e.watchers == 0
+            && !e.keeps_records()
             && inner.cfg.compact_terminal
         {
             e.compact(inner);
@@ -97,7 +97,7 @@ impl Shard {
                 return false;
             };
             match self.map.get(&key) {
-                Some(e) if e.watchers > 0 => self.terminal.push_back(key),
+                Some(e) if e.keeps_records() => self.terminal.push_back(key),
                 Some(_) => {
                     if let Some(e) = self.map.remove(&key) {
                         inner.tasks.fetch_sub(1, Ordering::Relaxed);

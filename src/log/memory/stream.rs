@@ -69,7 +69,7 @@ impl Drop for WatchGuard {
         let mut shard = self.inner.lock(self.inner.shard_of(&self.key));
         if let Some(e) = shard.map.get_mut(&self.key) {
             e.watchers = e.watchers.saturating_sub(1);
-            if e.watchers == 0 && e.is_terminal() && self.inner.cfg.compact_terminal {
+            if !e.keeps_records() && e.is_terminal() && self.inner.cfg.compact_terminal {
                 e.compact(&self.inner);
             }
         }

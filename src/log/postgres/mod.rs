@@ -1,6 +1,7 @@
 //! [`PostgresTaskLog`]: a [`TaskLog`] in PostgreSQL, shared by several hosts.
 
 mod builder;
+mod deliveries;
 mod listen;
 mod read;
 mod schema;
@@ -19,8 +20,8 @@ use self::sql::Sql;
 use super::hub::{self, Fetch, Hub};
 use super::stored::ProjectionCache;
 use super::{
-    AppendRequest, Appended, ListPage, ListQuery, LiveTask, LogError, LogErrorKind, LogFuture,
-    Sequenced, Snapshot, TaskLog, Watch,
+    Advance, AppendRequest, Appended, DeliveryCursor, ListPage, ListQuery, LiveTask, LogError,
+    LogErrorKind, LogFuture, PendingDelivery, Sequenced, Snapshot, TaskLog, Watch,
 };
 
 /// A [`TaskLog`] in PostgreSQL, shared by several hosts.
@@ -163,5 +164,44 @@ impl TaskLog for PostgresTaskLog {
         limit: usize,
     ) -> LogFuture<'a, Vec<LiveTask>> {
         Box::pin(self.inner.live(after, limit))
+    }
+
+    fn delivery_cursors<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+    ) -> LogFuture<'a, Vec<DeliveryCursor>> {
+        Box::pin(self.inner.delivery_cursors(authority, task_id))
+    }
+
+    fn pending_deliveries<'a>(
+        &'a self,
+        after: Option<(&'a str, &'a str)>,
+        limit: usize,
+    ) -> LogFuture<'a, Vec<PendingDelivery>> {
+        Box::pin(self.inner.pending_deliveries(after, limit))
+    }
+
+    fn claim_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+        ttl: std::time::Duration,
+    ) -> LogFuture<'a, bool> {
+        Box::pin(self.inner.claim(authority, task_id, holder, ttl))
+    }
+
+    fn release_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+    ) -> LogFuture<'a, ()> {
+        Box::pin(self.inner.release(authority, task_id, holder))
+    }
+
+    fn advance_delivery<'a>(&'a self, advance: &'a Advance) -> LogFuture<'a, bool> {
+        Box::pin(self.inner.advance(advance))
     }
 }

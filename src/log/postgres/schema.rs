@@ -38,6 +38,24 @@ const MIGRATIONS: &[&str] = &[
 "#,
     // 2: the host of each task's latest execution (start-up recovery).
     "ALTER TABLE {s}.tasks ADD COLUMN host text;",
+    // 3: push delivery (see the log's rules): one cursor per push config,
+    // the sequence number delivered up to, and one lease per task being
+    // delivered.
+    r#"
+    CREATE TABLE {s}.push_cursors (
+        task_id    text COLLATE "C" NOT NULL,
+        config_id  text COLLATE "C" NOT NULL,
+        authority  text COLLATE "C" NOT NULL,
+        seq        bigint NOT NULL,
+        PRIMARY KEY (task_id, config_id)
+    );
+    CREATE INDEX push_cursors_order ON {s}.push_cursors (authority, task_id);
+    CREATE TABLE {s}.push_leases (
+        task_id    text COLLATE "C" NOT NULL PRIMARY KEY,
+        holder     text NOT NULL,
+        until      timestamptz NOT NULL
+    );
+"#,
 ];
 
 /// The schema version this crate writes.

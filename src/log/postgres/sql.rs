@@ -23,6 +23,8 @@ pub(super) struct Sql {
     pub(super) count: String,
     pub(super) page: String,
     pub(super) live: String,
+    /// Push delivery progress.
+    pub(super) deliveries: super::deliveries::Statements,
 }
 
 const FILTER: &str = "authority = $1 AND ($2::text IS NULL OR context_id = $2) \
@@ -74,6 +76,7 @@ impl Sql {
                  WHERE live AND ($1::text IS NULL OR (authority, task_id) > ($1::text, $2::text)) \
                  ORDER BY authority, task_id LIMIT $3"
             ),
+            deliveries: super::deliveries::Statements::new(s),
         }
     }
 }

@@ -8,6 +8,7 @@ use deadpool_postgres::{GenericClient, Transaction};
 
 use super::sql::notify_sql;
 use super::{Inner, db};
+use crate::log::delivery::changes_cursors;
 use crate::log::stored::{Current, Plan, from_i64};
 use crate::log::{AppendRequest, Appended, LogError, LogErrorKind, distinct_tasks};
 
@@ -55,6 +56,7 @@ impl Inner {
                 // Another host created the task since it was read.
                 return Err(LogError::new(LogErrorKind::Conflict));
             }
+            self.track(&tx, &reqs[i]).await?;
         }
         tx.commit().await.map_err(db)?;
         let out = plans.iter().map(Plan::appended).collect();
@@ -99,6 +101,10 @@ impl Inner {
         client: &deadpool_postgres::Client,
         req: &AppendRequest,
     ) -> Result<Option<Appended>, LogError> {
+        if changes_cursors(req) {
+            // Cursors are written in the append's transaction.
+            return Ok(None);
+        }
         let (current, base) = if req.expected == 0 {
             (None, crate::log::Projection::default())
         } else {
@@ -217,6 +223,7 @@ impl Inner {
             // Another host created the task first (or the row moved on).
             return Err(LogError::new(LogErrorKind::Conflict));
         }
+        self.track(&tx, req).await?;
         tx.commit().await.map_err(db)?;
         let out = plan.appended();
         self.cache().put(&req.task_id, plan.seq, plan.projection);

@@ -1,6 +1,8 @@
 //! [`SqliteTaskLog`]: a durable [`TaskLog`] in one SQLite file.
 
+mod builder;
 mod counters;
+mod deliveries;
 mod heads;
 mod lock;
 mod plan;
@@ -8,7 +10,7 @@ mod read;
 mod schema;
 mod writer;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -17,147 +19,12 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::hub::{self, Fetch, Hub};
 use super::{
-    AppendRequest, Appended, ListPage, ListQuery, LiveTask, LogError, LogErrorKind, LogFuture,
-    Sequenced, Snapshot, TaskLog, Watch,
+    Advance, AppendRequest, Appended, DeliveryCursor, ListPage, ListQuery, LiveTask, LogError,
+    LogErrorKind, LogFuture, PendingDelivery, Sequenced, Snapshot, TaskLog, Watch,
 };
-use crate::ConfigError;
 use heads::Heads;
 
-/// When SQLite makes a COMMIT durable (`PRAGMA synchronous` in WAL mode).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Synchronous {
-    /// fsync the WAL at every COMMIT: an acknowledged append survives a
-    /// power loss (default).
-    #[default]
-    Full,
-    /// No fsync at COMMIT: an acknowledged append survives a crash of the
-    /// process, but the last commits may be lost if the machine goes down.
-    Normal,
-}
-
-/// Builder of [`SqliteTaskLog`].
-#[derive(Debug, Clone)]
-#[must_use]
-pub struct SqliteTaskLogBuilder {
-    path: PathBuf,
-    max_batch: usize,
-    readers: usize,
-    synchronous: Synchronous,
-    busy_timeout: Duration,
-    cached_tasks: usize,
-}
-
-impl SqliteTaskLogBuilder {
-    /// At most this many appends per transaction (default 256); 1 turns
-    /// group commit off.
-    pub fn max_batch(mut self, n: usize) -> Self {
-        self.max_batch = n;
-        self
-    }
-
-    /// At most this many read-only connections (default 4, at least 1):
-    /// reads beyond that wait for a free one, so connections are opened once
-    /// and kept instead of being opened per read under load.
-    pub fn readers(mut self, n: usize) -> Self {
-        self.readers = n;
-        self
-    }
-
-    /// The durability of a COMMIT (default [`Synchronous::Full`]).
-    pub fn synchronous(mut self, s: Synchronous) -> Self {
-        self.synchronous = s;
-        self
-    }
-
-    /// How long a connection waits for a lock held by another process, and
-    /// [`open`](Self::open) for the log's ownership of the file to be
-    /// released (default 5 s).
-    pub fn busy_timeout(mut self, d: Duration) -> Self {
-        self.busy_timeout = d;
-        self
-    }
-
-    /// About how many recently written tasks are kept in memory, so that
-    /// reads of them need no query (default 4096; between half and all of
-    /// them are kept).
-    pub fn cached_tasks(mut self, n: usize) -> Self {
-        self.cached_tasks = n;
-        self
-    }
-
-    /// Checks the settings, before anything is opened.
-    fn check(&self) -> Result<(), ConfigError> {
-        if self.path.as_os_str().is_empty() {
-            return Err(ConfigError::new("sqlite task log path must not be empty"));
-        }
-        if self.max_batch == 0 {
-            return Err(ConfigError::new(
-                "sqlite task log max_batch must be positive",
-            ));
-        }
-        Ok(())
-    }
-
-    /// Opens (creating if needed) and migrates the database, and starts the
-    /// writer thread. Blocking: call it before serving, or from
-    /// `spawn_blocking`.
-    ///
-    /// A bad setting (an empty path, a zero `max_batch`) fails with
-    /// [`LogErrorKind::Config`] before any file is opened; a failure to open,
-    /// lock or migrate the file with [`LogErrorKind::Backend`].
-    pub fn open(self) -> Result<SqliteTaskLog, LogError> {
-        self.check().map_err(LogError::config)?;
-        let owner = lock::Owner::acquire(&self.path, self.busy_timeout)?;
-        let mut conn = Connection::open(&self.path).map_err(LogError::backend)?;
-        conn.busy_timeout(self.busy_timeout)
-            .map_err(LogError::backend)?;
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-            .map_err(LogError::backend)?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(LogError::backend(format!(
-                "journal_mode is {mode}, not wal"
-            )));
-        }
-        let sync = match self.synchronous {
-            Synchronous::Full => "FULL",
-            Synchronous::Normal => "NORMAL",
-        };
-        conn.execute_batch(&format!(
-            "PRAGMA synchronous = {sync}; PRAGMA foreign_keys = OFF;"
-        ))
-        .map_err(LogError::backend)?;
-        conn.set_prepared_statement_cache_capacity(32);
-        schema::migrate(&mut conn)?;
-        let hub = Arc::new(Hub::default());
-        let heads = Arc::new(Heads::new(self.cached_tasks));
-        let counters = Arc::new(counters::Counters::default());
-        let (tx, rx) = mpsc::channel();
-        let max_batch = self.max_batch;
-        let thread = {
-            let (hub, heads, counters) = (hub.clone(), heads.clone(), counters.clone());
-            std::thread::Builder::new()
-                .name("a2a-sqlite-writer".into())
-                .spawn(move || {
-                    writer::run(conn, rx, hub, heads, max_batch, counters);
-                    // The file is released only once its writer is done.
-                    drop(owner);
-                })
-                .map_err(LogError::backend)?
-        };
-        Ok(SqliteTaskLog {
-            inner: Arc::new(Inner {
-                jobs: Some(tx),
-                writer: Some(thread),
-                hub,
-                heads,
-                counters,
-                readers: read::Readers::new(self.path, self.readers, self.busy_timeout),
-            }),
-        })
-    }
-}
+pub use builder::{SqliteTaskLogBuilder, Synchronous};
 
 /// A durable [`TaskLog`] in one SQLite file.
 ///
@@ -267,14 +134,7 @@ impl SqliteTaskLog {
 
     /// A builder for the log at `path`.
     pub fn builder(path: impl AsRef<Path>) -> SqliteTaskLogBuilder {
-        SqliteTaskLogBuilder {
-            path: path.as_ref().to_owned(),
-            max_batch: 256,
-            readers: 4,
-            synchronous: Synchronous::Full,
-            busy_timeout: Duration::from_secs(5),
-            cached_tasks: 4096,
-        }
+        SqliteTaskLogBuilder::new(path.as_ref().to_owned())
     }
 
     /// The writer's counters, to see group commit at work.
@@ -378,6 +238,60 @@ impl TaskLog for SqliteTaskLog {
         let after = after.map(|(a, t)| (a.to_owned(), t.to_owned()));
         Box::pin(self.inner.readers.run(move |c| read::live(c, after, limit)))
     }
+
+    fn delivery_cursors<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+    ) -> LogFuture<'a, Vec<DeliveryCursor>> {
+        let (a, t) = (authority.to_owned(), task_id.to_owned());
+        Box::pin(
+            self.inner
+                .readers
+                .run(move |c| deliveries::cursors(c, &a, &t)),
+        )
+    }
+
+    fn pending_deliveries<'a>(
+        &'a self,
+        after: Option<(&'a str, &'a str)>,
+        limit: usize,
+    ) -> LogFuture<'a, Vec<PendingDelivery>> {
+        let after = after.map(|(a, t)| (a.to_owned(), t.to_owned()));
+        Box::pin(
+            self.inner
+                .readers
+                .run(move |c| deliveries::pending(c, after, limit)),
+        )
+    }
+
+    fn claim_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+        ttl: Duration,
+    ) -> LogFuture<'a, bool> {
+        self.delivery_op(Self::claim_op(authority, task_id, holder, ttl))
+    }
+
+    fn release_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+    ) -> LogFuture<'a, ()> {
+        let released = self.delivery_op(deliveries::Op::Release {
+            authority: authority.to_owned(),
+            task_id: task_id.to_owned(),
+            holder: holder.to_owned(),
+        });
+        Box::pin(async move { released.await.map(drop) })
+    }
+
+    fn advance_delivery<'a>(&'a self, advance: &'a Advance) -> LogFuture<'a, bool> {
+        self.delivery_op(deliveries::Op::Advance(advance.clone()))
+    }
 }
 
 impl Inner {
@@ -432,6 +346,8 @@ fn read_only(path: &Path, busy: Duration) -> Result<Connection, LogError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ConfigError;
+    use std::path::PathBuf;
 
     fn temp_dir() -> PathBuf {
         let dir = std::env::temp_dir().join(format!("a2a-sqlite-cfg-{}", uuid::Uuid::new_v4()));

@@ -84,6 +84,24 @@ const MIGRATIONS: &[&str] = &[
     DROP INDEX tasks_list;
     CREATE INDEX tasks_list ON tasks (authority, status_ts, task_id DESC) WHERE live = 0;
     "#,
+    // 6: push delivery (see the log's rules): one cursor per push config,
+    // the sequence number delivered up to, and one lease per task being
+    // delivered (`until`: Unix milliseconds).
+    r#"
+    CREATE TABLE push_cursors (
+        task_id    TEXT    NOT NULL,
+        config_id  TEXT    NOT NULL,
+        authority  TEXT    NOT NULL,
+        seq        INTEGER NOT NULL,
+        PRIMARY KEY (task_id, config_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX push_cursors_order ON push_cursors (authority, task_id);
+    CREATE TABLE push_leases (
+        task_id    TEXT    NOT NULL PRIMARY KEY,
+        holder     TEXT    NOT NULL,
+        until      INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this crate writes.

@@ -69,6 +69,8 @@ pub(crate) enum Job {
     One(Append, Answer<Appended>),
     /// Several appends, to different tasks, all or nothing.
     All(Vec<Append>, Answer<Vec<Appended>>),
+    /// A write of push delivery progress.
+    Delivery(super::deliveries::Op, Answer<bool>),
 }
 
 /// Where a job's outcome goes, and the outcome once known.
@@ -122,6 +124,7 @@ impl Job {
         match self {
             Self::One(..) => 1,
             Self::All(appends, _) => appends.len(),
+            Self::Delivery(..) => 0,
         }
     }
 
@@ -129,6 +132,7 @@ impl Job {
         match self {
             Self::One(_, answer) => answer.fail(e),
             Self::All(_, answer) => answer.fail(e),
+            Self::Delivery(_, answer) => answer.fail(e),
         }
     }
 
@@ -148,6 +152,9 @@ impl Job {
             }
             Self::All(appends, answer) => {
                 answer.outcome = Some(all(conn, heads, pending, appends)?);
+            }
+            Self::Delivery(op, answer) => {
+                answer.outcome = Some(super::deliveries::write(conn, op)?);
             }
         }
         Ok(())
@@ -177,6 +184,12 @@ impl Job {
                     _one: None,
                     _all: appends,
                     _retired: retired,
+                });
+            }
+            Self::Delivery(_, answer) => {
+                answer.send(Leftovers {
+                    _retired: retired,
+                    ..Leftovers::default()
                 });
             }
         }
@@ -416,6 +429,7 @@ fn write(
             now
         ])?;
     }
+    super::deliveries::track(conn, req)?;
     Ok(true)
 }
 

@@ -1,0 +1,100 @@
+//! `Arc<L>` is a [`TaskLog`] when `L` is: a shared log is passed on as is.
+
+use std::sync::Arc;
+
+use super::{
+    Advance, AppendRequest, Appended, DeliveryCursor, ListPage, ListQuery, LiveTask, LogFuture,
+    PendingDelivery, Sequenced, Snapshot, TaskLog, Watch,
+};
+use crate::types::Message;
+
+impl<L: TaskLog + ?Sized> TaskLog for Arc<L> {
+    fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
+        (**self).append(request)
+    }
+
+    fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
+        (**self).append_all(requests)
+    }
+
+    fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
+        (**self).snapshot(authority, task_id)
+    }
+
+    fn read<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        after: u64,
+    ) -> LogFuture<'a, Vec<Sequenced>> {
+        (**self).read(authority, task_id, after)
+    }
+
+    fn watch<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        after: Option<u64>,
+    ) -> LogFuture<'a, Watch> {
+        (**self).watch(authority, task_id, after)
+    }
+
+    fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
+        (**self).list(authority, query)
+    }
+
+    fn live_tasks<'a>(
+        &'a self,
+        after: Option<(&'a str, &'a str)>,
+        limit: usize,
+    ) -> LogFuture<'a, Vec<LiveTask>> {
+        (**self).live_tasks(after, limit)
+    }
+
+    fn fail_live<'a>(
+        &'a self,
+        task: &'a LiveTask,
+        message: Message,
+    ) -> LogFuture<'a, Option<Appended>> {
+        (**self).fail_live(task, message)
+    }
+
+    fn delivery_cursors<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+    ) -> LogFuture<'a, Vec<DeliveryCursor>> {
+        (**self).delivery_cursors(authority, task_id)
+    }
+
+    fn pending_deliveries<'a>(
+        &'a self,
+        after: Option<(&'a str, &'a str)>,
+        limit: usize,
+    ) -> LogFuture<'a, Vec<PendingDelivery>> {
+        (**self).pending_deliveries(after, limit)
+    }
+
+    fn claim_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+        ttl: std::time::Duration,
+    ) -> LogFuture<'a, bool> {
+        (**self).claim_deliveries(authority, task_id, holder, ttl)
+    }
+
+    fn release_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+    ) -> LogFuture<'a, ()> {
+        (**self).release_deliveries(authority, task_id, holder)
+    }
+
+    fn advance_delivery<'a>(&'a self, advance: &'a Advance) -> LogFuture<'a, bool> {
+        (**self).advance_delivery(advance)
+    }
+}
