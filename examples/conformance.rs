@@ -3,7 +3,11 @@
 //! (`A2A_ADDR` overrides the address), JSON-RPC at `/`, HTTP+JSON under
 //! `/rest`, streaming declared, and the extended agent card: a caller with
 //! `Authorization: Bearer <any token>` (the card's `bearer` scheme; this
-//! example accepts every token) gets it, others get Unauthenticated.
+//! example accepts every token) gets it, others get Unauthenticated. Push
+//! notifications are declared and delivered (through an outbox over the task
+//! log) to webhooks on loopback, allowed explicitly since a conformance
+//! suite's receiver listens there; `A2A_PUSH_ALLOW` adds networks
+//! (comma-separated CIDRs).
 //!
 //! The suite selects a behaviour by the prefix of the message's `messageId`
 //! (its reference agent is `sut/a2a-python/sut_agent.py`):
@@ -42,6 +46,8 @@ use std::time::Duration;
 use a2a_tower::card::{ExtendedCard, ExtendedCardLayer, StackCapabilities};
 use a2a_tower::engine::{Execution, Executor, ExecutorService, TaskLayer};
 use a2a_tower::log::MemoryTaskLog;
+use a2a_tower::push::outbox::Outbox;
+use a2a_tower::push::{PushSender, WebhookGuard};
 use a2a_tower::types::{
     AgentCard, AgentInterface, AgentSkill, Artifact, HttpAuthSecurityScheme, Message, Part,
     SecurityScheme, TaskState,
@@ -234,7 +240,8 @@ fn card(base_url: &str) -> AgentCard {
         "TCK conformance",
         "Handles the conformance suite's test messages",
     ))
-    .with_streaming(true);
+    .with_streaming(true)
+    .with_push_notifications(true);
     card.default_output_modes = vec!["text/plain".into(), "application/json".into()];
     card.capabilities.extended_agent_card = Some(true);
     let bearer = HttpAuthSecurityScheme {
@@ -274,19 +281,32 @@ fn extended(card: &AgentCard) -> ExtendedCard {
     ExtendedCard::authenticated::<Bearer>(extended)
 }
 
+/// Webhook delivery, loopback allowed (and `A2A_PUSH_ALLOW`'s networks).
+fn push_sender() -> Result<PushSender, BoxError> {
+    let extra = std::env::var("A2A_PUSH_ALLOW").unwrap_or_default();
+    let nets = ["127.0.0.0/8", "::1/128"]
+        .into_iter()
+        .chain(extra.split(',').filter(|n| !n.is_empty()));
+    let guard = WebhookGuard::new().allow_networks(nets)?;
+    Ok(PushSender::builder().guard(guard).build()?)
+}
+
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
     let (listener, addr) = common::bind().await?;
     let card = card(&common::base_url(addr));
+    let outbox = Outbox::builder(MemoryTaskLog::new(), push_sender()?).build()?;
+    outbox.start_while_used();
     let core = ExtendedCardLayer::new(extended(&card)).layer(
-        TaskLayer::new(card.clone(), MemoryTaskLog::new())?
-            .layer(ExecutorService::new(Conformance)),
+        TaskLayer::new(card.clone(), outbox.log())?.layer(ExecutorService::new(Conformance)),
     );
     let rest = RestLayer::new(&card)?.layer(core.clone());
     let app = ServiceBuilder::new()
         .layer(AgentCardLayer::with_capabilities(
             &card,
-            StackCapabilities::new().extended_agent_card(true),
+            StackCapabilities::new()
+                .extended_agent_card(true)
+                .push_notifications(true),
         )?)
         .map_request(authenticate)
         .layer(A2aBodyLimitLayer::new(&card)?)

@@ -15,6 +15,14 @@
 //! the task before it is cut off (default 1024; see
 //! `TaskLayer::subscriber_buffer`).
 //!
+//! Push notifications are declared and delivered: a push config (created
+//! with CreateTaskPushNotificationConfig or given with SendMessage) gets
+//! every event of its task POSTed to its URL, through an outbox over the
+//! task log, so a restart resumes what was not delivered yet. Webhooks on
+//! non-public addresses (loopback, private networks, …) are refused unless
+//! `A2A_PUSH_ALLOW` lists their networks, comma-separated (for example
+//! `127.0.0.0/8,::1/128`).
+//!
 //! A text [`Agent`] that streams its input back word by word: each artifact
 //! chunk is one word with the whitespace after it, so the chunks concatenate
 //! to the input exactly. A text that starts with `sleep N` first stays WORKING
@@ -47,8 +55,13 @@ mod echo_agent;
 
 use std::convert::Infallible;
 
+use std::sync::Arc;
+
+use a2a_tower::card::StackCapabilities;
 use a2a_tower::engine::{AgentExecutor, TaskLayer};
-use a2a_tower::log::{MemoryTaskLog, SqliteTaskLog};
+use a2a_tower::log::{MemoryTaskLog, SqliteTaskLog, TaskLog};
+use a2a_tower::push::outbox::Outbox;
+use a2a_tower::push::{PushSender, WebhookGuard};
 use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
 use a2a_tower::{
     A2aBodyLimitLayer, A2aExtensionsLayer, A2aVersionLayer, AgentCardLayer, Body, BoxError,
@@ -73,6 +86,7 @@ pub(crate) fn card(base_url: &str) -> AgentCard {
         "Answers with the input text, one word per artifact chunk",
     ))
     .with_streaming(true)
+    .with_push_notifications(true)
 }
 
 /// The whole HTTP application: the edge layers, both bindings, the engine
@@ -95,7 +109,10 @@ pub(crate) fn app_with(
     let core = tasks.layer(AgentExecutor::service(Echo));
     let rest = RestLayer::new(card)?.layer(core.clone());
     Ok(ServiceBuilder::new()
-        .layer(AgentCardLayer::new(card)?)
+        .layer(AgentCardLayer::with_capabilities(
+            card,
+            StackCapabilities::new().push_notifications(true),
+        )?)
         .layer(A2aBodyLimitLayer::new(card)?)
         .layer(A2aVersionLayer::new(card)?)
         .layer(A2aExtensionsLayer::new(card)?)
@@ -103,42 +120,59 @@ pub(crate) fn app_with(
         .service(core))
 }
 
-/// The engine over the configured task log: in memory if `A2A_LOG` is
-/// `memory`, PostgreSQL if `A2A_POSTGRES_URL` is set, else SQLite under
-/// `A2A_DATA_DIR`.
-async fn engine(card: &AgentCard) -> Result<TaskLayer, BoxError> {
+/// The configured task log: in memory if `A2A_LOG` is `memory`, PostgreSQL
+/// if `A2A_POSTGRES_URL` is set, else SQLite under `A2A_DATA_DIR`.
+async fn log() -> Result<Arc<dyn TaskLog>, BoxError> {
     let memory = std::env::var("A2A_LOG").is_ok_and(|l| l == "memory");
-    let tasks = match std::env::var("A2A_POSTGRES_URL") {
-        _ if memory => TaskLayer::new(card.clone(), MemoryTaskLog::new())?,
-        Ok(url) if !url.is_empty() => postgres_engine(card, url).await?,
+    Ok(match std::env::var("A2A_POSTGRES_URL") {
+        _ if memory => Arc::new(MemoryTaskLog::new()),
+        Ok(url) if !url.is_empty() => postgres_log(url).await?,
         _ => {
             let dir = std::env::var_os("A2A_DATA_DIR").unwrap_or_else(|| "data".into());
             std::fs::create_dir_all(&dir)?;
             let path = std::path::Path::new(&dir).join("tasks.db");
-            TaskLayer::new(card.clone(), SqliteTaskLog::open(path)?)?
+            Arc::new(SqliteTaskLog::open(path)?)
         }
+    })
+}
+
+/// The engine over the configured log, through the push outbox (its sweep
+/// runs while the engine lives), with the configured host id.
+async fn engine(card: &AgentCard) -> Result<TaskLayer, BoxError> {
+    let host = std::env::var("A2A_HOST_ID").unwrap_or_default();
+    let host = if host.is_empty() {
+        "local".into()
+    } else {
+        host
     };
+    let mut guard = WebhookGuard::new();
+    if let Ok(nets) = std::env::var("A2A_PUSH_ALLOW") {
+        guard = guard.allow_networks(nets.split(',').filter(|n| !n.is_empty()))?;
+    }
+    let sender = PushSender::builder().guard(guard).build()?;
+    let outbox = Outbox::builder(log().await?, sender)
+        .host_id(host.clone())
+        .build()?;
+    outbox.start_while_used();
+    let tasks = TaskLayer::new(card.clone(), outbox.log())?;
     let tasks = match std::env::var("A2A_SUBSCRIBER_BUFFER") {
         Ok(n) if !n.is_empty() => tasks.subscriber_buffer(n.parse()?)?,
         _ => tasks,
     };
-    Ok(match std::env::var("A2A_HOST_ID") {
-        Ok(id) if !id.is_empty() => tasks.host_id(id)?,
-        _ => tasks,
-    })
+    Ok(tasks.host_id(host)?)
 }
 
 #[cfg(feature = "postgres")]
-async fn postgres_engine(card: &AgentCard, url: String) -> Result<TaskLayer, BoxError> {
+async fn postgres_log(url: String) -> Result<Arc<dyn TaskLog>, BoxError> {
     let mut log = a2a_tower::log::PostgresTaskLog::builder(url);
     if let Ok(schema) = std::env::var("A2A_POSTGRES_SCHEMA") {
         log = log.schema(schema);
     }
-    Ok(TaskLayer::new(card.clone(), log.connect().await?)?)
+    Ok(Arc::new(log.connect().await?))
 }
 
 #[cfg(not(feature = "postgres"))]
-async fn postgres_engine(_: &AgentCard, _: String) -> Result<TaskLayer, BoxError> {
+async fn postgres_log(_: String) -> Result<Arc<dyn TaskLog>, BoxError> {
     Err("A2A_POSTGRES_URL needs the `postgres` feature: cargo run --features postgres --example echo".into())
 }
 

@@ -50,7 +50,8 @@ impl A2aServer {
             capabilities: None,
             extension_methods: Vec::new(),
             extended_card: None,
-            push_delivery: false,
+            #[cfg(feature = "push")]
+            push: None,
         }
     }
 }
@@ -91,11 +92,11 @@ pub struct A2aServerBuilder<AL = Identity, HL = Identity> {
     capabilities: Option<StackCapabilities>,
     extension_methods: Vec<ExtensionMethod>,
     extended_card: Option<ExtendedCard>,
-    /// Push notifications are delivered (a push sender is configured): the
-    /// engine and managed cores, which store configs, may then serve a card
-    /// declaring `pushNotifications`. Set by the builder's push delivery
-    /// set-up only.
-    push_delivery: bool,
+    /// Push notifications are delivered through this sender (and an outbox
+    /// over the task log): the engine and managed cores, which store configs,
+    /// may then serve a card declaring `pushNotifications`.
+    #[cfg(feature = "push")]
+    push: Option<crate::push::PushSender>,
 }
 
 impl<AL, HL> std::fmt::Debug for A2aServerBuilder<AL, HL> {
@@ -143,7 +144,8 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             capabilities: self.capabilities,
             extension_methods: self.extension_methods,
             extended_card: self.extended_card,
-            push_delivery: self.push_delivery,
+            #[cfg(feature = "push")]
+            push: self.push,
         }
     }
 
@@ -236,6 +238,22 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         self
     }
 
+    /// Delivers push notifications (a2a-spec.md §9) through `sender`: the
+    /// engine (or managed core) stores each task's push configs in the task
+    /// log, and an [`Outbox`](crate::push::outbox::Outbox) over that log,
+    /// with this builder's host id, POSTs every committed event of the task to
+    /// each config, in order per config, resumed after a crash (its sweep
+    /// runs while the served core lives). The card may then declare
+    /// `capabilities.pushNotifications: true`. The sender's
+    /// [`WebhookGuard`](crate::push::WebhookGuard) refuses non-public
+    /// webhook addresses unless allowed. Building needs a Tokio runtime.
+    #[cfg(feature = "push")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "push")))]
+    pub fn push_notifications(mut self, sender: crate::push::PushSender) -> Self {
+        self.push = Some(sender);
+        self
+    }
+
     /// Serves an extension's method on both bindings (see
     /// [`ExtensionMethod`]); the core receives it as
     /// [`Operation::Extension`](crate::Operation::Extension). A name or route
@@ -295,7 +313,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         HL: Layer<Edge<AL::Service>>,
     {
         let tasks = self.task_layer()?;
-        let caps = engine_capabilities(self.push_delivery);
+        let caps = engine_capabilities(self.delivers_push());
         self.assemble(tasks.layer(executor), caps)
     }
 
@@ -320,10 +338,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             EXTERNAL_WAIT_EXTENSION,
             "Questions of a managed run: answer with scope.wait metadata",
         );
-        let log = self
-            .log
-            .take()
-            .unwrap_or_else(|| Arc::new(MemoryTaskLog::new()));
+        let log = self.core_log()?;
         let mut managed = ManagedService::builder(self.card.clone(), log, program);
         if let Some(a) = self.authority.take() {
             managed = managed.authority(a);
@@ -333,7 +348,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         }
         let managed = managed.build()?;
         managed.recover().await?;
-        let caps = engine_capabilities(self.push_delivery);
+        let caps = engine_capabilities(self.delivers_push());
         Ok(self.assemble(managed, caps)?)
     }
 
@@ -367,13 +382,43 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         Ok(self.assemble(service, caps)?)
     }
 
-    /// The task engine over the configured log (default: a `MemoryTaskLog`),
-    /// authority, inactivity timeout and host id.
-    fn task_layer(&mut self) -> Result<TaskLayer, ConfigError> {
+    /// Whether push notifications are delivered (see `push_notifications`).
+    fn delivers_push(&self) -> bool {
+        #[cfg(feature = "push")]
+        return self.push.is_some();
+        #[cfg(not(feature = "push"))]
+        false
+    }
+
+    /// The log the core writes to: the configured one (default: a
+    /// `MemoryTaskLog`), through a push outbox when push notifications are
+    /// delivered (its sweep runs while the core lives).
+    fn core_log(&mut self) -> Result<Arc<dyn TaskLog>, ConfigError> {
         let log = self
             .log
             .take()
             .unwrap_or_else(|| Arc::new(MemoryTaskLog::new()));
+        #[cfg(feature = "push")]
+        if let Some(sender) = self.push.clone() {
+            use crate::push::outbox::Outbox;
+            if tokio::runtime::Handle::try_current().is_err() {
+                return Err(ConfigError::new(
+                    "push notifications need a Tokio runtime: build the server inside one",
+                ));
+            }
+            let host = self.host_id.clone();
+            let host = host.unwrap_or_else(|| crate::engine::DEFAULT_HOST_ID.to_owned());
+            let outbox = Outbox::builder(log, sender).host_id(host).build()?;
+            outbox.start_while_used();
+            return Ok(Arc::new(outbox.log()));
+        }
+        Ok(log)
+    }
+
+    /// The task engine over the configured log (see `core_log`),
+    /// authority, inactivity timeout and host id.
+    fn task_layer(&mut self) -> Result<TaskLayer, ConfigError> {
+        let log = self.core_log()?;
         let mut tasks = TaskLayer::new(self.card.clone(), log)?;
         if let Some(a) = self.authority.take() {
             tasks = tasks.authority(a);

@@ -142,6 +142,13 @@ impl AgentCard {
         self
     }
 
+    /// Sets `capabilities.pushNotifications`.
+    #[must_use]
+    pub fn with_push_notifications(mut self, push: bool) -> Self {
+        self.capabilities.push_notifications = Some(push);
+        self
+    }
+
     /// The first interface with the given binding.
     pub fn interface(&self, binding: &str) -> Option<&AgentInterface> {
         self.supported_interfaces

@@ -298,15 +298,47 @@ impl Outbox {
     pub fn start(&self) -> Sweeper {
         let outbox = self.clone();
         Sweeper(tokio::spawn(async move {
-            let mut tick = tokio::time::interval(outbox.inner.sweep_every);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut tick = Self::ticks(outbox.inner.sweep_every);
             loop {
                 tick.tick().await;
-                if let Err(e) = outbox.sweep().await {
-                    tracing::warn!(target: "a2a_tower::push", kind = ?e.kind(), "outbox sweep failed");
-                }
+                outbox.sweep_traced().await;
             }
         }))
+    }
+
+    /// Like [`start`](Self::start), but the sweep stops by itself once
+    /// nothing uses the outbox any more (no clone of it and no
+    /// [`log`](Self::log) of it left): for an outbox that lives as long as
+    /// the engine it was given to.
+    ///
+    /// # Panics
+    ///
+    /// Outside a Tokio runtime.
+    pub fn start_while_used(&self) {
+        let inner = Arc::downgrade(&self.inner);
+        let every = self.inner.sweep_every;
+        tokio::spawn(async move {
+            let mut tick = Self::ticks(every);
+            loop {
+                tick.tick().await;
+                let Some(inner) = inner.upgrade() else {
+                    return;
+                };
+                Outbox { inner }.sweep_traced().await;
+            }
+        });
+    }
+
+    fn ticks(every: Duration) -> tokio::time::Interval {
+        let mut tick = tokio::time::interval(every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        tick
+    }
+
+    async fn sweep_traced(&self) {
+        if let Err(e) = self.sweep().await {
+            tracing::warn!(target: "a2a_tower::push", kind = ?e.kind(), "outbox sweep failed");
+        }
     }
 }
 
@@ -339,6 +371,25 @@ mod tests {
         assert!(b().sweep_every(Duration::ZERO).build().is_err());
         assert!(b().page_size(0).build().is_err());
         assert!(b().concurrency(0).build().is_err());
+    }
+
+    #[tokio::test]
+    async fn a_sweep_while_used_stops_with_the_outbox() {
+        let outbox = Outbox::builder(MemoryTaskLog::new(), Nop)
+            .sweep_every(Duration::from_millis(1))
+            .build()
+            .unwrap();
+        let weak = Arc::downgrade(&outbox.inner);
+        outbox.start_while_used();
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        drop(outbox);
+        for _ in 0..200 {
+            if weak.strong_count() == 0 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        panic!("the sweep kept the outbox alive");
     }
 
     #[test]
