@@ -249,6 +249,7 @@ async fn send(
             "must be ROLE_USER",
         ));
     }
+    super::input::exact_numbers(&req.message, context)?;
     let (return_immediately, history_length) = match &req.configuration {
         Some(c) if c.task_push_notification_config.is_some() => {
             return Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
