@@ -32,6 +32,10 @@ mod grpc {
             .unwrap_or_else(|e| panic!("proto/: {e}"));
         let bytes = compiler.encode_file_descriptor_set();
         let fds = compiler.file_descriptor_set();
+        // googleapis' comments hold text that rustdoc would take for code
+        // blocks and links; the protos in proto/ keep them.
+        let mut config = tonic_prost_build::Config::new();
+        config.disable_comments([".google.rpc"]);
         tonic_prost_build::configure()
             .build_server(true)
             .build_client(true)
@@ -39,7 +43,7 @@ mod grpc {
             .compile_well_known_types(true)
             .extern_path(".google.protobuf", "::pbjson_types")
             .out_dir(&out)
-            .compile_fds(fds)
+            .compile_fds_with_config(fds, config)
             .unwrap_or_else(|e| panic!("generating the gRPC code: {e}"));
         pbjson_build::Builder::new()
             .register_descriptors(&bytes)

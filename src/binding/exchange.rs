@@ -130,8 +130,10 @@ pub(crate) trait EncodeResult {
 
 /// Complete answers as the bare ProtoJSON value (HTTP+JSON bodies; the gRPC
 /// binding's bridge to the generated messages).
+#[cfg(any(feature = "rest", feature = "grpc"))]
 pub(crate) struct BareJson;
 
+#[cfg(any(feature = "rest", feature = "grpc"))]
 impl EncodeResult for BareJson {
     fn encode<T: Serialize + ?Sized>(&self, value: &T) -> Result<Bytes, A2aError> {
         serde_json::to_vec(value)
