@@ -1,5 +1,6 @@
-//! Run with `cargo run --example grpc --features grpc`: the echo agent over
-//! JSON-RPC, HTTP+JSON and gRPC, from one `A2aServer` service.
+//! Run with `cargo run --example grpc --features grpc`: the echo example's
+//! agent (its input back word by word; `sleep N` first stays WORKING for N
+//! seconds) over JSON-RPC, HTTP+JSON and gRPC, from one `A2aServer` service.
 //!
 //! Listens on `A2A_ADDR` (default `127.0.0.1:8080`; `127.0.0.1:0` picks a
 //! free port) and prints `listening on http://ADDR` once bound. The card
@@ -23,6 +24,8 @@
 
 #[path = "common/agents.rs"]
 mod agents;
+#[path = "common/echo_agent.rs"]
+mod echo_agent;
 
 use std::convert::Infallible;
 
@@ -51,7 +54,7 @@ async fn main() -> Result<(), BoxError> {
         .with_interface(AgentInterface::grpc(grpc_addr.to_string()));
     // The card has a GRPC interface, so the service serves gRPC (by content
     // type) beside JSON-RPC and HTTP+JSON, all over one task engine.
-    let a2a = A2aServer::builder(card).agent(agents::Echo)?;
+    let a2a = A2aServer::builder(card).agent(echo_agent::Echo)?;
     println!("listening on http://{addr}");
     if let Some(grpc) = grpc_listener {
         println!("grpc on {grpc_addr}");

@@ -30,7 +30,9 @@
 //!   message, and a `google.rpc.Status` in `grpc-status-details-bin` whose
 //!   details are a `google.rpc.ErrorInfo` (reason, domain `a2a-protocol.org`,
 //!   metadata) and, for field violations, a `google.rpc.BadRequest`. The
-//!   [`rpc`] module has the messages to read them.
+//!   [`rpc`] module has the messages to read them. As on any gRPC server, a
+//!   method the service lacks is UNIMPLEMENTED and a request that is not
+//!   valid protobuf is INTERNAL (tonic's answers, without A2A details).
 //! - **The body limit**: a message over [`GrpcLayer::max_message_bytes`] (set
 //!   to the stack's body limit by [`A2aServer`]) or a body over
 //!   [`A2aBodyLimitLayer`](crate::A2aBodyLimitLayer)'s limit is
