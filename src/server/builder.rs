@@ -179,7 +179,8 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         self
     }
 
-    /// The request body limit (default 4 MiB).
+    /// The request body limit (default 4 MiB); also the gRPC binding's
+    /// largest request message.
     pub fn max_body_bytes(mut self, max: usize) -> Self {
         self.max_body_bytes = max;
         self

@@ -123,7 +123,7 @@ impl<S: A2aService> Handler<S> {
 
 /// The events of a streaming RPC as generated `StreamResponse`s; the error
 /// that ends a stream is its last item (the call's status).
-pub struct Events {
+pub(crate) struct Events {
     first: Option<crate::types::StreamResponse>,
     rest: Option<EventStream>,
 }

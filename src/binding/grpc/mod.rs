@@ -95,7 +95,6 @@ pub mod rpc;
 mod service;
 pub(crate) mod status;
 
-pub use handler::Events;
 pub use layer::GrpcLayer;
 pub use service::GrpcService;
 
