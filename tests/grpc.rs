@@ -52,22 +52,8 @@ fn card() -> AgentCard {
         .with_streaming(true)
 }
 
-/// Serves `svc` on a loopback listener (HTTP/1.1 and h2c) and connects.
-async fn connect<S, B>(svc: S) -> Client
-where
-    S: tower::Service<http::Request<hyper::body::Incoming>, Response = http::Response<B>>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send + 'static,
-    S::Error: Into<BoxError>,
-    B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
-    B::Error: Into<BoxError>,
-{
-    A2aServiceClient::new(channel(svc).await)
-}
-
-/// Serves `svc` on a loopback listener and opens a channel to it.
+/// Serves `svc` on a loopback listener (HTTP/1.1 and h2c) and opens a
+/// channel to it.
 async fn channel<S, B>(svc: S) -> Channel
 where
     S: tower::Service<http::Request<hyper::body::Incoming>, Response = http::Response<B>>
@@ -85,7 +71,7 @@ where
 }
 
 async fn echo_client() -> Client {
-    connect(A2aServer::builder(card()).agent(Echo).unwrap()).await
+    A2aServiceClient::new(channel(A2aServer::builder(card()).agent(Echo).unwrap()).await)
 }
 
 /// `msg` with `a2a-version: 1.0`.
@@ -339,7 +325,7 @@ async fn extensions_metadata_rules() {
         Operation::GetTask(r) => Err(A2aError::task_not_found(r.id.clone())),
         _ => Err(A2aError::new(ErrorKind::UnsupportedOperation)),
     });
-    let mut c = connect(A2aServer::builder(card).core(core).unwrap()).await;
+    let mut c = A2aServiceClient::new(channel(A2aServer::builder(card).core(core).unwrap()).await);
 
     let err = c.get_task(req(get("t"))).await.unwrap_err();
     let (info, _) = assert_kind(&err, ErrorKind::ExtensionSupportRequired);
@@ -369,7 +355,7 @@ async fn the_body_limit_is_resource_exhausted() {
         .max_body_bytes(MAX)
         .agent(Echo)
         .unwrap();
-    let mut c = connect(app).await;
+    let mut c = A2aServiceClient::new(channel(app).await);
     let sized = |len: usize| {
         let mut text = "x".repeat(len);
         while send("m", &text, false).encoded_len() > len {
@@ -445,7 +431,8 @@ async fn every_error_kind_from_a_core() {
             .with_source(std::io::Error::other("secret cause"));
         Err::<A2aResponse, _>(err)
     });
-    let mut c = connect(A2aServer::builder(card()).core(core).unwrap()).await;
+    let mut c =
+        A2aServiceClient::new(channel(A2aServer::builder(card()).core(core).unwrap()).await);
     for kind in ErrorKind::ALL {
         let err = c.get_task(req(get(kind.reason()))).await.unwrap_err();
         let (info, bad) = assert_kind(&err, *kind);
@@ -462,7 +449,8 @@ async fn every_error_kind_from_a_core() {
 #[tokio::test]
 async fn a_wrong_answer_is_invalid_agent_response() {
     let core = tower::service_fn(|_: A2aRequest| async { Ok::<_, A2aError>(A2aResponse::Empty) });
-    let mut c = connect(A2aServer::builder(card()).core(core).unwrap()).await;
+    let mut c =
+        A2aServiceClient::new(channel(A2aServer::builder(card()).core(core).unwrap()).await);
     let err = c.get_task(req(get("t"))).await.unwrap_err();
     assert_kind(&err, ErrorKind::InvalidAgentResponse);
     let err = c
@@ -483,7 +471,7 @@ async fn managed_refuses_numbers_in_data_parts_over_grpc() {
         .program(refund(Counter::default()))
         .await
         .unwrap();
-    let mut c = connect(app).await;
+    let mut c = A2aServiceClient::new(channel(app).await);
     let number = |n: f64| pbjson_types::Value {
         kind: Some(pbjson_types::value::Kind::NumberValue(n)),
     };
@@ -527,7 +515,8 @@ async fn the_core_gets_the_same_operation() {
         Operation::GetTask(r) => Err(A2aError::task_not_found(r.id.clone())),
         _ => Err(A2aError::new(ErrorKind::UnsupportedOperation)),
     });
-    let mut c = connect(A2aServer::builder(card()).core(core).unwrap()).await;
+    let mut c =
+        A2aServiceClient::new(channel(A2aServer::builder(card()).core(core).unwrap()).await);
     let mut r = get("t-1");
     r.tenant = "acme".into();
     r.history_length = Some(3);
