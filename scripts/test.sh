@@ -14,7 +14,7 @@ echo "== clippy (all targets, all features, warnings denied)"
 cargo clippy --all-targets --all-features -- -D warnings
 
 echo "== each feature on its own (clippy, warnings denied)"
-for features in "" jsonrpc rest engine sqlite postgres managed client tools mcp push; do
+for features in "" jsonrpc rest engine sqlite postgres managed client tools mcp push grpc; do
     cargo clippy --no-default-features ${features:+--features "$features"} -- -D warnings
 done
 
@@ -25,7 +25,7 @@ echo "== python interop venv (.venv with the official a2a-sdk client and server,
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
-.venv/bin/pip install --quiet --disable-pip-version-check 'a2a-sdk[http-server]>=1.3,<2' 'uvicorn>=0.30,<1'
+.venv/bin/pip install --quiet --disable-pip-version-check 'a2a-sdk[http-server,grpc]>=1.3,<2' 'uvicorn>=0.30,<1'
 
 echo "== postgresql (the PostgreSQL tests fail, never skip, without it)"
 pg_up() { pg_isready -q -h 127.0.0.1 -p 5432; }

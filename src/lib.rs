@@ -149,10 +149,14 @@ pub mod queue;
 #[cfg(any(feature = "managed", feature = "tools"))]
 mod schema;
 
+#[cfg(feature = "grpc")]
+pub use binding::grpc;
 #[cfg(feature = "jsonrpc")]
 pub use binding::jsonrpc;
 #[cfg(feature = "rest")]
 pub use binding::rest;
+#[cfg(feature = "grpc")]
+pub use grpc::{GrpcLayer, GrpcService};
 
 #[cfg(any(feature = "jsonrpc", feature = "rest"))]
 pub use binding::extension_method::ExtensionMethod;
@@ -164,8 +168,8 @@ pub use limit::A2aBodyLimitLayer;
 pub use plumbing::{Body, NotFound};
 pub use protocol::{
     A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
-    ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionRequest, InvalidVersion, Operation,
-    ProtocolVersion,
+    ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionRequest, GrpcCall, InvalidVersion,
+    Operation, ProtocolVersion,
 };
 #[cfg(feature = "rest")]
 pub use rest::{RestLayer, RestService};

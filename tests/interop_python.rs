@@ -14,54 +14,12 @@
 
 mod support;
 
-use std::process::Stdio;
-use std::time::Duration;
-
-use support::python::python_with;
 use support::server::Server;
-use tokio::process::Command;
-
-/// A generous bound on one script run (it normally takes about a second).
-const SCRIPT_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Runs `tests/interop/{script}` against the example `example` over
 /// `binding`; it must exit 0 and print `{done} ({binding})`.
 async fn run_script(example: &str, script: &str, binding: &str, done: &str) {
-    let python = python_with("a2a.client, a2a.types, httpx");
-    let server = Server::start(example);
-    let script = support::python::script(script);
-    let child = Command::new(&python)
-        .arg(&script)
-        .arg(&server.base)
-        .arg(binding)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .output();
-    let out = tokio::time::timeout(SCRIPT_TIMEOUT, child)
-        .await
-        .unwrap_or_else(|_| {
-            panic!(
-                "{} over {binding} ran over {SCRIPT_TIMEOUT:?}",
-                script.display()
-            )
-        })
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "{} over {binding} failed ({}):\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
-        script.display(),
-        out.status
-    );
-    assert!(
-        stdout.contains(&format!("{done} ({binding})")),
-        "{} over {binding} did not finish:\n{stdout}\n{stderr}",
-        script.display()
-    );
-    drop(server);
+    support::python::run_script(Server::start(example), script, binding, done).await;
 }
 
 const ECHO: &str = "python_client.py";

@@ -7,18 +7,22 @@
 //! value on HTTP+JSON) and an [`EncodeFrame`] for stream events.
 
 use std::future::poll_fn;
-use std::time::Duration;
 
 use bytes::Bytes;
-use futures_util::StreamExt;
-use http::{HeaderMap, HeaderValue, Response, header};
-use http_body_util::BodyExt;
 use serde::{Serialize, Serializer};
 
-use crate::binding::sse::{EncodeFrame, SseBody};
-use crate::{A2aError, A2aRequest, A2aResponse, A2aService, Body, BoxError, ErrorKind};
-use crate::{EventStream, Operation};
+use crate::{A2aError, A2aRequest, A2aResponse, A2aService, ErrorKind, EventStream, Operation};
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+use {
+    crate::binding::sse::{EncodeFrame, SseBody},
+    crate::{Body, BoxError},
+    futures_util::StreamExt,
+    http::{HeaderMap, HeaderValue, Response, header},
+    http_body_util::BodyExt,
+    std::time::Duration,
+};
 
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
 /// The `Content-Type` of a request, as the bindings judge it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum MediaType {
@@ -30,6 +34,7 @@ pub(crate) enum MediaType {
     Other,
 }
 
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
 impl MediaType {
     /// The media type of the request headers.
     pub(crate) fn of(headers: &HeaderMap) -> Self {
@@ -50,6 +55,7 @@ impl MediaType {
     }
 }
 
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
 /// Reads the whole request body. A body over the limit set by a layer above
 /// is PayloadTooLarge (413); any other read failure means the request could
 /// not be read: InvalidRequest.
@@ -122,6 +128,20 @@ pub(crate) trait EncodeResult {
     fn encode<T: Serialize + ?Sized>(&self, value: &T) -> Result<Bytes, A2aError>;
 }
 
+/// Complete answers as the bare ProtoJSON value (HTTP+JSON bodies; the gRPC
+/// binding's bridge to the generated messages).
+#[cfg(any(feature = "rest", feature = "grpc"))]
+pub(crate) struct BareJson;
+
+#[cfg(any(feature = "rest", feature = "grpc"))]
+impl EncodeResult for BareJson {
+    fn encode<T: Serialize + ?Sized>(&self, value: &T) -> Result<Bytes, A2aError> {
+        serde_json::to_vec(value)
+            .map(Bytes::from)
+            .map_err(A2aError::internal)
+    }
+}
+
 /// What a core response becomes.
 pub(crate) enum Reply {
     /// A complete response body.
@@ -168,6 +188,7 @@ pub(crate) fn encode_reply<E: EncodeResult>(
     Ok(Reply::Json(json))
 }
 
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
 /// Reads the first event, then answers `200 text/event-stream` with an
 /// [`SseBody`] over the rest. An error before the first event is returned
 /// (a2a-spec.md §6.4, §7.5: the binding answers it as a plain error); a
@@ -187,6 +208,7 @@ pub(crate) async fn open_stream<E: EncodeFrame>(
     }
 }
 
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
 fn sse_response(body: Body) -> Response<Body> {
     let mut res = Response::new(body);
     let h = res.headers_mut();
@@ -202,15 +224,6 @@ fn sse_response(body: Body) -> Response<Body> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    struct Bare;
-    impl EncodeResult for Bare {
-        fn encode<T: Serialize + ?Sized>(&self, value: &T) -> Result<Bytes, A2aError> {
-            serde_json::to_vec(value)
-                .map(Bytes::from)
-                .map_err(A2aError::internal)
-        }
-    }
 
     #[test]
     fn media_types() {
@@ -229,11 +242,12 @@ mod tests {
 
     #[test]
     fn wrong_variant_is_invalid_agent_response() {
-        let e = encode_reply(Expected::Task, A2aResponse::Empty, &Bare)
+        let e = encode_reply(Expected::Task, A2aResponse::Empty, &BareJson)
             .err()
             .unwrap();
         assert_eq!(e.kind(), ErrorKind::InvalidAgentResponse);
-        let Ok(Reply::Json(b)) = encode_reply(Expected::Empty, A2aResponse::Empty, &Bare) else {
+        let Ok(Reply::Json(b)) = encode_reply(Expected::Empty, A2aResponse::Empty, &BareJson)
+        else {
             panic!("Empty is the answer of a delete")
         };
         assert_eq!(&b[..], b"{}");

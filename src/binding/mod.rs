@@ -31,10 +31,13 @@
 //! let _svc = JsonRpcLayer::new(&card).unwrap().layer(core);
 //! ```
 
-#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+#[cfg(any(feature = "jsonrpc", feature = "rest", feature = "grpc"))]
 mod exchange;
 #[cfg(any(feature = "jsonrpc", feature = "rest"))]
 pub(crate) mod extension_method;
+#[cfg(feature = "grpc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "grpc")))]
+pub mod grpc;
 #[cfg(feature = "jsonrpc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "jsonrpc")))]
 pub mod jsonrpc;

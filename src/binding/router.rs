@@ -1,5 +1,7 @@
 //! [`BindingsService`]: the JSON-RPC binding, the HTTP+JSON binding, or both chained,
-//! as one service type, whichever interfaces the card advertises.
+//! as one service type, whichever interfaces the card advertises; with the
+//! `grpc` feature, the gRPC binding in front of them when the card has a
+//! GRPC interface.
 
 use std::convert::Infallible;
 use std::future::{Future, Ready};
@@ -20,9 +22,13 @@ use crate::{
 
 /// The bindings the card advertises over one core: JSON-RPC, HTTP+JSON, or
 /// JSON-RPC with HTTP+JSON as its fallback. Paths of neither binding get 404.
+/// With the `grpc` feature and a GRPC interface on the card, gRPC requests
+/// (by content type) go to the gRPC binding.
 #[derive(Debug, Clone)]
 pub struct BindingsService<S> {
     kind: Kind<S>,
+    #[cfg(feature = "grpc")]
+    grpc: Option<crate::GrpcService<S>>,
 }
 
 #[derive(Debug, Clone)]
@@ -38,6 +44,8 @@ enum Kind<S> {
 pub struct BindingsLayer {
     jsonrpc: Option<JsonRpcLayer>,
     rest: Option<RestLayer>,
+    #[cfg(feature = "grpc")]
+    grpc: Option<crate::GrpcLayer>,
 }
 
 impl BindingsLayer {
@@ -57,7 +65,25 @@ impl BindingsLayer {
                 "the card advertises neither a JSONRPC nor an HTTP+JSON interface",
             ));
         }
-        Ok(Self { jsonrpc, rest })
+        Ok(Self {
+            jsonrpc,
+            rest,
+            #[cfg(feature = "grpc")]
+            grpc: card
+                .interface(crate::types::BINDING_GRPC)
+                .map(|_| crate::GrpcLayer::new(card))
+                .transpose()?,
+        })
+    }
+
+    /// The gRPC binding's largest request message (see
+    /// [`GrpcLayer::max_message_bytes`](crate::GrpcLayer::max_message_bytes));
+    /// the HTTP bindings are bounded by the body-limit layer alone.
+    #[cfg(feature = "grpc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "grpc")))]
+    pub fn max_message_bytes(mut self, max: usize) -> Self {
+        self.grpc = self.grpc.map(|l| l.max_message_bytes(max));
+        self
     }
 
     /// Serves `method` on both bindings (see [`ExtensionMethod`]): its name
@@ -108,17 +134,29 @@ impl<S: Clone> Layer<S> for BindingsLayer {
     type Service = BindingsService<S>;
 
     fn layer(&self, core: S) -> BindingsService<S> {
+        #[cfg(feature = "grpc")]
+        let core_for_grpc = core.clone();
         let kind = match (&self.jsonrpc, &self.rest) {
             (Some(j), Some(r)) => Kind::Both(j.clone().fallback(r.layer(core.clone())).layer(core)),
             (Some(j), None) => Kind::JsonRpc(j.layer(core)),
             (None, Some(r)) => Kind::Rest(r.layer(core)),
             (None, None) => unreachable!("BindingsLayer::new requires one binding"),
         };
-        BindingsService { kind }
+        BindingsService {
+            #[cfg(feature = "grpc")]
+            grpc: self.grpc.as_ref().map(|g| g.layer(core_for_grpc)),
+            kind,
+        }
     }
 }
 
 type NotFoundFuture = Ready<Result<Response<Body>, Infallible>>;
+
+#[cfg(feature = "grpc")]
+type GrpcFuture = crate::grpc::ResponseFuture<NotFoundFuture>;
+/// Without the `grpc` feature the variant is never built.
+#[cfg(not(feature = "grpc"))]
+type GrpcFuture = NotFoundFuture;
 
 pin_project! {
     /// The response future of [`BindingsService`].
@@ -134,6 +172,7 @@ pin_project! {
         JsonRpc { #[pin] fut: crate::jsonrpc::ResponseFuture<NotFoundFuture> },
         Rest { #[pin] fut: crate::rest::ResponseFuture<NotFoundFuture> },
         Both { #[pin] fut: crate::jsonrpc::ResponseFuture<crate::rest::ResponseFuture<NotFoundFuture>> },
+        Grpc { #[pin] fut: GrpcFuture },
     }
 }
 
@@ -145,6 +184,7 @@ impl Future for ResponseFuture {
             FutureKindProj::JsonRpc { fut } => fut.poll(cx),
             FutureKindProj::Rest { fut } => fut.poll(cx),
             FutureKindProj::Both { fut } => fut.poll(cx),
+            FutureKindProj::Grpc { fut } => fut.poll(cx),
         }
     }
 }
@@ -160,6 +200,10 @@ where
     type Future = ResponseFuture;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        #[cfg(feature = "grpc")]
+        if let Some(g) = &mut self.grpc {
+            std::task::ready!(Service::<Request<B>>::poll_ready(g, cx))?;
+        }
         match &mut self.kind {
             Kind::JsonRpc(s) => Service::<Request<B>>::poll_ready(s, cx),
             Kind::Rest(s) => Service::<Request<B>>::poll_ready(s, cx),
@@ -168,6 +212,15 @@ where
     }
 
     fn call(&mut self, req: Request<B>) -> ResponseFuture {
+        #[cfg(feature = "grpc")]
+        if let Some(g) = &mut self.grpc
+            && crate::binding::grpc::status::is_grpc(req.headers())
+        {
+            let fut = g.call(req);
+            return ResponseFuture {
+                kind: FutureKind::Grpc { fut },
+            };
+        }
         let kind = match &mut self.kind {
             Kind::JsonRpc(s) => FutureKind::JsonRpc { fut: s.call(req) },
             Kind::Rest(s) => FutureKind::Rest { fut: s.call(req) },

@@ -36,6 +36,8 @@ pub struct StackCapabilities {
     pub push_notifications: bool,
     /// `GetExtendedAgentCard` is served.
     pub extended_agent_card: bool,
+    /// The gRPC binding is served (a `GRPC` interface may be declared).
+    pub grpc: bool,
 }
 
 impl StackCapabilities {
@@ -45,6 +47,7 @@ impl StackCapabilities {
             streaming: true,
             push_notifications: false,
             extended_agent_card: false,
+            grpc: false,
         }
     }
 
@@ -59,6 +62,13 @@ impl StackCapabilities {
     #[must_use]
     pub const fn push_notifications(mut self, served: bool) -> Self {
         self.push_notifications = served;
+        self
+    }
+
+    /// Sets whether the gRPC binding is served.
+    #[must_use]
+    pub const fn grpc(mut self, served: bool) -> Self {
+        self.grpc = served;
         self
     }
 
@@ -108,7 +118,7 @@ pub(crate) fn validate(
     p.required("name", &card.name);
     p.required("description", &card.description);
     p.required("version", &card.version);
-    let paths = interfaces(card, &mut p);
+    let paths = interfaces(card, stack.grpc, &mut p);
     if let Some(provider) = &card.provider {
         p.required("provider.organization", &provider.organization);
         p.required("provider.url", &provider.url);
@@ -139,13 +149,14 @@ pub(crate) fn validate(
     }
 }
 
-fn interfaces(card: &AgentCard, p: &mut Problems) -> Vec<String> {
+fn interfaces(card: &AgentCard, grpc: bool, p: &mut Problems) -> Vec<String> {
     p.non_empty("supportedInterfaces", &card.supported_interfaces);
     let mut paths = Vec::new();
     for (i, itf) in card.supported_interfaces.iter().enumerate() {
         let field = format!("supportedInterfaces[{i}]");
         match itf.protocol_binding.as_str() {
             BINDING_JSONRPC | BINDING_HTTP_JSON => {}
+            BINDING_GRPC if grpc => {}
             "" => p.add(format!("{field}.protocolBinding is required")),
             BINDING_GRPC => p.add(format!(
                 "{field}.protocolBinding: GRPC is not served by this stack (JSONRPC and HTTP+JSON are)"
@@ -156,7 +167,13 @@ fn interfaces(card: &AgentCard, p: &mut Problems) -> Vec<String> {
         }
         if itf.url.is_empty() {
             p.add(format!("{field}.url is required"));
-        } else if itf.protocol_binding != BINDING_GRPC {
+        } else if itf.protocol_binding == BINDING_GRPC {
+            // §8: a gRPC target, `host:port`.
+            let target = itf.url.parse::<http::uri::Authority>();
+            if !target.is_ok_and(|a| a.port().is_some() && !a.as_str().contains('@')) {
+                p.add(format!("{field}.url: a GRPC interface url is host:port"));
+            }
+        } else {
             match interface_path(&itf.url) {
                 Ok(path) if trim_slash(&path) == WELL_KNOWN_PATH => p.add(format!(
                     "{field}.url: the path {path:?} is the well-known card path"
@@ -434,6 +451,13 @@ mod tests {
     fn bindings_the_stack_does_not_serve() {
         let c = card().with_interface(AgentInterface::new("h.example:443", BINDING_GRPC));
         rejects(&c, "GRPC is not served");
+        let stack = StackCapabilities::new().grpc(true);
+        assert!(validate(&c, &stack).is_ok());
+        for bad in ["h.example", "http://h.example:443", "u@h.example:443"] {
+            let c = card().with_interface(AgentInterface::grpc(bad));
+            let err = validate(&c, &stack).unwrap_err();
+            assert!(err.message().contains("host:port"), "{bad}");
+        }
         let c = card().with_interface(AgentInterface::new(
             "https://h.example/x",
             "https://example.com/bindings/custom",

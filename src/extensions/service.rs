@@ -86,7 +86,7 @@ where
     }
 
     fn call(&mut self, mut req: Request<B>) -> Self::Future {
-        let Some(binding) = self.config.routes.binding(req.uri().path()) else {
+        let Some(binding) = self.config.routes.binding_of(&req) else {
             return ResponseFuture::inner(self.inner.call(req), None);
         };
         match self.config.activate(req.headers()) {

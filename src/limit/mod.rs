@@ -63,7 +63,7 @@ mod service;
 pub use self::layer::{A2aBodyLimitLayer, DEFAULT_MAX_BODY_BYTES};
 pub use self::service::A2aBodyLimitService;
 
-#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+#[cfg(any(feature = "jsonrpc", feature = "rest", feature = "grpc"))]
 use crate::BoxError;
 
 /// The error (or one of its `source()`s) is the body limit being crossed
@@ -74,7 +74,7 @@ use crate::BoxError;
 /// `A2aError::new(ErrorKind::PayloadTooLarge)` through
 /// `plumbing::routes::error_response`: the same 413 this layer sends for an oversized
 /// `Content-Length`.
-#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+#[cfg(any(feature = "jsonrpc", feature = "rest", feature = "grpc"))]
 pub(crate) fn is_length_limit(err: &BoxError) -> bool {
     let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(err.as_ref());
     while let Some(e) = cur {

@@ -43,10 +43,10 @@ impl<S> A2aBodyLimitService<S> {
         }
     }
 
-    fn refusal(&self, path: &str) -> Response<Body> {
+    fn refusal<B>(&self, req: &Request<B>) -> Response<Body> {
         let kind = ErrorKind::PayloadTooLarge;
         tracing::debug!(%kind, limit = self.max, "request body refused");
-        match self.routes.binding(path) {
+        match self.routes.binding_of(req) {
             Some(binding) => error_response(binding, &A2aError::new(kind)),
             None => {
                 let mut res = Response::new(Body::empty());
@@ -74,7 +74,7 @@ where
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
         if self.declared_too_large(&req) {
-            return EdgeFuture::ready(self.refusal(req.uri().path())).into();
+            return EdgeFuture::ready(self.refusal(&req)).into();
         }
         let max = self.max;
         EdgeFuture::inner(self.inner.call(req.map(|b| Limited::new(b, max)))).into()

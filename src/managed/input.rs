@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::schema::Schema;
 use crate::types::{Message, PartContent};
-use crate::{A2aError, ErrorKind};
+use crate::{A2aError, CallContext, ErrorKind, GrpcCall};
 
 /// The value of a message's single part: the text itself when `schema`
 /// accepts only strings, else the text parsed as JSON (numbers keep their
@@ -31,6 +31,37 @@ pub(crate) fn value(message: &Message, schema: &Schema, field: &str) -> Result<V
     };
     schema.check_at(&value, field)?;
     Ok(value)
+}
+
+/// Refuses, on a call over gRPC ([`GrpcCall`]), a data part holding any
+/// number: protobuf's `Value` carries numbers as doubles, so its exact text
+/// (and integers beyond 2^53) may have changed on the way. The JSON
+/// bindings keep numbers exact and pass.
+pub(crate) fn exact_numbers(message: &Message, context: &CallContext) -> Result<(), A2aError> {
+    if context.extensions.get::<GrpcCall>().is_none() {
+        return Ok(());
+    }
+    for (i, part) in message.parts.iter().enumerate() {
+        if let PartContent::Data(v) = &part.content
+            && has_number(v)
+        {
+            return Err(A2aError::invalid_params(
+                format!("message.parts[{i}].data"),
+                "holds a number, which gRPC carries as a lossy double; send the value as a \
+                 text part (JSON text keeps numbers exact) or over JSON-RPC or HTTP+JSON",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn has_number(v: &Value) -> bool {
+    match v {
+        Value::Number(_) => true,
+        Value::Array(items) => items.iter().any(has_number),
+        Value::Object(members) => members.values().any(has_number),
+        _ => false,
+    }
 }
 
 /// The namespace of every id derived here (a fixed, random UUID).
@@ -98,6 +129,21 @@ mod tests {
         );
         let e = value(&message(Part::text("[1]")), &object, "input").unwrap_err();
         assert_eq!(e.violations()[0].0, "input");
+    }
+
+    #[test]
+    fn numbers_in_data_parts_are_refused_over_grpc_only() {
+        let numeric = message(Part::data(json!({"a": [true, {"b": 1.5}]})));
+        let plain = message(Part::data(json!({"a": ["x", null, false]})));
+        let json_call = CallContext::default();
+        let mut grpc_call = CallContext::default();
+        grpc_call.extensions.insert(GrpcCall);
+        assert!(exact_numbers(&numeric, &json_call).is_ok());
+        assert!(exact_numbers(&plain, &grpc_call).is_ok());
+        assert!(exact_numbers(&message(Part::text("{\"n\": 1}")), &grpc_call).is_ok());
+        let err = exact_numbers(&numeric, &grpc_call).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidParams);
+        assert_eq!(err.violations()[0].0, "message.parts[0].data");
     }
 
     #[test]

@@ -249,6 +249,7 @@ async fn send(
             "must be ROLE_USER",
         ));
     }
+    super::input::exact_numbers(&req.message, context)?;
     let (return_immediately, history_length) = req
         .configuration
         .as_ref()

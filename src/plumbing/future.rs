@@ -63,10 +63,10 @@ where
     }
 }
 
-#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+#[cfg(any(feature = "jsonrpc", feature = "rest", feature = "grpc"))]
 pub(crate) use binding::BindingFuture;
 
-#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+#[cfg(any(feature = "jsonrpc", feature = "rest", feature = "grpc"))]
 mod binding {
     use super::*;
 
@@ -85,6 +85,7 @@ mod binding {
 
     impl<F> BindingFuture<F> {
         /// Answers with `response` without calling anything.
+        #[cfg(any(feature = "jsonrpc", feature = "rest"))]
         pub(crate) fn ready(response: Response<Body>) -> Self {
             Self::Edge {
                 future: EdgeFuture::ready(response),

@@ -17,13 +17,19 @@ pub(crate) enum Binding {
     JsonRpc,
     /// HTTP+JSON: the `google.rpc.Status` error body.
     Rest,
+    /// gRPC: a trailers-only response with the status.
+    #[cfg(feature = "grpc")]
+    Grpc,
 }
 
-/// The paths of the card's JSON-RPC interface and HTTP+JSON prefix.
+/// The paths of the card's JSON-RPC interface and HTTP+JSON prefix, and
+/// whether it has a gRPC interface.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Routes {
     jsonrpc: Option<String>,
     rest: Option<String>,
+    #[cfg(feature = "grpc")]
+    grpc: bool,
 }
 
 /// The path of an absolute `http(s)` URL without user-info, query or fragment.
@@ -72,7 +78,22 @@ impl Routes {
             .interface(BINDING_HTTP_JSON)
             .map(|i| interface_path(&i.url).map(|p| trim_slash(&p).to_owned()))
             .transpose()?;
-        Ok(Self { jsonrpc, rest })
+        Ok(Self {
+            jsonrpc,
+            rest,
+            #[cfg(feature = "grpc")]
+            grpc: card.interface(crate::types::BINDING_GRPC).is_some(),
+        })
+    }
+
+    /// The binding of a request: gRPC by its content type (when the card
+    /// has a gRPC interface), else by its path ([`Routes::binding`]).
+    pub(crate) fn binding_of<B>(&self, req: &http::Request<B>) -> Option<Binding> {
+        #[cfg(feature = "grpc")]
+        if self.grpc && crate::binding::grpc::status::is_grpc(req.headers()) {
+            return Some(Binding::Grpc);
+        }
+        self.binding(req.uri().path())
     }
 
     /// The JSON-RPC path (no trailing slash, `/` for the root).
@@ -164,6 +185,8 @@ pub(crate) fn error_response(binding: Binding, err: &A2aError) -> Response<Body>
     match binding {
         Binding::JsonRpc => jsonrpc_error_response(&serde_json::Value::Null, err),
         Binding::Rest => rest_error_response(err),
+        #[cfg(feature = "grpc")]
+        Binding::Grpc => crate::binding::grpc::status::error_response(err),
     }
 }
 

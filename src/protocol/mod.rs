@@ -20,7 +20,12 @@
 //! assert_eq!(req.operation.method(), "GetTask");
 //! ```
 
-#[cfg(any(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+#[cfg(any(
+    feature = "jsonrpc",
+    feature = "rest",
+    feature = "grpc",
+    feature = "engine"
+))]
 pub(crate) mod check;
 mod config;
 mod error;
@@ -33,7 +38,8 @@ pub use config::ConfigError;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
 pub use extension::ExtensionRequest;
 pub use request::{
-    A2aRequest, ActivatedExtensions, CallContext, InvalidVersion, Operation, ProtocolVersion,
+    A2aRequest, ActivatedExtensions, CallContext, GrpcCall, InvalidVersion, Operation,
+    ProtocolVersion,
 };
 pub use response::{A2aResponse, EventStream};
 pub use service::A2aService;

@@ -207,6 +207,21 @@ impl CallContext {
     }
 }
 
+/// Marks a call that came over the gRPC binding: the binding inserts it into
+/// [`CallContext::extensions`]. Numbers in its `Struct` and `Value` fields
+/// (data parts, metadata) arrived as protobuf doubles, so their exact text
+/// is lost; the JSON bindings carry numbers exactly and never insert it.
+///
+/// ```
+/// use a2a_tower::{CallContext, GrpcCall};
+/// let mut context = CallContext::default();
+/// assert!(context.extensions.get::<GrpcCall>().is_none());
+/// context.extensions.insert(GrpcCall);
+/// assert!(context.extensions.get::<GrpcCall>().is_some());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GrpcCall;
+
 /// One A2A call: the operation and its context.
 ///
 /// ```

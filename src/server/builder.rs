@@ -66,6 +66,7 @@ impl A2aServer {
 ///  └ http_layer(..)         host HTTP layers, in the order added (first = outermost)
 ///    └ A2aBodyLimitLayer → A2aVersionLayer → A2aExtensionsLayer
 ///      └ JsonRpcService / RestService  the card's JSONRPC and HTTP+JSON interfaces
+///        (and GrpcService for a GRPC interface, by content type; `grpc` feature)
 ///        └ a2a_layer(..)    host A2aRequest layers (authority, quotas, audit)
 ///          └ ExtendedCardService  GetExtendedAgentCard, when `extended_card` is set
 ///            └ TaskService  the task engine over the task log (or a raw core)
@@ -191,7 +192,8 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         self
     }
 
-    /// The request body limit (default 4 MiB).
+    /// The request body limit (default 4 MiB); also the gRPC binding's
+    /// largest request message.
     pub fn max_body_bytes(mut self, max: usize) -> Self {
         self.max_body_bytes = max;
         self
@@ -457,11 +459,18 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         let card = &self.card;
         let caps =
             caps.extended_agent_card(caps.extended_agent_card || self.extended_card.is_some());
+        // The gRPC binding is served beside the others when the card has a
+        // GRPC interface and the feature is on.
+        let caps = caps.grpc(cfg!(feature = "grpc"));
         let mut card_layer = AgentCardLayer::with_capabilities(card, caps)?.cors(self.card_cors);
         if let Some(age) = self.card_max_age {
             card_layer = card_layer.max_age(age);
         }
         let mut bindings = BindingsLayer::new(card)?;
+        #[cfg(feature = "grpc")]
+        {
+            bindings = bindings.max_message_bytes(self.max_body_bytes);
+        }
         if let Some(k) = self.keep_alive {
             bindings = bindings.keep_alive(k);
         }

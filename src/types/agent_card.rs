@@ -190,6 +190,11 @@ impl AgentInterface {
         }
     }
 
+    /// A gRPC interface at `url`, which is `host:port` (§8).
+    pub fn grpc(url: impl Into<String>) -> Self {
+        Self::new(url, BINDING_GRPC)
+    }
+
     /// A JSON-RPC interface at `url`.
     pub fn jsonrpc(url: impl Into<String>) -> Self {
         Self::new(url, BINDING_JSONRPC)

@@ -25,6 +25,9 @@ pub(super) struct Config {
     pub(super) jsonrpc: Vec<ProtocolVersion>,
     /// Versions of the card's HTTP+JSON interfaces, sorted, deduplicated.
     pub(super) rest: Vec<ProtocolVersion>,
+    /// Versions of the card's gRPC interfaces, sorted, deduplicated.
+    #[cfg(feature = "grpc")]
+    pub(super) grpc: Vec<ProtocolVersion>,
     /// A missing or empty version means 1.0 instead of 0.3.
     pub(super) lenient: bool,
 }
@@ -59,6 +62,8 @@ impl A2aVersionLayer {
             routes: Routes::from_card(card)?,
             jsonrpc: versions(card, BINDING_JSONRPC)?,
             rest: versions(card, BINDING_HTTP_JSON)?,
+            #[cfg(feature = "grpc")]
+            grpc: versions(card, crate::types::BINDING_GRPC)?,
             lenient: false,
         };
         Ok(Self {
@@ -122,9 +127,21 @@ mod tests {
 
     #[test]
     fn other_bindings_are_not_checked() {
-        let mut grpc = AgentInterface::new("http://h:9000", "GRPC");
-        grpc.protocol_version = "whatever".into();
-        let card = AgentCard::default().with_interface(grpc);
+        let mut other = AgentInterface::new("h:9000", "OTHER");
+        other.protocol_version = "whatever".into();
+        let card = AgentCard::default().with_interface(other);
         assert!(A2aVersionLayer::new(&card).is_ok());
+    }
+
+    #[cfg(feature = "grpc")]
+    #[test]
+    fn grpc_versions_are_read() {
+        let card = AgentCard::default().with_interface(AgentInterface::new("h:9000", "GRPC"));
+        let layer = A2aVersionLayer::new(&card).unwrap();
+        assert_eq!(layer.config.grpc, [ProtocolVersion::V1_0]);
+        let mut bad = AgentInterface::new("h:9000", "GRPC");
+        bad.protocol_version = "whatever".into();
+        let card = AgentCard::default().with_interface(bad);
+        assert!(A2aVersionLayer::new(&card).is_err());
     }
 }

@@ -77,6 +77,8 @@ impl Config {
         match binding {
             Binding::JsonRpc => &self.jsonrpc,
             Binding::Rest => &self.rest,
+            #[cfg(feature = "grpc")]
+            Binding::Grpc => &self.grpc,
         }
     }
 
@@ -139,7 +141,7 @@ where
     }
 
     fn call(&mut self, mut req: Request<B>) -> Self::Future {
-        let Some(binding) = self.config.routes.binding(req.uri().path()) else {
+        let Some(binding) = self.config.routes.binding_of(&req) else {
             return EdgeFuture::inner(self.inner.call(req)).into();
         };
         let asked = requested(req.headers(), req.uri().query());

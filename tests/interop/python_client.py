@@ -1,11 +1,13 @@
 """Drives a running a2a-tower server with the official Python `a2a-sdk` client.
 
-Usage: python_client.py BASE_URL BINDING   (BINDING is JSONRPC or HTTP+JSON)
+Usage: python_client.py BASE_URL BINDING   (BINDING is JSONRPC, HTTP+JSON or GRPC)
 
 Checks card resolution, a blocking send, a streaming send, get and cancel, and
 exits non-zero with a message on the first mismatch. The server must run the
-echo example (a text agent that streams its input back word by word; a text
-starting with `sleep N` stays WORKING for N seconds).
+echo example or the grpc example (a text agent that streams its input back
+word by word; a text starting with `sleep N` stays WORKING for N seconds).
+Over GRPC the card is still read over HTTP; the SDK picks the card's GRPC
+interface (`host:port`) and dials it with `a2a-sdk[grpc]`.
 """
 
 import asyncio
@@ -58,11 +60,20 @@ async def main(base: str, binding: str) -> None:
         check(card.capabilities.streaming, "card does not declare streaming")
         print(f"card: {card.name!r} interfaces={bindings}")
 
+        channels = []
+
+        def grpc_channel(url: str):
+            import grpc
+
+            channels.append(grpc.aio.insecure_channel(url))
+            return channels[-1]
+
         def client(streaming: bool):
             cfg = ClientConfig(
                 streaming=streaming,
                 httpx_client=http,
                 supported_protocol_bindings=[binding],
+                grpc_channel_factory=grpc_channel if binding == "GRPC" else None,
             )
             return ClientFactory(cfg).create(card)
 
@@ -152,8 +163,9 @@ async def main(base: str, binding: str) -> None:
         )
         print("cancel: ok")
 
-        # Unknown task: both transports map the error to the SDK's
-        # TaskNotFoundError (JSON-RPC code -32001, REST reason TASK_NOT_FOUND).
+        # Unknown task: each transport maps the error to the SDK's
+        # TaskNotFoundError (JSON-RPC code -32001; over REST and gRPC the
+        # ErrorInfo reason TASK_NOT_FOUND).
         try:
             await blocking.get_task(GetTaskRequest(id="no-such-task"))
         except TaskNotFoundError:
@@ -163,6 +175,8 @@ async def main(base: str, binding: str) -> None:
         else:
             fail("get of an unknown task succeeded")
         print("not found: ok")
+        for channel in channels:
+            await channel.close()
     print(f"PYTHON INTEROP OK ({binding})")
 
 

@@ -11,7 +11,7 @@ use tracing::Instrument;
 
 use super::ResponseFuture;
 use super::routes::{self, Refusal, Route};
-use crate::binding::exchange::{self, EncodeResult, Expected, MediaType, Reply};
+use crate::binding::exchange::{self, BareJson, EncodeResult, Expected, MediaType, Reply};
 use crate::binding::extension_method::ExtensionMethods;
 use crate::binding::sse::EncodeFrame;
 use crate::plumbing::future::BindingFuture;
@@ -179,21 +179,10 @@ where
         context,
     };
     let response = exchange::call(core, request).await?;
-    match exchange::encode_reply(expected, response, &Bare)? {
+    match exchange::encode_reply(expected, response, &BareJson)? {
         Reply::Json(bytes) => Ok(json_response(StatusCode::OK, bytes)),
         // §7.5: an error before the first event is an ordinary error response.
         Reply::Stream(stream) => exchange::open_stream(stream, frames, config.keep_alive).await,
-    }
-}
-
-/// Complete answers of the HTTP+JSON binding: the bare value.
-struct Bare;
-
-impl EncodeResult for Bare {
-    fn encode<T: serde::Serialize + ?Sized>(&self, value: &T) -> Result<Bytes, A2aError> {
-        serde_json::to_vec(value)
-            .map(Bytes::from)
-            .map_err(A2aError::internal)
     }
 }
 
@@ -205,7 +194,7 @@ struct Frames {
 
 impl EncodeFrame for Frames {
     fn event(&self, event: &StreamResponse) -> Result<Bytes, A2aError> {
-        Bare.encode(event)
+        BareJson.encode(event)
     }
 
     fn error(&self, error: &A2aError) -> Bytes {
