@@ -10,7 +10,10 @@
 //! (comma-separated CIDRs).
 //!
 //! The suite selects a behaviour by the prefix of the message's `messageId`
-//! (its reference agent is `sut/a2a-python/sut_agent.py`):
+//! (its reference agent is `sut/a2a-python/sut_agent.py`). With the `grpc`
+//! feature (`--features grpc`) the same listener also serves gRPC (HTTP/2,
+//! told apart by content type) and the card advertises a `GRPC` interface at
+//! the listener's `host:port`.
 //!
 //! | prefix | behaviour |
 //! |---|---|
@@ -244,6 +247,11 @@ fn card(base_url: &str) -> AgentCard {
     .with_push_notifications(true);
     card.default_output_modes = vec!["text/plain".into(), "application/json".into()];
     card.capabilities.extended_agent_card = Some(true);
+    // gRPC on the same listener, told apart by its content type; the
+    // interface's url is `host:port` (a2a-spec.md §8).
+    #[cfg(feature = "grpc")]
+    card.supported_interfaces
+        .push(AgentInterface::grpc(base_url.trim_start_matches("http://")));
     let bearer = HttpAuthSecurityScheme {
         scheme: "Bearer".into(),
         ..Default::default()
@@ -301,12 +309,17 @@ async fn main() -> Result<(), BoxError> {
         TaskLayer::new(card.clone(), outbox.log())?.layer(ExecutorService::new(Conformance)),
     );
     let rest = RestLayer::new(&card)?.layer(core.clone());
+    #[cfg(feature = "grpc")]
+    let rest = a2a_tower::GrpcLayer::new(&card)?
+        .fallback(rest)
+        .layer(core.clone());
     let app = ServiceBuilder::new()
         .layer(AgentCardLayer::with_capabilities(
             &card,
             StackCapabilities::new()
                 .extended_agent_card(true)
-                .push_notifications(true),
+                .push_notifications(true)
+                .grpc(cfg!(feature = "grpc")),
         )?)
         .map_request(authenticate)
         .layer(A2aBodyLimitLayer::new(&card)?)

@@ -375,3 +375,63 @@ async fn echo_subscriber_sees_the_cancel_of_a_sleeping_task() {
     };
     assert_eq!(states, expected, "{results:#?}");
 }
+
+/// The conformance agent serves its scenarios over gRPC on the same
+/// listener, and advertises that interface.
+#[cfg(feature = "grpc")]
+#[tokio::test]
+async fn conformance_over_grpc() {
+    use a2a_tower::grpc::proto::{self, a2a_service_client::A2aServiceClient, part};
+
+    let srv = Server::start("conformance");
+    let card = fetch(
+        &client(),
+        request(
+            Method::GET,
+            &format!("{}/.well-known/agent-card.json", srv.base),
+            None,
+        ),
+    )
+    .await
+    .json();
+    let grpc = card["supportedInterfaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["protocolBinding"] == "GRPC")
+        .expect("a GRPC interface");
+    let addr = grpc["url"].as_str().unwrap();
+    assert_eq!(format!("http://{addr}"), srv.base);
+
+    let channel = tonic::transport::Channel::from_shared(srv.base.clone())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut c = A2aServiceClient::new(channel);
+    let mut req = tonic::Request::new(proto::SendMessageRequest {
+        message: Some(proto::Message {
+            message_id: "tck-complete-task-g".into(),
+            role: proto::Role::User as i32,
+            parts: vec![proto::Part {
+                content: Some(part::Content::Text("hi".into())),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    req.metadata_mut()
+        .insert("a2a-version", "1.0".parse().unwrap());
+    let r = c.send_message(req).await.unwrap().into_inner();
+    let Some(proto::send_message_response::Payload::Task(task)) = r.payload else {
+        panic!("a task: {r:?}")
+    };
+    let status = task.status.unwrap();
+    assert_eq!(status.state, proto::TaskState::Completed as i32);
+    let text = &status.message.unwrap().parts[0];
+    assert_eq!(
+        text.content,
+        Some(part::Content::Text("Hello from TCK".into()))
+    );
+}

@@ -191,3 +191,56 @@ async fn a_managed_program_serves_it_too() {
     let v = Reply::read(res).await.json();
     assert_eq!(v["result"]["name"], "Extended for carol", "{v}");
 }
+
+/// The same over gRPC: the card for a caller whose `authorization` metadata
+/// (an HTTP/2 header, so the same host layer sees it) names a principal,
+/// UNAUTHENTICATED with ErrorInfo otherwise.
+#[cfg(feature = "grpc")]
+#[tokio::test]
+async fn over_grpc_too() {
+    use a2a_tower::grpc::proto::GetExtendedAgentCardRequest;
+    use a2a_tower::grpc::proto::a2a_service_client::A2aServiceClient;
+
+    let card = card(true).with_interface(AgentInterface::grpc("localhost:50051"));
+    let auth: fn(Request<hyper::body::Incoming>) -> Request<hyper::body::Incoming> =
+        optional_bearer;
+    let app = A2aServer::builder(card)
+        .http_layer(tower::util::MapRequestLayer::new(auth))
+        .extended_card(extended())
+        .agent(Echo)
+        .unwrap();
+    let (listener, base) = support::loopback::listener().await;
+    support::loopback::serve(listener, app);
+    let channel = tonic::transport::Channel::from_shared(base)
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut client = A2aServiceClient::new(channel);
+    let call = |token: Option<&str>| {
+        let mut r = tonic::Request::new(GetExtendedAgentCardRequest::default());
+        r.metadata_mut()
+            .insert("a2a-version", "1.0".parse().unwrap());
+        if let Some(t) = token {
+            let value = format!("Bearer {t}").parse().unwrap();
+            r.metadata_mut().insert("authorization", value);
+        }
+        r
+    };
+    let got = client
+        .get_extended_agent_card(call(Some("dora")))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(got.name, "Extended for dora");
+
+    let status = client
+        .get_extended_agent_card(call(None))
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::Unauthenticated);
+    assert!(
+        !status.details().is_empty(),
+        "google.rpc.Status details with the ErrorInfo"
+    );
+}
