@@ -13,8 +13,9 @@
 //!   scheme without `flows`;
 //! - an interface URL that is not an absolute `http(s)` URL, or has user-info,
 //!   a query or a fragment, or whose path is the well-known card path;
-//! - a `protocolVersion` other than `1.0`, or a binding other than `JSONRPC`
-//!   and `HTTP+JSON` (this crate serves no gRPC);
+//! - a `protocolVersion` other than `1.0`, a binding other than `JSONRPC`,
+//!   `HTTP+JSON` and `GRPC`, or a `GRPC` interface when the stack serves no
+//!   gRPC ([`StackCapabilities::grpc`]) or whose url is not `host:port`;
 //! - a capability the assembled stack cannot fulfil (see
 //!   [`StackCapabilities`] and [`AgentCardLayer::with_capabilities`]).
 //!
@@ -73,7 +74,8 @@
 //! let res = svc.oneshot(other).await?;
 //! assert_eq!(&res.into_body().collect().await?.to_bytes()[..], b"inner");
 //!
-//! // A card the stack cannot serve is refused when the layer is built.
+//! // A card the stack cannot serve is refused when the layer is built (no
+//! // gRPC binding declared in the default StackCapabilities).
 //! let grpc = AgentCard::new("Echo", "Repeats", "1.0.0")
 //!     .with_interface(AgentInterface::new("agent.example:443", "GRPC"))
 //!     .with_skill(AgentSkill::new("echo", "Echo", "Echoes text"));
