@@ -153,6 +153,7 @@ pub struct ExtendedCardService<S> {
 
 impl<S> ExtendedCardService<S> {
     /// Answers with `card` when there is one; otherwise only passes on.
+    #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
     pub(crate) fn optional(inner: S, card: Option<ExtendedCard>) -> Self {
         Self { inner, card }
     }

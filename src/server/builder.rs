@@ -5,20 +5,15 @@ use std::time::Duration;
 
 use tower_layer::{Identity, Layer, Stack};
 
-use crate::binding::router::{BindingsLayer, BindingsService};
-use crate::card::{AgentCardService, ExtendedCard, ExtendedCardService, StackCapabilities};
-use crate::engine::{
-    Agent, AgentExecutor, Authority, Execution, Executor, ExecutorService, TaskLayer, TaskService,
-};
+use crate::binding::router::BindingsService;
+use crate::card::{AgentCardService, ExtendedCard, StackCapabilities};
+use crate::engine::{Authority, TaskLayer};
 use crate::extensions::A2aExtensionsService;
 use crate::limit::{A2aBodyLimitService, DEFAULT_MAX_BODY_BYTES};
-use crate::log::{MemoryTaskLog, TaskLog};
+use crate::log::TaskLog;
 use crate::types::AgentCard;
 use crate::version::A2aVersionService;
-use crate::{
-    A2aBodyLimitLayer, A2aExtensionsLayer, A2aService, A2aVersionLayer, AgentCardLayer, BoxError,
-    ConfigError, ExtensionMethod,
-};
+use crate::{BoxError, ExtensionMethod};
 
 /// The HTTP stack below the card endpoint and the host's HTTP layers.
 pub type Edge<S> = A2aBodyLimitService<A2aVersionService<A2aExtensionsService<BindingsService<S>>>>;
@@ -59,7 +54,8 @@ impl A2aServer {
 /// Assembles the card endpoint, body limit, version and extension checks,
 /// both bindings at the paths the card advertises, host layers at the HTTP
 /// and the `A2aRequest` level, and the core: the task engine over a task log
-/// running an [`Agent`] or [`Executor`], or a raw [`A2aService`].
+/// running an [`Agent`](crate::engine::Agent) or [`Executor`](crate::engine::Executor), or a
+/// raw [`A2aService`](crate::A2aService).
 ///
 /// ```text
 /// AgentCardLayer            GET /.well-known/agent-card.json (public)
@@ -78,26 +74,26 @@ impl A2aServer {
 /// Layers that must also cover the card wrap the built service.
 #[must_use]
 pub struct A2aServerBuilder<AL = Identity, HL = Identity> {
-    card: AgentCard,
-    a2a_layers: AL,
-    http_layers: HL,
-    log: Option<Arc<dyn TaskLog>>,
-    authority: Option<Authority>,
-    host_id: Option<String>,
-    inactivity_timeout: Option<Duration>,
-    max_body_bytes: usize,
-    lenient_version: bool,
-    keep_alive: Option<Duration>,
-    card_cors: bool,
-    card_max_age: Option<Duration>,
-    capabilities: Option<StackCapabilities>,
-    extension_methods: Vec<ExtensionMethod>,
-    extended_card: Option<ExtendedCard>,
+    pub(super) card: AgentCard,
+    pub(super) a2a_layers: AL,
+    pub(super) http_layers: HL,
+    pub(super) log: Option<Arc<dyn TaskLog>>,
+    pub(super) authority: Option<Authority>,
+    pub(super) host_id: Option<String>,
+    pub(super) inactivity_timeout: Option<Duration>,
+    pub(super) max_body_bytes: usize,
+    pub(super) lenient_version: bool,
+    pub(super) keep_alive: Option<Duration>,
+    pub(super) card_cors: bool,
+    pub(super) card_max_age: Option<Duration>,
+    pub(super) capabilities: Option<StackCapabilities>,
+    pub(super) extension_methods: Vec<ExtensionMethod>,
+    pub(super) extended_card: Option<ExtendedCard>,
     /// Push notifications are delivered through this sender (and an outbox
     /// over the task log): the engine and managed cores, which store configs,
     /// may then serve a card declaring `pushNotifications`.
     #[cfg(feature = "push")]
-    push: Option<crate::push::PushSender>,
+    pub(super) push: Option<crate::push::PushSender>,
 }
 
 impl<AL, HL> std::fmt::Debug for A2aServerBuilder<AL, HL> {
@@ -150,7 +146,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         }
     }
 
-    /// The task log of the engine (default: a [`MemoryTaskLog`] with its
+    /// The task log of the engine (default: a [`MemoryTaskLog`](crate::log::MemoryTaskLog) with its
     /// default bounds).
     pub fn task_log(mut self, log: impl TaskLog) -> Self {
         self.log = Some(Arc::new(log));
@@ -264,238 +260,4 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         self.extension_methods.push(method);
         self
     }
-
-    /// Serves a raw core (no task engine).
-    pub fn core<S>(self, core: S) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
-    where
-        AL: Layer<ExtendedCardService<S>>,
-        AL::Service: A2aService,
-        HL: Layer<Edge<AL::Service>>,
-    {
-        let caps = self.capabilities.unwrap_or_default();
-        self.assemble(core, caps)
-    }
-
-    /// Serves an [`Agent`] (text in, text chunks out) through the task engine.
-    pub fn agent<A: Agent>(self, agent: A) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
-    where
-        AL: Layer<ExtendedCardService<TaskService<ExecutorService<AgentExecutor<A>>>>>,
-        AL::Service: A2aService,
-        HL: Layer<Edge<AL::Service>>,
-    {
-        self.executor_service(AgentExecutor::service(agent))
-    }
-
-    /// Serves an [`Executor`] through the task engine.
-    pub fn executor<E: Executor>(
-        self,
-        executor: E,
-    ) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
-    where
-        AL: Layer<ExtendedCardService<TaskService<ExecutorService<E>>>>,
-        AL::Service: A2aService,
-        HL: Layer<Edge<AL::Service>>,
-    {
-        self.executor_service(ExecutorService::new(executor))
-    }
-
-    /// Serves an executor reached as a `Service<Execution>` (so host layers
-    /// such as timeouts can sit between the engine and the executor) through
-    /// the task engine.
-    pub fn executor_service<X>(
-        mut self,
-        executor: X,
-    ) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
-    where
-        X: tower_service::Service<Execution, Response = ()> + Clone + Send + 'static,
-        X::Error: Into<BoxError>,
-        X::Future: Send + 'static,
-        AL: Layer<ExtendedCardService<TaskService<X>>>,
-        AL::Service: A2aService,
-        HL: Layer<Edge<AL::Service>>,
-    {
-        let tasks = self.task_layer()?;
-        let caps = engine_capabilities(self.delivers_push());
-        self.assemble(tasks.layer(executor), caps)
-    }
-
-    /// Serves a managed [`Program`](crate::managed::Program) (see
-    /// [`managed`](crate::managed)) over the configured task log, host id
-    /// and authority, after resuming the runs this host id left when its
-    /// process died (hence `async`). The card gets the
-    /// `urn:scope:a2a:external-wait` extension if it does not declare it.
-    #[cfg(feature = "managed")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "managed")))]
-    pub async fn program(
-        mut self,
-        program: crate::managed::Program,
-    ) -> Result<A2aHttpService<HL, AL::Service>, BoxError>
-    where
-        AL: Layer<ExtendedCardService<crate::managed::ManagedService>>,
-        AL::Service: A2aService,
-        HL: Layer<Edge<AL::Service>>,
-    {
-        use crate::managed::{EXTERNAL_WAIT_EXTENSION, ManagedService};
-        self.declare(
-            EXTERNAL_WAIT_EXTENSION,
-            "Questions of a managed run: answer with scope.wait metadata",
-        );
-        let log = self.core_log()?;
-        let mut managed = ManagedService::builder(self.card.clone(), log, program);
-        if let Some(a) = self.authority.take() {
-            managed = managed.authority(a);
-        }
-        if let Some(id) = self.host_id.take() {
-            managed = managed.host_id(id);
-        }
-        let managed = managed.build()?;
-        managed.recover().await?;
-        let caps = engine_capabilities(self.delivers_push());
-        Ok(self.assemble(managed, caps)?)
-    }
-
-    /// Serves a [`Team`](crate::queue::Team) of agents behind the
-    /// per-context delivery queue (see [`queue`](crate::queue)) over the
-    /// configured task log, host id and authority, after start-up recovery
-    /// (hence `async`). The card gets the
-    /// [`QUEUE_EXTENSION`](crate::queue::QUEUE_EXTENSION) if it does not
-    /// declare it.
-    pub async fn team(
-        mut self,
-        team: crate::queue::Team,
-    ) -> Result<A2aHttpService<HL, AL::Service>, BoxError>
-    where
-        AL: Layer<ExtendedCardService<crate::queue::TeamService>>,
-        AL::Service: A2aService,
-        HL: Layer<Edge<AL::Service>>,
-    {
-        self.declare(
-            crate::queue::QUEUE_EXTENSION,
-            "Per-context delivery queue: queue.target, queue.priority, queue.mode; GetContextQueue and ReorderContextQueue",
-        );
-        let tasks = self.task_layer()?;
-        for method in crate::queue::extension_methods() {
-            self.extension_methods.push(method);
-        }
-        let service = team.service(tasks);
-        service.recover().await?;
-        // The delivery queue keeps no push configs.
-        let caps = engine_capabilities(false);
-        Ok(self.assemble(service, caps)?)
-    }
-
-    /// Whether push notifications are delivered (see `push_notifications`).
-    fn delivers_push(&self) -> bool {
-        #[cfg(feature = "push")]
-        return self.push.is_some();
-        #[cfg(not(feature = "push"))]
-        false
-    }
-
-    /// The log the core writes to: the configured one (default: a
-    /// `MemoryTaskLog`), through a push outbox when push notifications are
-    /// delivered (its sweep runs while the core lives).
-    fn core_log(&mut self) -> Result<Arc<dyn TaskLog>, ConfigError> {
-        let log = self
-            .log
-            .take()
-            .unwrap_or_else(|| Arc::new(MemoryTaskLog::new()));
-        #[cfg(feature = "push")]
-        if let Some(sender) = self.push.clone() {
-            use crate::push::outbox::Outbox;
-            if tokio::runtime::Handle::try_current().is_err() {
-                return Err(ConfigError::new(
-                    "push notifications need a Tokio runtime: build the server inside one",
-                ));
-            }
-            let host = self.host_id.clone();
-            let host = host.unwrap_or_else(|| crate::engine::DEFAULT_HOST_ID.to_owned());
-            let outbox = Outbox::builder(log, sender).host_id(host).build()?;
-            outbox.start_while_used();
-            return Ok(Arc::new(outbox.log()));
-        }
-        Ok(log)
-    }
-
-    /// The task engine over the configured log (see `core_log`),
-    /// authority, inactivity timeout and host id.
-    fn task_layer(&mut self) -> Result<TaskLayer, ConfigError> {
-        let log = self.core_log()?;
-        let mut tasks = TaskLayer::new(self.card.clone(), log)?;
-        if let Some(a) = self.authority.take() {
-            tasks = tasks.authority(a);
-        }
-        if let Some(t) = self.inactivity_timeout {
-            tasks = tasks.inactivity_timeout(t)?;
-        }
-        if let Some(id) = self.host_id.take() {
-            tasks = tasks.host_id(id)?;
-        }
-        Ok(tasks)
-    }
-
-    /// Adds the extension `uri` to the card unless it declares it.
-    fn declare(&mut self, uri: &str, description: &str) {
-        let extensions = &mut self.card.capabilities.extensions;
-        if !extensions.iter().any(|e| e.uri == uri) {
-            extensions.push(crate::types::AgentExtension {
-                uri: uri.into(),
-                description: description.into(),
-                ..Default::default()
-            });
-        }
-    }
-
-    fn assemble<S>(
-        self,
-        core: S,
-        caps: StackCapabilities,
-    ) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
-    where
-        AL: Layer<ExtendedCardService<S>>,
-        AL::Service: A2aService,
-        HL: Layer<Edge<AL::Service>>,
-    {
-        let card = &self.card;
-        let caps =
-            caps.extended_agent_card(caps.extended_agent_card || self.extended_card.is_some());
-        // The gRPC binding is served beside the others when the card has a
-        // GRPC interface and the feature is on.
-        let caps = caps.grpc(cfg!(feature = "grpc"));
-        let mut card_layer = AgentCardLayer::with_capabilities(card, caps)?.cors(self.card_cors);
-        if let Some(age) = self.card_max_age {
-            card_layer = card_layer.max_age(age);
-        }
-        let mut bindings = BindingsLayer::new(card)?;
-        #[cfg(feature = "grpc")]
-        {
-            bindings = bindings.max_message_bytes(self.max_body_bytes);
-        }
-        if let Some(k) = self.keep_alive {
-            bindings = bindings.keep_alive(k);
-        }
-        for method in self.extension_methods {
-            bindings = bindings.extension_method(method)?;
-        }
-        let core = self
-            .a2a_layers
-            .layer(ExtendedCardService::optional(core, self.extended_card));
-        let edge = A2aBodyLimitLayer::new(card)?
-            .max_bytes(self.max_body_bytes)?
-            .layer(
-                A2aVersionLayer::new(card)?
-                    .lenient(self.lenient_version)
-                    .layer(A2aExtensionsLayer::new(card)?.layer(bindings.layer(core))),
-            );
-        Ok(card_layer.layer(self.http_layers.layer(edge)))
-    }
-}
-
-/// What a stack over the task engine delivers: streams, push notifications
-/// when they are delivered (`push`; the engine stores the configs). The
-/// extended card is the builder's, see [`A2aServerBuilder::extended_card`].
-fn engine_capabilities(push: bool) -> StackCapabilities {
-    StackCapabilities::new()
-        .streaming(true)
-        .push_notifications(push)
 }

@@ -43,6 +43,8 @@
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 mod builder;
 mod ext;
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+mod serve;
 
 #[cfg(all(feature = "jsonrpc", feature = "rest"))]
 #[cfg_attr(docsrs, doc(cfg(all(feature = "jsonrpc", feature = "rest"))))]
