@@ -72,14 +72,14 @@
 //! | protocol core | `A2aRequest`, [`A2aResponse`], [`A2aService`], [`A2aError`], [`ConfigError`], the operation rules | the wire model |
 //! | HTTP plumbing | [`Body`], [`NotFound`], routes, response futures | the above, `http` |
 //! | edge layers | [`card`], [`limit`], [`version`], [`extensions`] | the above |
-//! | bindings | `jsonrpc`, `rest`, the bindings router ([`server::BindingsLayer`]) | the above; the core only as an [`A2aService`] |
+//! | bindings | `jsonrpc`, `rest`, `grpc`, the bindings router ([`server::BindingsLayer`]) | the above; the core only as an [`A2aService`] |
 //! | task engine | `engine` | the wire model, the protocol core, the `log::TaskLog` trait |
 //! | managed tasks | `managed` | the same as the engine, and the engine's reads |
 //! | task logs | `log` (memory, SQLite, PostgreSQL) | the `TaskLog` trait and the wire model |
 //! | assembly | [`server`] | all of the above |
 //! | client | `client` (`A2aClient`, card resolution, SSE reading) | the wire model, the protocol core, `http`, an HTTP client (hyper-util); never the engine or the task logs |
 //! | tools | `tool` (`Tool`, `ToolSet`, continuations) | the client |
-//! | push | `push` (`PushSender`, `WebhookGuard`) | the wire model, `http`, an HTTP client (hyper-util) |
+//! | push | `push` (`PushSender`, `WebhookGuard`, the `outbox` over the task log) | the wire model, the `log::TaskLog` trait, `http`, an HTTP client (hyper-util) |
 //!
 //! Each protocol rule lives once: the required parameters, ranges and
 //! capability checks of an operation are applied by the bindings before the
@@ -98,7 +98,8 @@
 //! | `client` | yes | the A2A client (`client::A2aClient`): JSON-RPC and HTTP+JSON over any HTTP `Service`, hyper-util's by default |
 //! | `managed` | yes | managed tasks (`managed`): durable programs served as A2A tasks, JSON Schema checks through `jsonschema` |
 //! | `tools` | yes | remote agents as tools (`tool`): the `Tool` contract, `ToolSet` and continuations, with the client and `jsonschema` |
-//! | `push` | yes | push notifications (`push`): `PushSender` delivers task events to webhooks (hyper-util, rustls) behind the `WebhookGuard` SSRF guard |
+//! | `push` | yes | push notifications (`push`): the outbox over the task log, `PushSender` delivering task events to webhooks (hyper-util, rustls) behind the `WebhookGuard` SSRF guard, `A2aServerBuilder::push_notifications` |
+//! | `grpc` | no | the gRPC binding (`GrpcLayer`, `grpc`): the spec's `a2a.proto` through tonic, generated at build time without `protoc`; `A2aServer` serves it for a `GRPC` interface |
 //! | `mcp` | no | tools served as an MCP server (`tool::mcp::McpServer`) through the official Rust MCP SDK, `rmcp` |
 //!
 //! With `jsonrpc` and `rest`, [`server`] has the bindings router; with

@@ -69,8 +69,9 @@
 //! config with the same id; List pages in id order (`pageSize` up to 100,
 //! an opaque `pageToken`); Delete is idempotent; a missing config is
 //! TaskNotFound; a terminal task has no active configs (Create is refused
-//! with UnsupportedOperation). The engine stores configs; delivering them
-//! is the job of a push sender beside it.
+//! with UnsupportedOperation); a task keeps at most 16 configs. The engine
+//! stores configs; delivering them is the job of the push outbox over its
+//! log (`push::outbox`, feature `push`; `A2aServerBuilder::push_notifications`).
 //!
 //! # Restart recovery
 //!
