@@ -1,6 +1,8 @@
 //! A webhook receiver on loopback for the push tests: it records every
 //! request (path, headers, body, time) and every accepted TCP connection,
-//! and answers from a script (200 once the script is empty).
+//! and answers from a script (200 once the script is empty). It outlives
+//! the server that posts to it, so a test can kill and restart a server and
+//! read everything the receiver got across both.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -13,6 +15,7 @@ use http::{HeaderMap, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
+use serde_json::Value;
 use tokio::net::TcpListener;
 
 /// One request the receiver got.
@@ -94,9 +97,48 @@ impl Receiver {
         self.state.replies.lock().unwrap().extend(replies);
     }
 
+    /// Drops the answers still queued: from now on every request gets 200.
+    pub(crate) fn clear_script(&self) {
+        self.state.replies.lock().unwrap().clear();
+    }
+
     /// Every request so far.
     pub(crate) fn hits(&self) -> Vec<Hit> {
         self.state.hits.lock().unwrap().clone()
+    }
+
+    /// The JSON bodies received, each distinct one once, in the order they
+    /// first arrived: an event retried or delivered again counts once.
+    pub(crate) fn events(&self) -> Vec<Value> {
+        let mut events: Vec<Value> = Vec::new();
+        for hit in self.hits() {
+            let v: Value = serde_json::from_slice(&hit.body)
+                .unwrap_or_else(|e| panic!("a body that is not JSON ({e}): {:?}", hit.body));
+            if !events.contains(&v) {
+                events.push(v);
+            }
+        }
+        events
+    }
+
+    /// [`events`](Self::events) once the last one is a status update to
+    /// COMPLETED; fails the test after 30 s.
+    pub(crate) async fn events_until_completed(&self) -> Vec<Value> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let events = self.events();
+            if events
+                .last()
+                .is_some_and(|e| e["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED")
+            {
+                return events;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no COMPLETED status update within 30 s; got {events:#?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     /// How many TCP connections it accepted.
