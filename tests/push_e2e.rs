@@ -217,6 +217,9 @@ async fn an_inline_config_gets_every_event_as_the_stream_carries_it() {
     assert_eq!(task["status"]["state"], "TASK_STATE_SUBMITTED");
     assert_eq!(task["id"], streamed[0]["task"]["id"]);
     assert_eq!(task["contextId"], streamed[0]["task"]["contextId"]);
+    // With the message that created it, as the SDKs push it.
+    assert_eq!(task["history"][0]["role"], "ROLE_USER", "{task}");
+    assert_eq!(task["history"], streamed[0]["task"]["history"]);
     assert!(
         pushed[1..].ends_with(&streamed[1..]),
         "pushed {pushed:#?}, streamed {streamed:#?}"

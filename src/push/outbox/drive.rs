@@ -11,7 +11,30 @@ use tokio::task::JoinSet;
 
 use super::{Active, Inner, lock};
 use crate::engine::subscribe::record_event;
-use crate::log::Advance;
+use crate::log::{Advance, Projection, Record, Sequenced};
+use crate::types::StreamResponse;
+
+/// The task as its creation left it: the `Created` record at the head of
+/// `records` and the records without an event of their own that follow it
+/// in the same commit (the first message, push configs), so a receiver gets
+/// the SUBMITTED task with the message that created it, as the SDKs send it.
+fn created(records: &[Sequenced]) -> Option<StreamResponse> {
+    let first = records.first()?;
+    let creation = records
+        .iter()
+        .take_while(|r| {
+            r.seq == first.seq
+                || !matches!(
+                    *r.record,
+                    Record::StatusChanged { .. }
+                        | Record::Replied { .. }
+                        | Record::ArtifactChunk { .. }
+                )
+        })
+        .map(|r| &*r.record);
+    let projection = Projection::replay(creation).ok()?;
+    Some(StreamResponse::Task((**projection.task()).clone()))
+}
 
 /// How a worker ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,8 +187,12 @@ impl Worker {
                 return Ended::CaughtUp;
             };
             let task = &snapshot.task;
-            for r in &records {
-                let Some(event) = record_event(&task.id, &task.context_id, &r.record) else {
+            for (i, r) in records.iter().enumerate() {
+                let event = match &*r.record {
+                    Record::Created { .. } => created(&records[i..]),
+                    record => record_event(&task.id, &task.context_id, record),
+                };
+                let Some(event) = event else {
                     continue;
                 };
                 if self.lost.load(Ordering::SeqCst) {

@@ -21,7 +21,8 @@
 //!   one after another, each after the previous one's outcome; configs are
 //!   delivered concurrently, so a slow webhook delays only its own config.
 //! - **The events** are those SubscribeToTask streams (status and artifact
-//!   updates), plus the task as created when the config was given with the
+//!   updates), plus the task as created (SUBMITTED, with the message that
+//!   created it) when the config was given with the
 //!   message that created it.
 //! - **At least once, exactly once in the normal case.** A cursor advances
 //!   after each outcome ([`Delivery::Delivered`] or [`Delivery::GaveUp`]
