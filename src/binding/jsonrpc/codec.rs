@@ -201,7 +201,11 @@ impl<'de> Visitor<'de> for Fast {
 }
 
 fn decode_fast(body: &[u8]) -> Option<(Id, Operation)> {
-    let mut de = serde_json::Deserializer::from_slice(body);
+    // JSON text is UTF-8 (RFC 8259 §8.1), but serde_json skips an ignored
+    // member's string without checking it: a body that is not UTF-8 takes
+    // the slow path, which refuses it (−32700).
+    let text = std::str::from_utf8(body).ok()?;
+    let mut de = serde_json::Deserializer::from_str(text);
     let decoded = (&mut de).deserialize_map(Fast).ok()?;
     de.end().ok()?;
     Some(decoded)
@@ -243,7 +247,13 @@ fn decode_slow(body: &[u8], extensions: &ExtensionMethods) -> Result<(Id, Operat
         Some(_) => return Err(fail(id, ErrorKind::InvalidParams)),
     };
     let op = match target {
-        Target::Core(method) => method.decode(Value::Object(params)),
+        // Decoded from text again, not from the `Value`: a `Value` passes
+        // some numbers of data parts and metadata through f64 on the way
+        // (`0.0000001` became `1e-7`; found by tests/fuzz).
+        Target::Core(method) => {
+            let text = Value::Object(params).to_string();
+            method.decode(&mut serde_json::Deserializer::from_str(&text))
+        }
         Target::Extension(name) => Ok(Operation::Extension(ExtensionRequest::new(name, params))),
     };
     match op {
@@ -344,6 +354,31 @@ mod tests {
     }
 
     #[test]
+    fn both_paths_keep_numbers_exact() {
+        for n in ["0.0000001", "-0.000001", "1.10", "12345678901234567890.5"] {
+            let message = format!(
+                r#"{{"messageId":"m","role":"ROLE_USER","parts":[{{"data":[{n}]}}],"metadata":{{"n":{n}}}}}"#
+            );
+            let fast = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{{"message":{message}}}}}"#
+            );
+            let slow = format!(
+                r#"{{"params":{{"message":{message}}},"jsonrpc":"2.0","id":1,"method":"SendMessage"}}"#
+            );
+            for body in [fast, slow] {
+                let (_, op) = decode_request(body.as_bytes()).unwrap();
+                let Operation::SendMessage(r) = op else {
+                    panic!("{op:?}")
+                };
+                let data = serde_json::to_string(&r.message.parts[0]).unwrap();
+                assert_eq!(data, format!(r#"{{"data":[{n}]}}"#), "{body}");
+                let meta = serde_json::to_string(&r.message.metadata).unwrap();
+                assert_eq!(meta, format!(r#"{{"n":{n}}}"#), "{body}");
+            }
+        }
+    }
+
+    #[test]
     fn envelope_faults() {
         // §6.1 and JSON-RPC 2.0 §5.1.
         assert_eq!(code("{"), ("null".into(), -32700));
@@ -381,6 +416,10 @@ mod tests {
             code(r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":5}"#),
             ("1".into(), -32602)
         );
+        // Not UTF-8, even in a member nobody reads: not JSON (found by tests/fuzz).
+        let body = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"GetTask\",\"params\":{\"id\":\"t\"},\"x\":\"\xff\"}";
+        let e = decode_request(body).unwrap_err();
+        assert_eq!((e.id, e.error.kind()), (Id::Null, ErrorKind::ParseError));
     }
 
     #[test]

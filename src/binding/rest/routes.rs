@@ -392,8 +392,11 @@ fn json<T: DeserializeOwned + Default>(body: &[u8]) -> Result<T, A2aError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }
-    serde_json::from_slice(body).map_err(|_| {
-        let kind = match serde_json::from_slice::<IgnoredAny>(body) {
+    // serde_json skips an ignored member's string without checking that it
+    // is UTF-8, which JSON text must be (RFC 8259 §8.1).
+    let body = std::str::from_utf8(body).map_err(|_| A2aError::new(ErrorKind::ParseError))?;
+    serde_json::from_str(body).map_err(|_| {
+        let kind = match serde_json::from_str::<IgnoredAny>(body) {
             Ok(_) => ErrorKind::InvalidParams,
             Err(_) => ErrorKind::ParseError,
         };
@@ -627,6 +630,17 @@ mod tests {
         ] {
             assert_eq!(r.clone().decode(None, body).unwrap_err().kind(), kind);
         }
+        // Not UTF-8, even in a member nobody reads: not JSON (found by tests/fuzz).
+        let cancel = route(
+            &Method::POST,
+            "/tasks/t:cancel",
+            &ExtensionMethods::default(),
+        );
+        let err = cancel
+            .unwrap()
+            .decode(None, b"{\"x\":\"\xff\"}")
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::ParseError);
     }
 
     #[test]
