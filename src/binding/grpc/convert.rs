@@ -7,7 +7,6 @@
 //! serde's text, stays internal); answers that do not fit the proto are
 //! Internal.
 
-use serde::Deserialize;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
