@@ -49,10 +49,12 @@ pub(crate) type EndHook = dyn Fn(&str, &str) + Send + Sync;
 /// (SendStreamingMessage, SubscribeToTask), `extendedAgentCard`, and the
 /// input/output modes checked on every send, and `pushNotifications` (the
 /// four push-config operations and SendMessage's inline config, stored with
-/// the task: see the [module docs](super#push-notification-configs)). The engine stores
-/// configs; delivering them is the job of a push sender beside it, which is
-/// why [`A2aServer`](crate::server::A2aServer) accepts such a card only with
-/// push delivery configured.
+/// the task: see the [module docs](super#push-notification-configs)). The
+/// engine stores configs; delivering them is the job of the push outbox over
+/// its log, which is why [`A2aServer`](crate::server::A2aServer) accepts such
+/// a card only with `push_notifications(sender)`. `extendedAgentCard` is
+/// answered by an [`ExtendedCardLayer`](crate::card::ExtendedCardLayer) in
+/// front of the engine (without one: ExtendedAgentCardNotConfigured).
 ///
 /// Defaults: authority [`Authority::public`] (one shared authority: for
 /// unauthenticated examples only), no inactivity timeout, a subscriber lag
