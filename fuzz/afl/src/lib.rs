@@ -21,6 +21,7 @@ pub fn envelope(id: &Id, op: &Operation) -> Vec<u8> {
         _ => Ok(json!({})),
     }
     .expect("params serialize");
-    let body = json!({"jsonrpc": "2.0", "id": id.to_value(), "method": op.method(), "params": params});
+    let body =
+        json!({"jsonrpc": "2.0", "id": id.to_value(), "method": op.method(), "params": params});
     serde_json::to_vec(&body).expect("a body serializes")
 }
