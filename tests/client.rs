@@ -1,5 +1,6 @@
 //! `A2aClient` against this crate's own server on loopback, over both
-//! bindings: every operation, streaming, complete errors; the proxy symmetry
+//! bindings: every operation, streaming, complete errors, numbers in data
+//! parts and metadata kept exactly; the proxy symmetry
 //! (a client as the core of a second server); card limits, caching and the
 //! origin policy against small scripted HTTP servers. Every wait is bounded.
 
@@ -18,13 +19,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use a2a_tower::client::{A2aClient, HttpClient, Transport};
-use a2a_tower::engine::{Agent, AgentInput};
+use a2a_tower::engine::{Agent, AgentInput, Execution, Executor};
 use a2a_tower::server::A2aServer;
 use a2a_tower::types::{
-    AgentCard, AgentInterface, AgentSkill, CancelTaskRequest, GetExtendedAgentCardRequest,
-    GetTaskRequest, ListTaskPushNotificationConfigsRequest, ListTasksRequest, SendMessageResponse,
-    StreamResponse, SubscribeToTaskRequest, TaskPushNotificationConfig,
-    TaskPushNotificationConfigId,
+    AgentCard, AgentInterface, AgentSkill, Artifact, CancelTaskRequest,
+    GetExtendedAgentCardRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
+    ListTasksRequest, Message, Metadata, Part, SendMessageResponse, StreamResponse,
+    SubscribeToTaskRequest, Task, TaskPushNotificationConfig, TaskPushNotificationConfigId,
+    TaskState,
 };
 use a2a_tower::{A2aError, A2aResponse, BoxError, ErrorKind, Operation};
 use bytes::Bytes;
@@ -728,4 +730,141 @@ async fn this_crate_s_card_endpoint_revalidates_with_304() {
     let again = bounded(c.resolve()).await.unwrap();
     assert_eq!(first, again);
     assert_eq!(*statuses.lock().unwrap(), [200, 304]);
+}
+
+/// Numbers whose exact text a second decoding pass through a
+/// `serde_json::Value` loses or may lose (`0.0000001` became `1e-7`, `-0`
+/// became `0`): beyond `f64`'s range, beyond `u64`, exponents, signs, zeros.
+/// Exponents are in the form serde_json's parser keeps (`1e+400`, not
+/// `1E400`).
+const NUMBERS: &str = "[0.0000001,-0.000001,1.10,1e+400,2.5e-3,-0,0.0,\
+                       123456789012345678901234567890,12345678901234567890.5]";
+
+/// Writes an artifact and a COMPLETED status message, both holding
+/// [`NUMBERS`] in a data part, the part's metadata and their own metadata.
+struct Numbers;
+
+/// The JSON of [`NUMBERS`] (parsed from text: never through `f64`).
+fn numbers() -> Value {
+    serde_json::from_str(NUMBERS).unwrap()
+}
+
+/// A data part of [`NUMBERS`] with metadata holding them too.
+fn number_part() -> Part {
+    let mut part = Part::data(numbers());
+    part.metadata = Some(number_metadata());
+    part
+}
+
+fn number_metadata() -> Metadata {
+    serde_json::from_str(&format!(r#"{{"n":{NUMBERS},"x":0.0000001}}"#)).unwrap()
+}
+
+impl Executor for Numbers {
+    async fn execute(&self, ex: Execution) -> Result<(), BoxError> {
+        let artifact = Artifact {
+            artifact_id: "n".into(),
+            parts: vec![number_part()],
+            metadata: Some(number_metadata()),
+            ..Default::default()
+        };
+        ex.emit.artifact(artifact, false, true).await?;
+        let mut status = Message::agent("s", "");
+        status.parts = vec![number_part()];
+        status.metadata = Some(number_metadata());
+        ex.emit.status(TaskState::Completed, Some(status)).await?;
+        Ok(())
+    }
+}
+
+/// The exact text every number-holding piece must serialize to.
+fn assert_exact_parts(parts: &[Part], metadata: Option<&Metadata>, ctx: &str) {
+    let part = format!(r#"[{{"data":{NUMBERS},"metadata":{{"n":{NUMBERS},"x":0.0000001}}}}]"#);
+    assert_eq!(serde_json::to_string(parts).unwrap(), part, "{ctx}");
+    let meta = format!(r#"{{"n":{NUMBERS},"x":0.0000001}}"#);
+    assert_eq!(serde_json::to_string(&metadata).unwrap(), meta, "{ctx}");
+}
+
+fn assert_exact_task(task: &Task, ctx: &str) {
+    let [artifact] = task.artifacts.as_slice() else {
+        panic!("{ctx}: one artifact expected: {task:?}")
+    };
+    let (of_artifact, of_status) = (format!("{ctx}: artifact"), format!("{ctx}: status"));
+    assert_exact_parts(&artifact.parts, artifact.metadata.as_ref(), &of_artifact);
+    let status = task.status.message.as_ref().expect("a status message");
+    assert_exact_parts(&status.parts, status.metadata.as_ref(), &of_status);
+}
+
+#[tokio::test]
+async fn numbers_keep_their_exact_text_over_both_bindings() {
+    let (l, base) = listener().await;
+    serve(
+        l,
+        A2aServer::builder(card(&base)).executor(Numbers).unwrap(),
+    );
+    for t in [Transport::JsonRpc, Transport::HttpJson] {
+        let c = connect(&base, t).await;
+        let sent = call(&c, Operation::SendMessage(send("go"))).await.unwrap();
+        let A2aResponse::SendMessage(SendMessageResponse::Task(task)) = sent else {
+            panic!("{t:?}: not a task: {sent:?}")
+        };
+        assert_exact_task(&task, &format!("{t:?} SendMessage"));
+        let get = GetTaskRequest {
+            id: task.id.clone(),
+            ..Default::default()
+        };
+        let got = call(&c, Operation::GetTask(get)).await.unwrap();
+        let A2aResponse::Task(got) = got else {
+            panic!("{t:?}: {got:?}")
+        };
+        assert_exact_task(&got, &format!("{t:?} GetTask"));
+        let list = ListTasksRequest {
+            include_artifacts: Some(true),
+            ..Default::default()
+        };
+        let listed = call(&c, Operation::ListTasks(list)).await.unwrap();
+        let A2aResponse::Tasks(page) = listed else {
+            panic!("{t:?}: {listed:?}")
+        };
+        let listed = page.tasks.iter().find(|x| x.id == task.id).expect("listed");
+        assert_exact_task(listed, &format!("{t:?} ListTasks"));
+
+        let res = call(&c, Operation::SendStreamingMessage(send("go")))
+            .await
+            .unwrap();
+        let A2aResponse::Stream(s) = res else {
+            panic!("{t:?}: {res:?}")
+        };
+        let events: Vec<StreamResponse> = bounded(s.map(Result::unwrap).collect()).await;
+        let (mut artifacts, mut statuses) = (0, 0);
+        for e in &events {
+            let ctx = format!("{t:?} stream");
+            match e {
+                // The first event's snapshot may hold the artifact already.
+                StreamResponse::Task(task) => {
+                    for a in &task.artifacts {
+                        artifacts += 1;
+                        assert_exact_parts(&a.parts, a.metadata.as_ref(), &ctx);
+                    }
+                    if let Some(m) = &task.status.message {
+                        statuses += 1;
+                        assert_exact_parts(&m.parts, m.metadata.as_ref(), &ctx);
+                    }
+                }
+                StreamResponse::ArtifactUpdate(u) => {
+                    artifacts += 1;
+                    let a = &u.artifact;
+                    assert_exact_parts(&a.parts, a.metadata.as_ref(), &ctx);
+                }
+                StreamResponse::StatusUpdate(u) => {
+                    if let Some(m) = &u.status.message {
+                        statuses += 1;
+                        assert_exact_parts(&m.parts, m.metadata.as_ref(), &ctx);
+                    }
+                }
+                StreamResponse::Message(m) => panic!("{ctx}: a message: {m:?}"),
+            }
+        }
+        assert_eq!((artifacts, statuses), (1, 1), "{t:?}: {events:?}");
+    }
 }

@@ -4,7 +4,8 @@
 //! new set with the same continuation identity, refused under another
 //! identity or by another identity-less set with no request reaching the
 //! server); an agent that fails after partial output (a definite failure);
-//! and a managed program whose external wait takes an exact number, a
+//! an agent asking a data-part question with exact numbers, in its answer
+//! schema too; and a managed program whose external wait takes an exact number, a
 //! schema-violating answer being refused before any request. Every wait is
 //! bounded.
 
@@ -50,7 +51,8 @@ async fn bounded<F: std::future::Future>(f: F) -> F::Output {
 
 /// The agents, by the first message's text: `fail…` writes a partial
 /// artifact and fails; `ask…` asks "Which currency?" and, once answered,
-/// answers "converted to ANSWER"; anything else is echoed.
+/// answers "converted to ANSWER"; `numbers…` asks [`number_question`] and
+/// answers the same way; anything else is echoed.
 #[derive(Clone)]
 struct Scripted;
 
@@ -71,9 +73,13 @@ impl Executor for Scripted {
                 .artifact(artifact("out", "checked 3 of 5"), false, true)
                 .await?;
             ex.emit.fail("out of stock").await?;
+        } else if first.starts_with("numbers") && history.len() == 1 {
+            ex.emit
+                .status(TaskState::InputRequired, Some(number_question()))
+                .await?;
         } else if first.starts_with("ask") && history.len() == 1 {
             ex.emit.input_required("Which currency?").await?;
-        } else if first.starts_with("ask") {
+        } else if first.starts_with("ask") || first.starts_with("numbers") {
             let answer = history.last().map(Message::text).unwrap_or_default();
             let out = format!("converted to {answer}");
             ex.emit.artifact(artifact("out", &out), false, true).await?;
@@ -85,6 +91,26 @@ impl Executor for Scripted {
         }
         Ok(())
     }
+}
+
+/// Numbers a second decoding pass through a `serde_json::Value` loses or
+/// may lose (`0.0000001` became `1e-7`, `-0` became `0`); exponents in the
+/// form serde_json's parser keeps.
+const NUMBERS: &str = "[0.0000001,-0.000001,1.10,1e+400,-0,123456789012345678901234567890]";
+
+/// The answer schema of [`number_question`], with exact numbers of its own.
+const NUMBER_SCHEMA: &str =
+    r#"{"type":"number","minimum":-0.0000001,"maximum":123456789012345678901234567890}"#;
+
+/// An external wait whose question is a data part of [`NUMBERS`].
+fn number_question() -> Message {
+    let mut m = Message::agent("q", "");
+    m.parts = vec![Part::data(serde_json::from_str(NUMBERS).unwrap())];
+    let meta = format!(
+        r#"{{"scope.wait":{{"process":"p","key":"k"}},"scope.answer_schema":{NUMBER_SCHEMA}}}"#
+    );
+    m.metadata = Some(serde_json::from_str(&meta).unwrap());
+    m
 }
 
 /// A server on loopback: its card URL and the number of A2A requests (not
@@ -125,7 +151,10 @@ async fn scripted(name: &str, description: &str) -> Agent {
     let (l, base) = listener().await;
     let mut skill = AgentSkill::new("main", name, description);
     skill.examples = vec![format!("{name} this")];
-    let card = with_interfaces(AgentCard::new(name, description, "1.0.0"), &base).with_skill(skill);
+    let mut card =
+        with_interfaces(AgentCard::new(name, description, "1.0.0"), &base).with_skill(skill);
+    // `numbers…` takes a JSON answer.
+    card.default_input_modes.push("application/json".into());
     let rpc = Arc::new(AtomicUsize::new(0));
     let app = A2aServer::builder(card)
         .http_layer(counting(rpc.clone()))
@@ -397,5 +426,21 @@ async fn an_external_wait_takes_an_exact_number_checked_before_sending() {
         let again = output(resume(&*managed, saved(&q), Answer::Text(exact.into())).await);
         assert_eq!(again, out);
         let _ = AMOUNT;
+    }
+}
+
+#[tokio::test]
+async fn a_data_question_its_schema_and_the_answer_keep_exact_numbers() {
+    let agent = scripted("Numbers", "Asks with numbers.").await;
+    for t in TRANSPORTS {
+        let set = open(vec![agent.endpoint(t)]).await;
+        let numbers = tool(&set, "numbers");
+        let q = question(call(&*numbers, "numbers").await);
+        assert_eq!(q.question, NUMBERS, "{t:?}");
+        let schema = serde_json::to_string(&q.answer_schema).unwrap();
+        assert_eq!(schema, NUMBER_SCHEMA, "{t:?}");
+        let answer: Value = serde_json::from_str("0.0000001").unwrap();
+        let out = output(resume(&*numbers, saved(&q), Answer::Json(answer)).await);
+        assert_eq!(out, "converted to 0.0000001", "{t:?}");
     }
 }

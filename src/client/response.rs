@@ -5,21 +5,24 @@
 //!
 //! Anything that is not a valid answer of the operation is
 //! InvalidAgentResponse; a remote protocol error comes back complete through
-//! [`A2aError::from_wire`].
+//! [`A2aError::from_wire`]. Answers are decoded from their text (a JSON-RPC
+//! `result` from its own text), never through a `serde_json::Value`, so the
+//! numbers of data parts and metadata keep their exact text.
+
+use std::collections::HashMap;
 
 use bytes::Bytes;
 use futures_util::StreamExt;
 use http::{Response, header};
 use http_body_util::{BodyExt, Limited};
-use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::sse::{SseError, sse_events};
 use super::transport::Transport;
-use crate::types::{
-    AgentCard, ListTaskPushNotificationConfigsResponse, ListTasksResponse, SendMessageResponse,
-    StreamResponse, Task, TaskPushNotificationConfig,
-};
+use crate::types::StreamResponse;
 use crate::{A2aError, A2aResponse, BoxError, ErrorKind, EventStream, Operation};
 
 /// What answers an operation.
@@ -71,30 +74,52 @@ pub(crate) fn unavailable(source: impl Into<BoxError>) -> A2aError {
     A2aError::new(ErrorKind::Unavailable).with_source(source)
 }
 
-fn typed<T: DeserializeOwned>(v: Value) -> Result<T, A2aError> {
-    serde_json::from_value(v).map_err(|e| {
-        invalid("the agent's result is not a valid answer of the operation").with_source(e)
-    })
+/// An answer that is not JSON.
+const NOT_JSON: &str = "the agent's answer is not JSON";
+/// An answer that is JSON but not a JSON-RPC response.
+const NOT_RPC: &str = "the agent's answer is not a JSON-RPC response";
+/// A result that is not what the operation answers.
+const NOT_ANSWER: &str = "the agent's result is not a valid answer of the operation";
+/// An event that is not JSON.
+const EVENT_NOT_JSON: &str = "an event of the agent's stream is not JSON";
+
+/// `text` as a `T`, decoded from the text itself: a `serde_json::Value` on
+/// the way would pass some numbers of data parts and metadata through f64
+/// (`0.0000001` would become `1e-7`, `-0` would become `0`). Otherwise
+/// InvalidAgentResponse saying `not_json`, or `not_t` when it is JSON.
+fn from_text<'a, T: Deserialize<'a>>(
+    text: &'a str,
+    not_json: &'static str,
+    not_t: &'static str,
+) -> Result<T, A2aError> {
+    serde_json::from_str(text)
+        .map_err(|e| invalid(if is_json(text) { not_t } else { not_json }).with_source(e))
 }
 
-/// A result value as the expected answer.
-fn answer(expect: Expect, v: Value) -> Result<A2aResponse, A2aError> {
+/// `text` is JSON (of any shape).
+fn is_json(text: &str) -> bool {
+    serde_json::from_str::<IgnoredAny>(text).is_ok()
+}
+
+/// A result's text as the expected answer.
+fn answer(expect: Expect, text: &str) -> Result<A2aResponse, A2aError> {
+    fn typed<T: DeserializeOwned>(text: &str) -> Result<T, A2aError> {
+        from_text(text, NOT_JSON, NOT_ANSWER)
+    }
     Ok(match expect {
-        Expect::SendMessage => A2aResponse::SendMessage(typed::<SendMessageResponse>(v)?),
-        Expect::Task => A2aResponse::Task(typed::<Task>(v)?),
-        Expect::Tasks => A2aResponse::Tasks(typed::<ListTasksResponse>(v)?),
-        Expect::PushConfig => A2aResponse::PushConfig(typed::<TaskPushNotificationConfig>(v)?),
-        Expect::PushConfigs => {
-            A2aResponse::PushConfigs(typed::<ListTaskPushNotificationConfigsResponse>(v)?)
-        }
-        Expect::Empty => match v {
+        Expect::SendMessage => A2aResponse::SendMessage(typed(text)?),
+        Expect::Task => A2aResponse::Task(typed(text)?),
+        Expect::Tasks => A2aResponse::Tasks(typed(text)?),
+        Expect::PushConfig => A2aResponse::PushConfig(typed(text)?),
+        Expect::PushConfigs => A2aResponse::PushConfigs(typed(text)?),
+        Expect::Empty => match typed(text)? {
             Value::Null => A2aResponse::Empty,
             Value::Object(m) if m.is_empty() => A2aResponse::Empty,
             _ => return Err(invalid("Delete answered with something other than {}")),
         },
-        Expect::Card => A2aResponse::AgentCard(Box::new(typed::<AgentCard>(v)?)),
+        Expect::Card => A2aResponse::AgentCard(Box::new(typed(text)?)),
         Expect::Stream => return Err(invalid("a streaming operation was not answered with SSE")),
-        Expect::Extension => A2aResponse::Extension(v),
+        Expect::Extension => A2aResponse::Extension(typed(text)?),
     })
 }
 
@@ -117,13 +142,16 @@ fn status_error(status: http::StatusCode) -> A2aError {
     A2aError::new(kind)
 }
 
-/// A JSON-RPC envelope: its error, or its `result` (absent means `null`).
-fn envelope(v: Value, id: Option<u64>) -> Result<Value, A2aError> {
-    let Value::Object(mut m) = v else {
-        return Err(invalid("the agent's answer is not a JSON-RPC response"));
-    };
+/// The members of a JSON-RPC response, each as its text (last one wins,
+/// as in a `serde_json::Value`).
+type Members<'a> = HashMap<String, &'a RawValue>;
+
+/// A JSON-RPC envelope: its error, or the text of its `result` (absent
+/// means `null`).
+fn envelope<'a>(m: &Members<'a>, id: Option<u64>) -> Result<&'a str, A2aError> {
+    let value = |raw: &RawValue| serde_json::from_str::<Value>(raw.get()).unwrap_or_default();
     if let Some(e) = m.get("error") {
-        return Err(remote_error(e));
+        return Err(remote_error(&value(e)));
     }
     // The id echoed as a number or (by lenient servers) as its text.
     let echoes = |got: &Value, id: u64| match got {
@@ -132,11 +160,11 @@ fn envelope(v: Value, id: Option<u64>) -> Result<Value, A2aError> {
         v => v.as_u64() == Some(id),
     };
     if let (Some(id), Some(got)) = (id, m.get("id"))
-        && !echoes(got, id)
+        && !echoes(&value(got), id)
     {
         return Err(invalid("the agent answered another JSON-RPC request id"));
     }
-    Ok(m.remove("result").unwrap_or(Value::Null))
+    Ok(m.get("result").map_or("null", |r| r.get()))
 }
 
 /// Decodes the HTTP response of an operation.
@@ -172,23 +200,26 @@ where
             Err(e) => unavailable(e),
         })?
         .to_bytes();
-    let json = if bytes.iter().all(u8::is_ascii_whitespace) {
+    // Decoded from the text, never through a `Value` (see `from_text`).
+    let text = if bytes.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
-        serde_json::from_slice::<Value>(&bytes).ok()
+        std::str::from_utf8(&bytes).ok()
     };
     match transport {
-        Transport::JsonRpc => match json {
-            Some(v) => answer(expect, envelope(v, Some(id))?),
-            None if status.is_success() => Err(invalid("the agent's answer is not JSON")),
-            None => Err(status_error(status)),
+        Transport::JsonRpc => match text.map(|t| (t, serde_json::from_str::<Members<'_>>(t))) {
+            Some((_, Ok(m))) => answer(expect, envelope(&m, Some(id))?),
+            Some((t, Err(_))) if is_json(t) => Err(invalid(NOT_RPC)),
+            _ if status.is_success() => Err(invalid(NOT_JSON)),
+            _ => Err(status_error(status)),
         },
-        Transport::HttpJson if status.is_success() => match json {
-            Some(v) => answer(expect, v),
+        Transport::HttpJson if status.is_success() => match text {
+            Some(t) => answer(expect, t),
             None if bytes.is_empty() && expect == Expect::Empty => Ok(A2aResponse::Empty),
-            None => Err(invalid("the agent's answer is not JSON")),
+            None => Err(invalid(NOT_JSON)),
         },
-        Transport::HttpJson => Err(json
+        Transport::HttpJson => Err(text
+            .and_then(|t| serde_json::from_str::<Value>(t).ok())
             .as_ref()
             .and_then(A2aError::from_wire)
             .unwrap_or_else(|| status_error(status))),
@@ -211,17 +242,18 @@ where
             }),
             Err(e) => unavailable(e),
         })?;
-        let v: Value = serde_json::from_str(&ev.data)
-            .map_err(|_| invalid("an event of the agent's stream is not JSON"))?;
         if ev.event.as_deref() == Some("error") {
+            let v: Value = serde_json::from_str(&ev.data).map_err(|_| invalid(EVENT_NOT_JSON))?;
             return Err(remote_error(&v));
         }
-        let v = match transport {
-            Transport::JsonRpc => envelope(v, None)?,
-            Transport::HttpJson => v,
-        };
-        serde_json::from_value::<StreamResponse>(v)
-            .map_err(|_| invalid("an event of the agent's stream is not a StreamResponse"))
+        let not_event = "an event of the agent's stream is not a StreamResponse";
+        match transport {
+            Transport::JsonRpc => {
+                let m: Members<'_> = from_text(&ev.data, EVENT_NOT_JSON, NOT_RPC)?;
+                from_text::<StreamResponse>(envelope(&m, None)?, EVENT_NOT_JSON, not_event)
+            }
+            Transport::HttpJson => from_text::<StreamResponse>(&ev.data, EVENT_NOT_JSON, not_event),
+        }
     });
     // Nothing is read after the first error.
     let mut failed = false;
@@ -235,6 +267,10 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::{
+        AgentCard, ListTaskPushNotificationConfigsResponse, SendMessageResponse, Task,
+        TaskPushNotificationConfig,
+    };
     use http_body_util::Full;
     use serde_json::json;
 
@@ -466,6 +502,56 @@ mod tests {
                 got[0].as_ref().unwrap_err().kind(),
                 ErrorKind::InvalidAgentResponse
             );
+        }
+    }
+
+    #[tokio::test]
+    async fn numbers_keep_their_exact_text() {
+        // Through a `Value`, 0.0000001 became 1e-7 and -0 became 0.
+        let n = "[0.0000001,-0.000001,1.10,1e+400,-0,123456789012345678901234567890]";
+        let meta = format!(r#"{{"n":{n}}}"#);
+        let part = format!(r#"{{"data":{n},"metadata":{meta}}}"#);
+        let msg = format!(
+            r#"{{"messageId":"m","role":"ROLE_AGENT","parts":[{part}],"metadata":{meta}}}"#
+        );
+        let task = format!(
+            r#"{{"id":"t","contextId":"c","status":{{"state":"TASK_STATE_COMPLETED","message":{msg}}}}}"#
+        );
+        let exact = |r: &A2aResponse| {
+            let task = match r {
+                A2aResponse::SendMessage(SendMessageResponse::Task(t)) | A2aResponse::Task(t) => t,
+                A2aResponse::Tasks(page) => &page.tasks[0],
+                A2aResponse::Extension(v) => return serde_json::to_string(v).unwrap() == task,
+                _ => return false,
+            };
+            let m = task.status.message.as_ref().unwrap();
+            serde_json::to_string(&m.parts).unwrap() == format!("[{part}]")
+                && serde_json::to_string(&m.metadata).unwrap() == meta
+        };
+        let page = format!(r#"{{"tasks":[{task}],"nextPageToken":"","pageSize":1,"totalSize":1}}"#);
+        for (expect, result) in [
+            (Expect::SendMessage, format!(r#"{{"task":{task}}}"#)),
+            (Expect::Task, task.clone()),
+            (Expect::Tasks, page),
+            (Expect::Extension, task.clone()),
+        ] {
+            let rpc = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result}}}"#);
+            for (t, body) in [(Transport::JsonRpc, rpc), (Transport::HttpJson, result)] {
+                let r = run(t, expect, 200, "application/json", &body)
+                    .await
+                    .unwrap();
+                assert!(exact(&r), "{t:?} {expect:?}: {r:?}");
+            }
+        }
+        let event = format!(r#"{{"message":{msg}}}"#);
+        let rpc = format!("data: {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{event}}}\n\n");
+        let rest = format!("data: {event}\n\n");
+        for (t, body) in [(Transport::JsonRpc, rpc), (Transport::HttpJson, rest)] {
+            let got = events(t, &body).await;
+            let [Ok(StreamResponse::Message(m))] = &got[..] else {
+                panic!("{t:?}: {got:?}")
+            };
+            assert_eq!(serde_json::to_string(m).unwrap(), msg, "{t:?}");
         }
     }
 }
