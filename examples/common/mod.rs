@@ -27,9 +27,19 @@ pub(crate) fn base_url(addr: SocketAddr) -> String {
     format!("http://{addr}")
 }
 
-/// Binds the listener and prints `listening on http://ADDR`.
+/// Binds the listener and prints `listening on http://ADDR`. The accept
+/// backlog is 1024 (the operating system may cap it at `somaxconn`), not
+/// std's 128: a burst of clients connecting at once (thousands of
+/// subscribers, say) is queued rather than dropped and retried a second later.
 pub(crate) async fn bind() -> std::io::Result<(TcpListener, SocketAddr)> {
-    let listener = TcpListener::bind(addr()).await?;
+    let addr = addr();
+    let socket = match addr {
+        SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    let listener = socket.listen(1024)?;
     let local = listener.local_addr()?;
     println!("listening on http://{local}");
     Ok((listener, local))
@@ -49,7 +59,15 @@ where
     loop {
         tokio::select! {
             accepted = listener.accept() => {
-                let (stream, _) = accepted?;
+                let stream = match accepted {
+                    Ok((stream, _)) => stream,
+                    // Out of file descriptors and the like: back off, keep serving.
+                    Err(e) => {
+                        eprintln!("accept failed: {e}");
+                        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                        continue;
+                    }
+                };
                 let conn = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
                     .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(svc.clone()))
                     .into_owned();
