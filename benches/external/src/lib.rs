@@ -13,6 +13,8 @@
 
 use std::time::Duration;
 
+pub mod machine;
+
 /// Request latencies in microseconds, summarised by percentiles.
 #[derive(Default, Clone, Debug)]
 pub struct Latencies {
@@ -57,7 +59,15 @@ impl Latencies {
             self.us.sort_unstable();
             self.sorted = true;
         }
-        let rank = ((p / 100.0) * self.us.len() as f64).ceil() as usize;
+        // Nearest rank: p × n / 100 rounded up, where a value within float
+        // error of a whole number counts as whole ((99.9 / 100) × 1000 is
+        // 999.0000000000001, which gave rank 1000 of 1000 for p99.9).
+        let exact = p * self.us.len() as f64 / 100.0;
+        let rank = if (exact - exact.round()).abs() < 1e-9 {
+            exact.round()
+        } else {
+            exact.ceil()
+        } as usize;
         self.us[rank.clamp(1, self.us.len()) - 1]
     }
 
