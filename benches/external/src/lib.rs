@@ -1,6 +1,8 @@
 //! Shared pieces of the external load tools: latency summaries, the
-//! `key=value` report line the scripts parse, and process readings from
-//! `/proc` (CPU time and resident memory of a server by its pid).
+//! `key=value` report line the scripts parse, process readings from
+//! `/proc` (CPU time and resident memory of a server by its pid) and the
+//! open-file limit; the subscriber tools' JSON-RPC calls and SSE reading
+//! ([`a2a`]) and their check of an echo task's stream ([`events`]).
 //!
 //! ```
 //! let mut l = a2a_tower_load::Latencies::default();
@@ -13,6 +15,8 @@
 
 use std::time::Duration;
 
+pub mod a2a;
+pub mod events;
 pub mod machine;
 
 /// Request latencies in microseconds, summarised by percentiles.
@@ -150,4 +154,24 @@ pub fn args(name: &str) -> Vec<String> {
         .filter(|w| w[0] == name)
         .map(|w| w[1].clone())
         .collect()
+}
+
+/// Raises this process's open-file limit (`RLIMIT_NOFILE`) to its hard
+/// limit, for tools holding thousands of connections; returns the new soft
+/// limit.
+pub fn raise_nofile_limit() -> std::io::Result<u64> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `lim` is a valid rlimit for the call to fill in and read.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    lim.rlim_cur = lim.rlim_max;
+    // SAFETY: as above.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &lim) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(lim.rlim_cur)
 }
