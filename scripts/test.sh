@@ -58,3 +58,8 @@ cargo nextest run --all-features --no-fail-fast
 
 echo "== doc tests"
 cargo test --doc --all-features
+
+echo "== external load tools (benches/external, their own workspace: fmt, clippy, tests)"
+cargo fmt --manifest-path benches/external/Cargo.toml --check
+cargo clippy --manifest-path benches/external/Cargo.toml --all-targets -- -D warnings
+cargo test --manifest-path benches/external/Cargo.toml
