@@ -49,6 +49,8 @@
 mod echo;
 #[path = "common/proc.rs"]
 mod proc;
+#[path = "common/raw.rs"]
+mod raw;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -56,10 +58,7 @@ use std::time::{Duration, Instant};
 
 use a2a_tower::engine::{AgentExecutor, TaskLayer};
 use a2a_tower::log::MemoryTaskLog;
-use a2a_tower::types::{
-    Artifact, Message, SendMessageRequest, SendMessageResponse, Task, TaskState, TaskStatus,
-    Timestamp,
-};
+use a2a_tower::types::{Message, SendMessageRequest, SendMessageResponse, TaskState};
 use a2a_tower::{A2aRequest, A2aResponse, Body, Operation};
 use bytes::Bytes;
 use futures_util::StreamExt as _;
@@ -68,7 +67,6 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
-use serde::Deserialize;
 use tokio::net::{TcpListener, TcpStream};
 use tower::{Layer, Service, ServiceExt};
 
@@ -243,72 +241,9 @@ async fn drop_pg(schema: &str) {
     }
 }
 
-/// The JSON-RPC envelope the raw handler parses.
-#[derive(Deserialize)]
-struct RpcRequest {
-    #[allow(dead_code)]
-    jsonrpc: String,
-    id: serde_json::Value,
-    method: String,
-    params: SendMessageRequest,
-}
-
-/// No layers, no store: parse the request, answer a completed echo task.
-async fn raw_handler(req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
-    let bytes = match req.into_body().collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(_) => return Ok(status(400)),
-    };
-    let Ok(rpc) = serde_json::from_slice::<RpcRequest>(&bytes) else {
-        return Ok(status(400));
-    };
-    if rpc.method != "SendMessage" {
-        return Ok(status(404));
-    }
-    let task_id = uuid::Uuid::new_v4().to_string();
-    let context_id = uuid::Uuid::new_v4().to_string();
-    let mut message: Message = rpc.params.message;
-    message.task_id.clone_from(&task_id);
-    message.context_id.clone_from(&context_id);
-    let task = Task {
-        id: task_id,
-        context_id,
-        status: TaskStatus {
-            state: TaskState::Completed,
-            message: None,
-            timestamp: Some(Timestamp::now()),
-        },
-        artifacts: vec![Artifact {
-            artifact_id: uuid::Uuid::new_v4().to_string(),
-            parts: message.parts.clone(),
-            ..Artifact::default()
-        }],
-        history: vec![message],
-        metadata: None,
-    };
-    let body = serde_json::to_vec(&serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": rpc.id,
-        "result": SendMessageResponse::Task(task),
-    }))
-    .expect("serializable");
-    let mut res = Response::new(Body::from(Bytes::from(body)));
-    res.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("application/json"),
-    );
-    Ok(res)
-}
-
-fn status(code: u16) -> Response<Body> {
-    let mut res = Response::new(Body::empty());
-    *res.status_mut() = http::StatusCode::from_u16(code).expect("status");
-    res
-}
-
 async fn start_raw() -> SocketAddr {
     let (listener, addr) = bind().await;
-    tokio::spawn(serve(listener, tower::service_fn(raw_handler)));
+    tokio::spawn(serve(listener, tower::service_fn(raw::handle)));
     addr
 }
 
