@@ -27,27 +27,6 @@ pub(crate) struct Target {
     pub(crate) authorization: Option<HeaderValue>,
 }
 
-/// The operation's parameters as a JSON object.
-fn params(op: &Operation) -> Result<Map<String, Value>, A2aError> {
-    let v = match op {
-        Operation::SendMessage(r) | Operation::SendStreamingMessage(r) => serde_json::to_value(r),
-        Operation::GetTask(r) => serde_json::to_value(r),
-        Operation::ListTasks(r) => serde_json::to_value(r),
-        Operation::CancelTask(r) => serde_json::to_value(r),
-        Operation::SubscribeToTask(r) => serde_json::to_value(r),
-        Operation::CreateTaskPushNotificationConfig(r) => serde_json::to_value(r),
-        Operation::GetTaskPushNotificationConfig(r)
-        | Operation::DeleteTaskPushNotificationConfig(r) => serde_json::to_value(r),
-        Operation::ListTaskPushNotificationConfigs(r) => serde_json::to_value(r),
-        Operation::GetExtendedAgentCard(r) => serde_json::to_value(r),
-        Operation::Extension(r) => return Ok(r.params.clone()),
-    };
-    match v.map_err(A2aError::internal)? {
-        Value::Object(m) => Ok(m),
-        _ => Ok(Map::new()),
-    }
-}
-
 /// Percent-encodes everything but RFC 3986 unreserved characters.
 pub(crate) fn pct(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -96,7 +75,7 @@ pub(crate) fn encode(
     id: u64,
 ) -> Result<Request<Full<Bytes>>, A2aError> {
     let op = &req.operation;
-    let mut p = params(op)?;
+    let mut p = op.to_params().map_err(A2aError::internal)?;
     if op.tenant().is_empty() && !target.tenant.is_empty() {
         p.insert("tenant".into(), target.tenant.clone().into());
     }

@@ -139,6 +139,38 @@ impl Operation {
         )
     }
 
+    /// The parameters as the JSON object a client sends: JSON-RPC's `params`,
+    /// and the body and query of HTTP+JSON. An extension's are its own.
+    ///
+    /// ```
+    /// use a2a_tower::Operation;
+    /// use a2a_tower::types::GetTaskRequest;
+    /// let op = Operation::GetTask(GetTaskRequest { id: "t-1".into(), ..Default::default() });
+    /// assert_eq!(op.to_params().unwrap()["id"], "t-1");
+    /// ```
+    pub fn to_params(
+        &self,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, serde_json::Error> {
+        let v = match self {
+            Self::SendMessage(r) | Self::SendStreamingMessage(r) => serde_json::to_value(r),
+            Self::GetTask(r) => serde_json::to_value(r),
+            Self::ListTasks(r) => serde_json::to_value(r),
+            Self::CancelTask(r) => serde_json::to_value(r),
+            Self::SubscribeToTask(r) => serde_json::to_value(r),
+            Self::CreateTaskPushNotificationConfig(r) => serde_json::to_value(r),
+            Self::GetTaskPushNotificationConfig(r) | Self::DeleteTaskPushNotificationConfig(r) => {
+                serde_json::to_value(r)
+            }
+            Self::ListTaskPushNotificationConfigs(r) => serde_json::to_value(r),
+            Self::GetExtendedAgentCard(r) => serde_json::to_value(r),
+            Self::Extension(r) => return Ok(r.params.clone()),
+        };
+        Ok(match v? {
+            serde_json::Value::Object(m) => m,
+            _ => serde_json::Map::new(),
+        })
+    }
+
     /// The `tenant` field of the parameters (empty when unset; for an
     /// extension, its `tenant` member when that is a string).
     pub fn tenant(&self) -> &str {

@@ -189,7 +189,10 @@ fn query() -> impl Strategy<Value = Option<String>> {
 }
 
 fn body() -> impl Strategy<Value = Vec<u8>> {
-    let seeds: Vec<Value> = operations().iter().map(crate::jsonrpc::params).collect();
+    let seeds: Vec<Value> = operations()
+        .iter()
+        .map(|op| Value::Object(op.to_params().expect("params serialize")))
+        .collect();
     prop_oneof![
         1 => Just(Vec::new()),
         1 => bytes(),

@@ -102,28 +102,9 @@ pub(crate) fn operations() -> Vec<Operation> {
     ]
 }
 
-/// The params object of an operation, as a client sends it.
-pub(crate) fn params(op: &Operation) -> Value {
-    let v = match op {
-        Operation::SendMessage(r) | Operation::SendStreamingMessage(r) => serde_json::to_value(r),
-        Operation::GetTask(r) => serde_json::to_value(r),
-        Operation::ListTasks(r) => serde_json::to_value(r),
-        Operation::CancelTask(r) => serde_json::to_value(r),
-        Operation::SubscribeToTask(r) => serde_json::to_value(r),
-        Operation::CreateTaskPushNotificationConfig(r) => serde_json::to_value(r),
-        Operation::GetTaskPushNotificationConfig(r)
-        | Operation::DeleteTaskPushNotificationConfig(r) => serde_json::to_value(r),
-        Operation::ListTaskPushNotificationConfigs(r) => serde_json::to_value(r),
-        Operation::GetExtendedAgentCard(r) => serde_json::to_value(r),
-        Operation::Extension(r) => Ok(Value::Object(r.params.clone())),
-        other => panic!("an operation the fuzzer does not know: {other:?}"),
-    };
-    v.unwrap()
-}
-
 /// A request envelope for `op` under `id`.
 pub(crate) fn envelope(id: Value, op: &Operation) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": op.method(), "params": params(op)})
+    json!({"jsonrpc": "2.0", "id": id, "method": op.method(), "params": op.to_params().expect("params serialize")})
 }
 
 /// `params` as `T`, decoded from their text (numbers keep their text).
