@@ -93,18 +93,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }))
         .agent(agents::Echo)?;
 
-    // Mounting. The A2A service routes by the *full* request path, matching it
-    // against the interface URLs on the card (`/a2a`, `/a2a/rest`). So it is
-    // mounted with `route_service`, which passes the path through unchanged.
-    // `nest_service("/a2a", a2a)` would strip the prefix: the service would
-    // see `/` and `/rest/...`, match neither card URL, and answer 404. (Were
-    // the service built for a card that says `/` and `/rest`, the card it
-    // publishes would then advertise the wrong URLs.) `fallback_service(a2a)`
-    // would also work, at the price of giving the A2A service every unmatched
-    // path (it answers those 404 itself).
+    // The A2A service matches paths relative to where it is mounted, so it
+    // nests like any axum service: `/a2a` and `/a2a/rest/...` reach it as
+    // `/` and `/rest/...`, the card's paths relative to their base `/a2a`.
     let app = Router::new()
-        .route_service(agents::MOUNT, a2a.clone())
-        .route_service(&format!("{}/{{*rest}}", agents::MOUNT), a2a.clone())
+        .nest_service(agents::MOUNT, a2a.clone())
         // Applies to the routes added above only: the A2A endpoints.
         .route_layer(middleware::from_fn(bearer_auth))
         // Public: the card (served by the same service) and the host's route.

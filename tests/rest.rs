@@ -21,8 +21,8 @@ use a2a_tower::types::{
 };
 use a2a_tower::{
     A2aBodyLimitLayer, A2aError, A2aExtensionsLayer, A2aRequest, A2aResponse, A2aVersionLayer,
-    AgentCardLayer, Body, ErrorKind, EventStream, JsonRpcLayer, Operation, ProtocolVersion,
-    RestLayer,
+    AgentCardLayer, Body, ErrorKind, EventStream, JsonRpcLayer, NotFound, Operation,
+    ProtocolVersion, RestLayer,
 };
 use bytes::Bytes;
 use http::{Method, Request, StatusCode, header};
@@ -704,12 +704,13 @@ async fn unknown_routes_and_wrong_verbs() {
         r.rest_error(ErrorKind::MethodNotAllowed);
         assert_eq!(r.headers[header::ALLOW], allow, "{path}");
     }
-    // Outside the prefix and on the JSON-RPC path: the fallback (plain 404).
+    // Outside the prefix and on the JSON-RPC path: the fallback (a 404
+    // that says no A2A endpoint is there).
     for path in ["/other", "/a2ax/tasks", "/rpc"] {
         let r = call(rest(&log), post(path, "{}")).await;
         assert_eq!(
-            (r.status, r.body.len()),
-            (StatusCode::NOT_FOUND, 0),
+            (r.status, r.text()),
+            (StatusCode::NOT_FOUND, NotFound::BODY),
             "{path}"
         );
     }
@@ -784,7 +785,10 @@ async fn capabilities_are_checked() {
     assert_eq!(calls(&log), 0);
     // Mounted at the root, the card path still belongs to no binding.
     let r = call(svc, get("/.well-known/agent-card.json")).await;
-    assert_eq!((r.status, r.body.len()), (StatusCode::NOT_FOUND, 0));
+    assert_eq!(
+        (r.status, r.text()),
+        (StatusCode::NOT_FOUND, NotFound::BODY)
+    );
 }
 
 #[tokio::test]
@@ -928,7 +932,10 @@ async fn combined_stack_shapes_refusals_per_binding() {
             .await
             .rest_error(ErrorKind::MethodNotFound);
         let r = call(svc.clone(), get("/elsewhere")).await;
-        assert_eq!((r.status, r.body.len()), (StatusCode::NOT_FOUND, 0));
+        assert_eq!(
+            (r.status, r.text()),
+            (StatusCode::NOT_FOUND, NotFound::BODY)
+        );
     }
 }
 

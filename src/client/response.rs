@@ -128,6 +128,29 @@ fn remote_error(v: &Value) -> A2aError {
     A2aError::from_wire(v).unwrap_or_else(|| invalid("the agent's error is not an error object"))
 }
 
+/// An HTTP 404 whose body is no A2A error (an empty body, a host's page,
+/// a `google.rpc.Status` without the A2A `ErrorInfo`): nothing at `url`
+/// speaks A2A, which is not the same as an operation's TaskNotFound.
+fn no_endpoint(url: &str) -> A2aError {
+    A2aError::new(ErrorKind::MethodNotFound).with_message(format!("no A2A endpoint at {url}"))
+}
+
+/// `v` is an A2A error: its error object has a JSON-RPC code (negative, as
+/// every A2A and JSON-RPC code is) or the A2A `ErrorInfo`.
+fn is_a2a_error(v: &Value) -> bool {
+    let obj = v.get("error").unwrap_or(v);
+    let rpc_code = obj
+        .get("code")
+        .and_then(Value::as_i64)
+        .is_some_and(|c| c < 0);
+    let details = obj.get("data").or_else(|| obj.get("details"));
+    let a2a_info = details.and_then(Value::as_array).is_some_and(|d| {
+        d.iter()
+            .any(|x| x.get("domain").and_then(Value::as_str) == Some(crate::ERROR_DOMAIN))
+    });
+    rpc_code || a2a_info
+}
+
 /// The kind of an HTTP status without a readable error body.
 fn status_error(status: http::StatusCode) -> A2aError {
     let kind = ErrorKind::ALL
@@ -168,11 +191,14 @@ fn envelope<'a>(m: &Members<'a>, id: Option<u64>) -> Result<&'a str, A2aError> {
 }
 
 /// Decodes the HTTP response of an operation.
+///
+/// `url` is the request's, for the error of a 404 that is no A2A answer.
 pub(crate) async fn decode<B>(
     transport: Transport,
     expect: Expect,
     id: u64,
     limits: Limits,
+    url: &str,
     res: Response<B>,
 ) -> Result<A2aResponse, A2aError>
 where
@@ -206,6 +232,13 @@ where
     } else {
         std::str::from_utf8(&bytes).ok()
     };
+    if status == http::StatusCode::NOT_FOUND
+        && !text
+            .and_then(|t| serde_json::from_str::<Value>(t).ok())
+            .is_some_and(|v| is_a2a_error(&v))
+    {
+        return Err(no_endpoint(url));
+    }
     match transport {
         Transport::JsonRpc => match text.map(|t| (t, serde_json::from_str::<Members<'_>>(t))) {
             Some((_, Ok(m))) => answer(expect, envelope(&m, Some(id))?),
@@ -291,7 +324,7 @@ mod tests {
             .header(header::CONTENT_TYPE, ct)
             .body(Full::new(Bytes::from(body.to_owned())))
             .unwrap();
-        decode(t, e, 1, LIMITS, res).await
+        decode(t, e, 1, LIMITS, "http://h/a2a", res).await
     }
 
     #[tokio::test]
@@ -362,6 +395,47 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Unavailable);
+    }
+
+    #[tokio::test]
+    async fn a_404_without_an_a2a_error_is_no_endpoint() {
+        let not_a2a = [
+            ("text/html", "<h1>Not Found</h1>"),
+            ("text/plain", ""),
+            ("application/json", crate::NotFound::BODY),
+            (
+                "application/json",
+                r#"{"error":{"code":404,"message":"Task not found"}}"#,
+            ),
+            ("application/json", r#"{"detail":"Not Found"}"#),
+        ];
+        for t in [Transport::JsonRpc, Transport::HttpJson] {
+            for (ct, body) in not_a2a {
+                let e = run(t, Expect::Task, 404, ct, body).await.unwrap_err();
+                assert_eq!(e.kind(), ErrorKind::MethodNotFound, "{t:?} {body}");
+                assert_eq!(
+                    e.message(),
+                    "no A2A endpoint at http://h/a2a",
+                    "{t:?} {body}"
+                );
+            }
+        }
+        // An A2A error under 404 stays what it is, on both bindings.
+        let err = A2aError::new(ErrorKind::TaskNotFound);
+        let rpc = json!({"jsonrpc":"2.0","id":1,"error":err.to_jsonrpc_error()}).to_string();
+        let rest = err.to_rest_error().to_string();
+        // A 0.3-era body: a JSON-RPC code under HTTP+JSON.
+        let legacy = r#"{"code":-32001,"message":"Task not found"}"#;
+        for (t, body) in [
+            (Transport::JsonRpc, rpc.as_str()),
+            (Transport::HttpJson, rest.as_str()),
+            (Transport::HttpJson, legacy),
+        ] {
+            let e = run(t, Expect::Task, 404, "application/json", body)
+                .await
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::TaskNotFound, "{t:?} {body}");
+        }
     }
 
     #[tokio::test]

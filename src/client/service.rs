@@ -118,11 +118,12 @@ impl<S: HttpService> Service<A2aRequest> for A2aClient<S> {
         let record = span.clone();
         let call = async move {
             let req = encoded?;
+            let url = req.uri().to_string();
             futures_util::future::poll_fn(|cx| http.poll_ready(cx))
                 .await
                 .map_err(|e| unavailable(e.into()))?;
             let res = http.call(req).await.map_err(|e| unavailable(e.into()))?;
-            response::decode(transport, expect, id, limits, res).await
+            response::decode(transport, expect, id, limits, &url, res).await
         };
         Box::pin(
             async move {

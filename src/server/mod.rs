@@ -39,6 +39,65 @@
 //! # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
 //! # }).unwrap();
 //! ```
+//!
+//! # Mounting
+//!
+//! The card's interface URLs say where clients reach the agent; the stack
+//! matches request paths relative to where the host mounted it. The base of
+//! the card's JSON-RPC and HTTP+JSON paths (their longest common prefix, on
+//! segment boundaries) is where the stack expects to be mounted, and a path
+//! is read first as the card's full path (the host passes paths through: a
+//! plain mount at the root, axum's `route_service`, a fallback), then as a
+//! path below the base (the host stripped it: axum's
+//! `nest_service("/agents/shout", app)`, actix's `scope`, a proxy that
+//! rewrites `/agents/shout/x` to `/x`). So one stack serves either way:
+//!
+//! ```
+//! # #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! # use a2a_tower::engine::{Agent, AgentInput};
+//! # use a2a_tower::BoxError;
+//! # use futures_core::Stream;
+//! # struct Echo;
+//! # impl Agent for Echo {
+//! #     fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
+//! #         futures_util::stream::iter([Ok(input.text)])
+//! #     }
+//! # }
+//! use a2a_tower::server::A2aServer;
+//! use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
+//! use tower::ServiceExt;
+//!
+//! let card = AgentCard::new("Shout", "Shouts", "1.0.0")
+//!     .with_interface(AgentInterface::jsonrpc("https://example.com/agents/shout"))
+//!     .with_interface(AgentInterface::http_json("https://example.com/agents/shout/rest"))
+//!     .with_skill(AgentSkill::new("shout", "Shout", "Shouts"));
+//! let app = A2aServer::builder(card).agent(Echo)?;
+//! let get = |path: &str| {
+//!     http::Request::get(path).header("a2a-version", "1.0").body(String::new())
+//! };
+//! // Full paths, as a root mount passes them, and the same paths with the
+//! // base `/agents/shout` stripped, as `nest_service` passes them.
+//! for path in ["/agents/shout/rest/tasks/t-1", "/rest/tasks/t-1"] {
+//!     let res = app.clone().oneshot(get(path)?).await?;
+//!     assert_eq!(res.status(), 404); // TaskNotFound, an A2A answer
+//!     assert!(res.headers().contains_key("content-type"));
+//! }
+//! // A path of no binding: a 404 that says no A2A endpoint is there.
+//! let res = app.oneshot(get("/agents/other")?).await?;
+//! assert_eq!(res.status(), 404);
+//! # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+//! # }).unwrap();
+//! ```
+//!
+//! The trade-off of reading both ways: a stack that receives every path of
+//! a host (as its fallback) also answers below `/` what its card puts below
+//! the base. A host that wants only the card's full paths routes just those
+//! to the stack; one that nests it routes just the nested prefix. A path of
+//! no binding gets [`NotFound`](crate::NotFound)'s 404, a `google.rpc.Status`
+//! body without an A2A reason, and the crate's client reports any 404
+//! without an A2A error as MethodNotFound "no A2A endpoint at URL", never
+//! as TaskNotFound.
 
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 mod builder;

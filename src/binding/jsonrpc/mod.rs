@@ -4,7 +4,9 @@
 //! # Transport
 //!
 //! - Served at the exact path of the card's first `JSONRPC` interface, with or
-//!   without a trailing slash; other paths go to the fallback service
+//!   without a trailing slash, as the full path or relative to where the host
+//!   mounted the stack (see [Mounting](crate::server#mounting)); other paths
+//!   go to the fallback service
 //!   ([`NotFound`](crate::NotFound) by default, replace it with [`JsonRpcLayer::fallback`] to
 //!   chain bindings).
 //! - `POST` only (`405` with `Allow: POST` otherwise). `Content-Type` must be

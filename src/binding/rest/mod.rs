@@ -4,7 +4,8 @@
 //! # Routes
 //!
 //! Paths are below the path of the card's first `HTTP+JSON` interface (the
-//! prefix). Each route also exists under one `/{tenant}` segment; routes
+//! prefix), as the full path or relative to where the host mounted the stack
+//! (see [Mounting](crate::server#mounting)). Each route also exists under one `/{tenant}` segment; routes
 //! without a tenant are matched first, so `/tasks/tasks` is the task `tasks`
 //! (§7.1, recommended). Path segments are percent-decoded; a trailing slash is
 //! ignored. Requests outside the prefix, on the card's JSON-RPC path and on
