@@ -78,19 +78,21 @@ pub(crate) fn not_admitted(task_id: &str, e: EmitError) -> A2aError {
     }
 }
 
-/// What the engine checks before any lookup or write (the protocol's own
-/// rules ran at dispatch), for a core that keeps no push configs (the
-/// delivery queue): an inline config is PushNotificationNotSupported.
-pub(crate) fn validate(shared: &Shared, req: &SendMessageRequest) -> Result<(), A2aError> {
-    checked(shared, req, false).map(drop)
+/// What the engine checks of a message before any lookup or write (the
+/// protocol's own rules ran at dispatch), with its inline push config
+/// checked and given an id (for the delivery queue, which queues the
+/// message before it is admitted).
+pub(crate) fn validate(
+    shared: &Shared,
+    req: &SendMessageRequest,
+) -> Result<Option<TaskPushNotificationConfig>, A2aError> {
+    checked(shared, req)
 }
 
-/// [`validate`], keeping the inline push config (checked, with its id) if
-/// `keeps_push`.
+/// [`validate`].
 fn checked(
     shared: &Shared,
     req: &SendMessageRequest,
-    keeps_push: bool,
 ) -> Result<Option<TaskPushNotificationConfig>, A2aError> {
     if req.message.role == Role::Agent {
         return Err(A2aError::invalid_params(
@@ -102,12 +104,7 @@ fn checked(
         .configuration
         .as_ref()
         .and_then(|c| c.task_push_notification_config.as_ref());
-    let config = match config {
-        Some(_) if !keeps_push => {
-            return Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
-        }
-        config => push_config::inline(shared, config)?,
-    };
+    let config = push_config::inline(shared, config)?;
     media::check(req, &shared.input_modes, &shared.output_modes)?;
     Ok(config)
 }
@@ -202,7 +199,7 @@ where
     S::Error: Into<BoxError>,
     S::Future: Send + 'static,
 {
-    let push = checked(&shared, &req, true)?;
+    let push = checked(&shared, &req)?;
     let authority = shared.authority.resolve(&context)?;
     let mut message = req.message;
     message.role = Role::User;

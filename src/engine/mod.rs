@@ -116,6 +116,7 @@
 pub(crate) mod admit;
 mod agent;
 mod authority;
+pub(crate) mod dispatch;
 pub(crate) mod executor;
 mod future;
 mod inputs;
@@ -151,11 +152,6 @@ pub(crate) use service::record_ids;
 pub(crate) use subscribe::{Start, event_stream};
 #[cfg(feature = "managed")]
 pub(crate) use writer::Signal;
-#[cfg(feature = "managed")]
-pub(crate) mod shared_ops {
-    //! The engine's read operations, for the managed layer.
-    pub(crate) use super::ops::{extended_card, get, list, subscribe};
-}
 
 /// The fixed status message of a task whose executor failed, panicked, or
 /// could not start.

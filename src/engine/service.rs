@@ -6,12 +6,13 @@ use std::task::{Context, Poll};
 
 use tower_service::Service;
 
+use super::dispatch::{EngineCore, dispatch};
 use super::executor::Execution;
 use super::future::ResponseFuture;
 use super::layer::Shared;
-use super::{ops, push_config, send};
-use crate::protocol::check;
-use crate::{A2aError, A2aRequest, A2aResponse, BoxError, ErrorKind, Operation};
+use super::send;
+use crate::types::SendMessageRequest;
+use crate::{A2aError, A2aRequest, A2aResponse, BoxError, CallContext};
 
 /// A complete A2A core over a task log and an inner executor service.
 /// Built by [`TaskLayer`](super::TaskLayer); clones share tasks and executions.
@@ -67,50 +68,31 @@ where
     }
 
     fn call(&mut self, req: A2aRequest) -> Self::Future {
-        let shared = self.shared.clone();
-        let inner = self.inner.clone();
         let method = req.operation.method();
-        ResponseFuture::in_call_span(method, dispatch(shared, inner, req))
+        ResponseFuture::in_call_span(method, dispatch(self.clone(), req))
     }
 }
 
-async fn dispatch<S>(
-    shared: Arc<Shared>,
-    inner: S,
-    req: A2aRequest,
-) -> Result<A2aResponse, A2aError>
+impl<S> EngineCore for TaskService<S>
 where
     S: Service<Execution, Response = ()> + Clone + Send + 'static,
     S::Error: Into<BoxError>,
     S::Future: Send + 'static,
 {
-    let A2aRequest { operation, context } = req;
-    // The card decides what exists before anything is looked up; then the
-    // protocol's parameter rules, as the bindings apply them, for callers
-    // that reach the engine without a binding.
-    check::before_core(&shared.card.capabilities, &operation)?;
-    match operation {
-        Operation::GetExtendedAgentCard(_) => ops::extended_card(),
-        Operation::SendMessage(r) => send::send(shared, inner, r, context).await,
-        Operation::SendStreamingMessage(r) => send::stream(shared, inner, r, context).await,
-        Operation::GetTask(r) => ops::get(&shared, r, &context).await,
-        Operation::ListTasks(r) => ops::list(&shared, r, &context).await,
-        Operation::CancelTask(r) => ops::cancel(&shared, r, &context).await,
-        Operation::SubscribeToTask(r) => ops::subscribe(&shared, r, &context).await,
-        Operation::CreateTaskPushNotificationConfig(r) => {
-            push_config::create(&shared, r, &context).await
+    fn shared(&self) -> &Shared {
+        &self.shared
+    }
+
+    async fn send(
+        self,
+        req: SendMessageRequest,
+        context: CallContext,
+        stream: bool,
+    ) -> Result<A2aResponse, A2aError> {
+        match stream {
+            false => send::send(self.shared, self.inner, req, context).await,
+            true => send::stream(self.shared, self.inner, req, context).await,
         }
-        Operation::GetTaskPushNotificationConfig(r) => push_config::get(&shared, r, &context).await,
-        Operation::ListTaskPushNotificationConfigs(r) => {
-            push_config::list(&shared, r, &context).await
-        }
-        Operation::DeleteTaskPushNotificationConfig(r) => {
-            push_config::delete(&shared, r, &context).await
-        }
-        // No extension method is served here: unknown, as to the bindings.
-        Operation::Extension(_) => Err(A2aError::new(ErrorKind::MethodNotFound)),
-        #[allow(unreachable_patterns)]
-        _ => Err(A2aError::new(ErrorKind::UnsupportedOperation)),
     }
 }
 

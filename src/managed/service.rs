@@ -14,15 +14,14 @@ use super::policy::OutputPolicy;
 use super::program::Program;
 use super::recover::{self, Resumed};
 use super::runs::Runs;
+use crate::engine::dispatch::{EngineCore, dispatch};
 use crate::engine::push_config as push;
-use crate::engine::shared_ops as ops;
 use crate::engine::{Authority, Shared, TaskLayer, event_stream, record_ids, view};
 use crate::log::{LogError, TaskLog, Watch};
-use crate::protocol::check;
-use crate::types::{AgentCard, Role, SendMessageRequest, SendMessageResponse, StreamResponse};
-use crate::{
-    A2aError, A2aRequest, A2aResponse, CallContext, ConfigError, ErrorKind, EventStream, Operation,
+use crate::types::{
+    AgentCard, CancelTaskRequest, Role, SendMessageRequest, SendMessageResponse, StreamResponse,
 };
+use crate::{A2aError, A2aRequest, A2aResponse, CallContext, ConfigError, EventStream};
 
 /// What every clone of a [`ManagedService`] shares.
 pub(crate) struct Inner {
@@ -202,37 +201,37 @@ impl Service<A2aRequest> for ManagedService {
     }
 
     fn call(&mut self, req: A2aRequest) -> Self::Future {
-        let inner = self.inner.clone();
         let method = req.operation.method();
-        crate::engine::ResponseFuture::in_call_span(method, dispatch(inner, req))
+        crate::engine::ResponseFuture::in_call_span(method, dispatch(self.clone(), req))
     }
 }
 
-async fn dispatch(inner: Arc<Inner>, req: A2aRequest) -> Result<A2aResponse, A2aError> {
-    let A2aRequest { operation, context } = req;
-    let shared = &inner.engine;
-    check::before_core(&shared.card.capabilities, &operation)?;
-    match operation {
-        Operation::SendMessage(r) => send(&inner, r, &context, false).await,
-        Operation::SendStreamingMessage(r) => send(&inner, r, &context, true).await,
-        Operation::GetTask(r) => ops::get(shared, r, &context).await,
-        Operation::ListTasks(r) => ops::list(shared, r, &context).await,
-        Operation::SubscribeToTask(r) => ops::subscribe(shared, r, &context).await,
-        Operation::CancelTask(r) => {
-            let authority = shared.authority.resolve(&context)?;
-            let task = admit::cancel(&inner, &authority, &r.id).await?;
-            record_ids(&task.id, &task.context_id);
-            Ok(A2aResponse::Task(view(&task, None, true)))
-        }
-        Operation::GetExtendedAgentCard(_) => ops::extended_card(),
-        Operation::CreateTaskPushNotificationConfig(r) => push::create(shared, r, &context).await,
-        Operation::GetTaskPushNotificationConfig(r) => push::get(shared, r, &context).await,
-        Operation::ListTaskPushNotificationConfigs(r) => push::list(shared, r, &context).await,
-        Operation::DeleteTaskPushNotificationConfig(r) => push::delete(shared, r, &context).await,
-        // No extension method is served here: unknown, as to the bindings.
-        Operation::Extension(_) => Err(A2aError::new(ErrorKind::MethodNotFound)),
-        #[allow(unreachable_patterns)]
-        _ => Err(A2aError::new(ErrorKind::UnsupportedOperation)),
+/// The managed core's own part of the engine's dispatch: a new input
+/// starts (or reconciles with) a run, an answer resumes a wait, and a cancel
+/// is recorded for the run; every other operation is the engine's.
+impl EngineCore for ManagedService {
+    fn shared(&self) -> &Shared {
+        &self.inner.engine
+    }
+
+    async fn send(
+        self,
+        req: SendMessageRequest,
+        context: CallContext,
+        stream: bool,
+    ) -> Result<A2aResponse, A2aError> {
+        send(&self.inner, req, &context, stream).await
+    }
+
+    async fn cancel(
+        self,
+        req: CancelTaskRequest,
+        context: CallContext,
+    ) -> Result<A2aResponse, A2aError> {
+        let authority = self.inner.engine.authority.resolve(&context)?;
+        let task = admit::cancel(&self.inner, &authority, &req.id).await?;
+        record_ids(&task.id, &task.context_id);
+        Ok(A2aResponse::Task(view(&task, None, true)))
     }
 }
 

@@ -215,12 +215,14 @@ impl Routes {
     }
 
     /// The request path is the JSON-RPC endpoint (with or without a trailing slash).
+    #[cfg(any(feature = "jsonrpc", test))]
     pub(crate) fn is_jsonrpc(&self, path: &str) -> bool {
         matches!(self.resolve(path), Some((Binding::JsonRpc, _)))
     }
 
     /// The part of `path` below the HTTP+JSON prefix, if it is under it
     /// (and is not the JSON-RPC endpoint).
+    #[cfg(any(feature = "rest", test))]
     pub(crate) fn rest_suffix<'p>(&self, path: &'p str) -> Option<&'p str> {
         match self.resolve(path) {
             Some((Binding::Rest, suffix)) => Some(suffix),

@@ -139,26 +139,6 @@ pub(crate) fn before_core(caps: &AgentCapabilities, op: &Operation) -> Result<()
     operation(op)
 }
 
-/// What a core that keeps no push configs (the delivery queue's team)
-/// checks before anything else, for callers that reach it without a binding:
-/// the card's capabilities first (they decide what exists), then
-/// PushNotificationNotSupported for the push-config operations, then the
-/// parameters.
-#[cfg(feature = "engine")]
-pub(crate) fn without_push(caps: &AgentCapabilities, op: &Operation) -> Result<(), A2aError> {
-    capability(caps, op)?;
-    if matches!(
-        op,
-        Operation::CreateTaskPushNotificationConfig(_)
-            | Operation::GetTaskPushNotificationConfig(_)
-            | Operation::ListTaskPushNotificationConfigs(_)
-            | Operation::DeleteTaskPushNotificationConfig(_)
-    ) {
-        return Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
-    }
-    operation(op)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -107,7 +107,7 @@ pub(crate) async fn enqueue(
     d: &Directives,
     watch: bool,
 ) -> Result<Enqueued, A2aError> {
-    crate::engine::admit::validate(&core.shared, &req)?;
+    let push = crate::engine::admit::validate(&core.shared, &req)?;
     let mut message = req.message;
     message.role = Role::User;
     let task_id = crate::engine::id_text(uuid::Uuid::now_v7());
@@ -129,7 +129,12 @@ pub(crate) async fn enqueue(
                 message: message.clone(),
             },
         };
-        let task = AppendRequest::create(authority, task_id.clone(), vec![created, queued]);
+        let mut records = vec![created, queued];
+        records.extend(crate::engine::push_config::inline_record(
+            push.clone(),
+            &task_id,
+        ));
+        let task = AppendRequest::create(authority, task_id.clone(), records);
         let entered = QueueRecord::Entered {
             task_id: task_id.clone(),
             target: d.target.clone(),

@@ -130,7 +130,11 @@ async fn append(
     req: SendMessageRequest,
     stream: bool,
 ) -> Result<A2aResponse, A2aError> {
-    crate::engine::admit::validate(&core.shared, &req)?;
+    if crate::engine::admit::validate(&core.shared, &req)?.is_some() {
+        return Err(A2aError::new(ErrorKind::UnsupportedOperation).with_message(
+            "An appended input takes no push config; create one with CreateTaskPushNotificationConfig",
+        ));
+    }
     let mut message = req.message;
     let snap = crate::engine::admit::addressed_task(&core.shared, authority, &mut message).await?;
     message.role = Role::User;

@@ -9,10 +9,12 @@ use tower_service::Service;
 
 use super::core::Core;
 use super::send::send;
-use crate::engine::{ResponseFuture, ops};
+use crate::engine::ResponseFuture;
+use crate::engine::dispatch::{EngineCore, dispatch};
+use crate::engine::layer::Shared;
 use crate::log::{LiveTask, LogError};
-use crate::protocol::check;
-use crate::{A2aError, A2aRequest, A2aResponse, ErrorKind, Operation};
+use crate::types::{CancelTaskRequest, SendMessageRequest};
+use crate::{A2aError, A2aRequest, A2aResponse, CallContext, ErrorKind, ExtensionRequest};
 
 /// A complete A2A core for a [`Team`](super::Team): the engine's reads, the
 /// delivery queue for new inputs, and the queue extension's operations.
@@ -102,36 +104,48 @@ impl Service<A2aRequest> for TeamService {
     }
 
     fn call(&mut self, req: A2aRequest) -> Self::Future {
-        let core = self.core.clone();
         let method = req.operation.method();
-        ResponseFuture::in_call_span(method, dispatch(core, req))
+        ResponseFuture::in_call_span(method, dispatch(self.clone(), req))
     }
 }
 
-async fn dispatch(core: Arc<Core>, req: A2aRequest) -> Result<A2aResponse, A2aError> {
-    let A2aRequest { operation, context } = req;
-    let shared = &core.shared;
-    check::without_push(&shared.card.capabilities, &operation)?;
-    match operation {
-        Operation::SendMessage(r) => send(&core, r, context, false).await,
-        Operation::SendStreamingMessage(r) => send(&core, r, context, true).await,
-        Operation::CancelTask(r) => super::cancel::cancel(&core, r, &context).await,
-        Operation::GetTask(r) => ops::get(shared, r, &context).await,
-        Operation::ListTasks(r) => ops::list(shared, r, &context).await,
-        Operation::SubscribeToTask(r) => ops::subscribe(shared, r, &context).await,
-        Operation::GetExtendedAgentCard(_) => ops::extended_card(),
-        Operation::Extension(e) if e.method == super::GET_QUEUE_METHOD => {
-            super::ext::get(&core, &e.params, &context)
-                .await
-                .map(A2aResponse::Extension)
+/// The team's own part of the engine's dispatch: new inputs go through the
+/// delivery queue, a cancel may remove a queued input, and the queue
+/// extension's methods; every other operation is the engine's.
+impl EngineCore for TeamService {
+    fn shared(&self) -> &Shared {
+        &self.core.shared
+    }
+
+    async fn send(
+        self,
+        req: SendMessageRequest,
+        context: CallContext,
+        stream: bool,
+    ) -> Result<A2aResponse, A2aError> {
+        send(&self.core, req, context, stream).await
+    }
+
+    async fn cancel(
+        self,
+        req: CancelTaskRequest,
+        context: CallContext,
+    ) -> Result<A2aResponse, A2aError> {
+        super::cancel::cancel(&self.core, req, &context).await
+    }
+
+    async fn extension(
+        self,
+        e: ExtensionRequest,
+        context: CallContext,
+    ) -> Result<A2aResponse, A2aError> {
+        match e.method {
+            super::GET_QUEUE_METHOD => super::ext::get(&self.core, &e.params, &context).await,
+            super::REORDER_QUEUE_METHOD => {
+                super::ext::reorder(&self.core, &e.params, &context).await
+            }
+            _ => return Err(A2aError::new(ErrorKind::MethodNotFound)),
         }
-        Operation::Extension(e) if e.method == super::REORDER_QUEUE_METHOD => {
-            super::ext::reorder(&core, &e.params, &context)
-                .await
-                .map(A2aResponse::Extension)
-        }
-        Operation::Extension(_) => Err(A2aError::new(ErrorKind::MethodNotFound)),
-        #[allow(unreachable_patterns)]
-        _ => Err(A2aError::new(ErrorKind::UnsupportedOperation)),
+        .map(A2aResponse::Extension)
     }
 }

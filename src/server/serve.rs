@@ -148,8 +148,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         }
         let service = team.service(tasks);
         service.recover().await?;
-        // The delivery queue keeps no push configs.
-        let caps = engine_capabilities(false);
+        let caps = engine_capabilities(self.delivers_push());
         Ok(self.assemble(service, caps)?)
     }
 

@@ -88,7 +88,9 @@ mod tests {
         let ok = AgentCard::default().with_interface(AgentInterface::jsonrpc("http://h/rpc"));
         let layer = JsonRpcLayer::new(&ok).unwrap().keep_alive(Duration::ZERO);
         assert_eq!(layer.config.keep_alive, None);
-        assert_eq!(layer.config.routes.jsonrpc_path(), Some("/rpc"));
+        // The path is the base of the card's paths: `/` below it.
+        let routes = &layer.config.routes;
+        assert_eq!((routes.base(), routes.jsonrpc_path()), ("/rpc", Some("/")));
     }
 
     #[test]

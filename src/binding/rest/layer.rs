@@ -93,7 +93,9 @@ mod tests {
         let ok = AgentCard::default().with_interface(AgentInterface::http_json("http://h/a2a/"));
         let layer = RestLayer::new(&ok).unwrap().keep_alive(Duration::ZERO);
         assert_eq!(layer.config.keep_alive, None);
-        assert_eq!(layer.config.routes.rest_prefix(), Some("/a2a"));
+        // The prefix is the base of the card's paths: `/` below it.
+        let routes = &layer.config.routes;
+        assert_eq!((routes.base(), routes.rest_prefix()), ("/a2a", Some("/")));
     }
 
     #[test]
