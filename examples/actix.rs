@@ -154,6 +154,7 @@ async fn main() -> std::io::Result<()> {
     let a2a = A2aServer::builder(card)
         .max_body_bytes(MAX_BODY_BYTES)
         .agent(agents::Echo)
+        .await
         .map_err(std::io::Error::other)?;
     // The service routes by full path (card, `/a2a`, `/a2a/rest/...`) and
     // answers 404 elsewhere, so it is actix's default service: no actix

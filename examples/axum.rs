@@ -69,7 +69,7 @@ async fn bearer_auth(mut req: Request, next: Next) -> Response {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let listener = tokio::net::TcpListener::bind(agents::addr()).await?;
     let addr = listener.local_addr()?;
 
@@ -91,7 +91,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .authority(Authority::principal(|p: &Principal, tenant: &str| {
             format!("{}/{tenant}", p.0)
         }))
-        .agent(agents::Echo)?;
+        .agent(agents::Echo)
+        .await?;
 
     // Mounting. The A2A service routes by the *full* request path, matching it
     // against the interface URLs on the card (`/a2a`, `/a2a/rest`). So it is

@@ -1,6 +1,6 @@
 //! The cores an [`A2aServerBuilder`] serves (a raw core, an agent or
-//! executor on the task engine, a managed program, a team) and the assembly
-//! of the whole stack around one.
+//! executor on the task engine, a managed program, a team), the assembly
+//! of the whole stack around one and the start-up recovery of its log.
 //!
 //! ```
 //! use a2a_tower::server::A2aServer;
@@ -34,7 +34,8 @@ use crate::{
 };
 
 impl<AL, HL> A2aServerBuilder<AL, HL> {
-    /// Serves a raw core (no task engine).
+    /// Serves a raw core (no task engine, no log, nothing to recover: the
+    /// one finisher that is not `async`).
     pub fn core<S>(self, core: S) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
     where
         AL: Layer<ExtendedCardService<S>>,
@@ -45,36 +46,42 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         self.assemble(core, caps)
     }
 
-    /// Serves an [`Agent`] (text in, text chunks out) through the task engine.
-    pub fn agent<A: Agent>(self, agent: A) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
+    /// Serves an [`Agent`] (text in, text chunks out) through the task
+    /// engine, after start-up recovery (see
+    /// [finishing the builder](A2aServerBuilder#finishing-the-builder)).
+    pub async fn agent<A: Agent>(
+        self,
+        agent: A,
+    ) -> Result<A2aHttpService<HL, AL::Service>, BoxError>
     where
         AL: Layer<ExtendedCardService<TaskService<ExecutorService<AgentExecutor<A>>>>>,
         AL::Service: A2aService,
         HL: Layer<Edge<AL::Service>>,
     {
-        self.executor_service(AgentExecutor::service(agent))
+        self.executor_service(AgentExecutor::service(agent)).await
     }
 
-    /// Serves an [`Executor`] through the task engine.
-    pub fn executor<E: Executor>(
+    /// Serves an [`Executor`] through the task engine, after start-up
+    /// recovery.
+    pub async fn executor<E: Executor>(
         self,
         executor: E,
-    ) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
+    ) -> Result<A2aHttpService<HL, AL::Service>, BoxError>
     where
         AL: Layer<ExtendedCardService<TaskService<ExecutorService<E>>>>,
         AL::Service: A2aService,
         HL: Layer<Edge<AL::Service>>,
     {
-        self.executor_service(ExecutorService::new(executor))
+        self.executor_service(ExecutorService::new(executor)).await
     }
 
     /// Serves an executor reached as a `Service<Execution>` (so host layers
     /// such as timeouts can sit between the engine and the executor) through
-    /// the task engine.
-    pub fn executor_service<X>(
+    /// the task engine, after start-up recovery.
+    pub async fn executor_service<X>(
         mut self,
         executor: X,
-    ) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
+    ) -> Result<A2aHttpService<HL, AL::Service>, BoxError>
     where
         X: tower_service::Service<Execution, Response = ()> + Clone + Send + 'static,
         X::Error: Into<BoxError>,
@@ -85,14 +92,20 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
     {
         let tasks = self.task_layer()?;
         let caps = engine_capabilities(self.delivers_push());
-        self.assemble(tasks.layer(executor), caps)
+        let recovery = self.recovery;
+        let app = self.assemble(tasks.clone().layer(executor), caps)?;
+        if recovery {
+            tasks.recover().await?;
+        }
+        Ok(app)
     }
 
     /// Serves a managed [`Program`](crate::managed::Program) (see
     /// [`managed`](crate::managed)) over the configured task log, host id
     /// and authority, after resuming the runs this host id left when its
-    /// process died (hence `async`). The card gets the
-    /// `urn:scope:a2a:external-wait` extension if it does not declare it.
+    /// process died (unless [`recovery(false)`](Self::recovery)). The card
+    /// gets the `urn:scope:a2a:external-wait` extension if it does not
+    /// declare it.
     #[cfg(feature = "managed")]
     #[cfg_attr(docsrs, doc(cfg(feature = "managed")))]
     pub async fn program(
@@ -118,15 +131,19 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             managed = managed.host_id(id);
         }
         let managed = managed.build()?;
-        managed.recover().await?;
         let caps = engine_capabilities(self.delivers_push());
-        Ok(self.assemble(managed, caps)?)
+        let recovery = self.recovery;
+        let app = self.assemble(managed.clone(), caps)?;
+        if recovery {
+            managed.recover().await?;
+        }
+        Ok(app)
     }
 
     /// Serves a [`Team`](crate::queue::Team) of agents behind the
     /// per-context delivery queue (see [`queue`](crate::queue)) over the
     /// configured task log, host id and authority, after start-up recovery
-    /// (hence `async`). The card gets the
+    /// (unless [`recovery(false)`](Self::recovery)). The card gets the
     /// [`QUEUE_EXTENSION`](crate::queue::QUEUE_EXTENSION) if it does not
     /// declare it.
     pub async fn team(
@@ -147,10 +164,14 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             self.extension_methods.push(method);
         }
         let service = team.service(tasks);
-        service.recover().await?;
         // The delivery queue keeps no push configs.
         let caps = engine_capabilities(false);
-        Ok(self.assemble(service, caps)?)
+        let recovery = self.recovery;
+        let app = self.assemble(service.clone(), caps)?;
+        if recovery {
+            service.recover().await?;
+        }
+        Ok(app)
     }
 
     /// Whether push notifications are delivered (see `push_notifications`).
