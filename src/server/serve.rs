@@ -289,3 +289,73 @@ fn engine_capabilities(push: bool) -> StackCapabilities {
         .streaming(true)
         .push_notifications(push)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{AgentInput, RESTARTED_MESSAGE, agent_fn};
+    use crate::log::{AppendRequest, MemoryTaskLog, Record, TaskLog};
+    use crate::server::A2aServer;
+    use crate::types::{AgentCard, AgentInterface, AgentSkill, Message, TaskState};
+
+    fn card() -> AgentCard {
+        AgentCard::new("Echo", "Echoes text", "1.0.0")
+            .with_interface(AgentInterface::jsonrpc("http://localhost/"))
+            .with_skill(AgentSkill::new("echo", "Echo", "Echoes text"))
+    }
+
+    /// A log holding a task this host was running when its process died.
+    async fn left_running() -> MemoryTaskLog {
+        let log = MemoryTaskLog::new();
+        let records = vec![
+            Record::created("t-1", "c"),
+            Record::MessageAdmitted {
+                message: Message::user("m", "hi"),
+            },
+            Record::ExecutionStarted {
+                host: "web-1".into(),
+            },
+        ];
+        log.append(AppendRequest::create("public", "t-1", records))
+            .await
+            .unwrap();
+        log
+    }
+
+    fn echo() -> impl crate::engine::Agent {
+        agent_fn(|input: AgentInput| async move { Ok(input.text) })
+    }
+
+    #[tokio::test]
+    async fn the_engine_finishers_recover_before_returning() {
+        let log = left_running().await;
+        let builder = A2aServer::builder(card()).task_log(log.clone());
+        let app = builder.host_id("web-1").agent(echo()).await.unwrap();
+        let task = log.snapshot("public", "t-1").await.unwrap();
+        assert_eq!(task.state(), TaskState::Failed);
+        let message = task.task.status.message.as_ref().unwrap().text();
+        assert_eq!(message, RESTARTED_MESSAGE);
+        drop(app);
+    }
+
+    #[tokio::test]
+    async fn recovery_false_leaves_the_log_alone() {
+        let log = left_running().await;
+        let builder = A2aServer::builder(card()).task_log(log.clone());
+        let builder = builder.host_id("web-1").recovery(false);
+        let app = builder.agent(echo()).await.unwrap();
+        let task = log.snapshot("public", "t-1").await.unwrap();
+        assert_eq!(task.state(), TaskState::Submitted);
+        drop(app);
+    }
+
+    #[tokio::test]
+    async fn a_bad_configuration_fails_before_recovery() {
+        let log = left_running().await;
+        let nowhere = AgentCard::new("None", "No interface", "1.0.0")
+            .with_skill(AgentSkill::new("x", "x", "x"));
+        let builder = A2aServer::builder(nowhere).task_log(log.clone());
+        assert!(builder.host_id("web-1").agent(echo()).await.is_err());
+        let task = log.snapshot("public", "t-1").await.unwrap();
+        assert_eq!(task.state(), TaskState::Submitted, "not recovered");
+    }
+}
