@@ -70,7 +70,7 @@ async fn start() -> SocketAddr {
         .with_interface(AgentInterface::jsonrpc(format!("http://{addr}/rpc")))
         .with_interface(AgentInterface::grpc(addr.to_string()))
         .with_skill(AgentSkill::new("echo", "Echo", "Echoes"));
-    let app = A2aServer::builder(card).agent(Echo).expect("stack");
+    let app = A2aServer::builder(card).agent(Echo).await.expect("stack");
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             let _ = stream.set_nodelay(true);

@@ -154,6 +154,7 @@ async fn main() -> std::io::Result<()> {
     let a2a = A2aServer::builder(card)
         .max_body_bytes(MAX_BODY_BYTES)
         .agent(agents::Echo)
+        .await
         .map_err(std::io::Error::other)?;
     // The service routes the card's paths (the card, `/a2a`, `/a2a/rest/...`;
     // under an actix `scope("/a2a")` it would take `/` and `/rest/...` as

@@ -69,7 +69,7 @@ async fn bearer_auth(mut req: Request, next: Next) -> Response {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let listener = tokio::net::TcpListener::bind(agents::addr()).await?;
     let addr = listener.local_addr()?;
 
@@ -91,7 +91,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .authority(Authority::principal(|p: &Principal, tenant: &str| {
             format!("{}/{tenant}", p.0)
         }))
-        .agent(agents::Echo)?;
+        .agent(agents::Echo)
+        .await?;
 
     // The A2A service matches paths relative to where it is mounted, so it
     // nests like any axum service: `/a2a` and `/a2a/rest/...` reach it as

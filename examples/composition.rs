@@ -77,7 +77,7 @@ impl<S: Service<A2aRequest>> Service<A2aRequest> for Audit<S> {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let (listener, addr) = common::bind().await?;
     let card = agents::card(&agents::base_url(addr));
     let a2a = A2aServer::builder(card)
@@ -98,7 +98,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             Duration::from_secs(30),
         ))
         .a2a_layer(AuditLayer::default())
-        .agent(agents::Echo)?;
+        .agent(agents::Echo)
+        .await?;
     common::serve(listener, a2a).await?;
     Ok(())
 }

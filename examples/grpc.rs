@@ -54,7 +54,7 @@ async fn main() -> Result<(), BoxError> {
         .with_interface(AgentInterface::grpc(grpc_addr.to_string()));
     // The card has a GRPC interface, so the service serves gRPC (by content
     // type) beside JSON-RPC and HTTP+JSON, all over one task engine.
-    let a2a = A2aServer::builder(card).agent(echo_agent::Echo)?;
+    let a2a = A2aServer::builder(card).agent(echo_agent::Echo).await?;
     println!("listening on http://{addr}");
     if let Some(grpc) = grpc_listener {
         println!("grpc on {grpc_addr}");

@@ -5,7 +5,8 @@
 //! free port) and prints `listening on http://ADDR` once bound. The card at
 //! `/.well-known/agent-card.json` advertises JSON-RPC at `/a2a` and HTTP+JSON
 //! under `/a2a/rest`: the `A2aServer` service routes both itself, so hyper
-//! needs no router, only an accept loop.
+//! needs no router, only an accept loop. (`a2a_tower::server::serve` is such
+//! a loop, for hosts that want nothing of their own in it.)
 //!
 //! ```text
 //! curl -s localhost:8080/a2a/rest/message:send -H 'a2a-version: 1.0' \
@@ -24,7 +25,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // Bind first: the card advertises the bound address (port 0 included).
     let listener = TcpListener::bind(agents::addr()).await?;
     let addr = listener.local_addr()?;
@@ -32,7 +33,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A `tower::Service<http::Request<B>>` for any body B: the card endpoint,
     // body limit, version and extension checks, JSON-RPC at /a2a and
     // HTTP+JSON under /a2a/rest, and the task engine running `Echo`.
-    let a2a = A2aServer::builder(card).agent(agents::Echo)?;
+    let a2a = A2aServer::builder(card).agent(agents::Echo).await?;
     println!("listening on http://{addr}");
 
     // One builder for every connection: HTTP/1.1 and HTTP/2 (prior knowledge).

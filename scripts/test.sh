@@ -14,7 +14,7 @@ echo "== clippy (all targets, all features, warnings denied)"
 cargo clippy --all-targets --all-features -- -D warnings
 
 echo "== each feature on its own (clippy, warnings denied)"
-for features in "" jsonrpc rest engine sqlite postgres managed client tools mcp push grpc; do
+for features in "" jsonrpc rest engine sqlite postgres managed client tools mcp push grpc serve; do
     cargo clippy --no-default-features ${features:+--features "$features"} -- -D warnings
 done
 

@@ -35,29 +35,22 @@
 //!
 //! ```
 //! # #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
-//! # {
-//! use a2a_tower::engine::{Agent, AgentInput};
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use a2a_tower::engine::{AgentInput, agent_fn};
 //! use a2a_tower::server::A2aServer;
 //! use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
-//! use a2a_tower::BoxError;
-//! use futures_core::Stream;
-//!
-//! struct Echo;
-//! impl Agent for Echo {
-//!     fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
-//!         futures_util::stream::iter([Ok(input.text)])
-//!     }
-//! }
 //!
 //! let card = AgentCard::new("Echo", "Echoes text", "1.0.0")
 //!     .with_interface(AgentInterface::jsonrpc("http://localhost:8080/"))
 //!     .with_interface(AgentInterface::http_json("http://localhost:8080/rest"))
 //!     .with_skill(AgentSkill::new("echo", "Echo", "Echoes text"));
-//! // A Service<http::Request<B>>, ready for hyper, axum or an actix adapter.
-//! let app = A2aServer::builder(card).agent(Echo)?;
+//! let echo = agent_fn(|input: AgentInput| async move { Ok(input.text) });
+//! // A Service<http::Request<B>>, ready for hyper, axum, an actix adapter
+//! // or `server::serve`.
+//! let app = A2aServer::builder(card).agent(echo).await?;
 //! # let _ = app;
-//! # }
-//! # Ok::<(), a2a_tower::ConfigError>(())
+//! # Ok::<(), a2a_tower::BoxError>(())
+//! # }).unwrap();
 //! ```
 //!
 //! # Modules
@@ -100,6 +93,7 @@
 //! | `tools` | yes | remote agents as tools (`tool`): the `Tool` contract, `ToolSet` and continuations, with the client and `jsonschema` |
 //! | `push` | yes | push notifications (`push`): the outbox over the task log, `PushSender` delivering task events to webhooks (hyper-util, rustls) behind the `WebhookGuard` SSRF guard, `A2aServerBuilder::push_notifications` |
 //! | `grpc` | no | the gRPC binding (`GrpcLayer`, `grpc`): the spec's `a2a.proto` through tonic, generated at build time without `protoc`; `A2aServer` serves it for a `GRPC` interface |
+//! | `serve` | yes | [`server::serve`]: an app on a Tokio TCP listener through hyper-util (HTTP/1.1 and HTTP/2, graceful shutdown) |
 //! | `mcp` | no | tools served as an MCP server (`tool::mcp::McpServer`) through the official Rust MCP SDK, `rmcp` |
 //!
 //! With `jsonrpc` and `rest`, [`server`] has the bindings router; with

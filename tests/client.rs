@@ -60,7 +60,10 @@ fn card(base: &str) -> AgentCard {
 /// The echo agent served on loopback; returns its base URL.
 async fn backend() -> String {
     let (l, base) = listener().await;
-    serve(l, A2aServer::builder(card(&base)).agent(Echo).unwrap());
+    serve(
+        l,
+        A2aServer::builder(card(&base)).agent(Echo).await.unwrap(),
+    );
     base
 }
 
@@ -309,7 +312,13 @@ impl Agent for Slow {
 
 async fn backend_with_delay(d: Duration) -> String {
     let (l, base) = listener().await;
-    serve(l, A2aServer::builder(card(&base)).agent(Slow(d)).unwrap());
+    serve(
+        l,
+        A2aServer::builder(card(&base))
+            .agent(Slow(d))
+            .await
+            .unwrap(),
+    );
     base
 }
 
@@ -426,6 +435,7 @@ async fn credentials_stay_on_the_card_origin() {
     let app = A2aServer::builder(card(&backend))
         .http_layer(record)
         .agent(Echo)
+        .await
         .unwrap();
     serve(l, app);
     // Same origin: the card fetch and the calls carry it.
@@ -537,6 +547,7 @@ async fn subscribe_to_a_live_task_directly_and_through_a_proxy() {
         l,
         A2aServer::builder(card(&base))
             .agent(Gated(gate.clone()))
+            .await
             .unwrap(),
     );
     let mut targets = vec![base.clone()];
@@ -691,7 +702,7 @@ async fn the_interface_tenant_reaches_the_server_on_both_bindings() {
     for i in &mut c.supported_interfaces {
         i.tenant = "acme co".into();
     }
-    serve(l, A2aServer::builder(c).agent(TenantEcho).unwrap());
+    serve(l, A2aServer::builder(c).agent(TenantEcho).await.unwrap());
     for t in [Transport::JsonRpc, Transport::HttpJson] {
         let client = connect(&base, t).await;
         let res = call(&client, Operation::SendMessage(send("x")))
@@ -713,6 +724,7 @@ async fn this_crate_s_card_endpoint_revalidates_with_304() {
     let app = A2aServer::builder(card(&base))
         .card_max_age(Duration::ZERO)
         .agent(Echo)
+        .await
         .unwrap();
     // Outside the whole stack: the card endpoint answers above host layers.
     serve(
@@ -800,7 +812,10 @@ async fn numbers_keep_their_exact_text_over_both_bindings() {
     let (l, base) = listener().await;
     serve(
         l,
-        A2aServer::builder(card(&base)).executor(Numbers).unwrap(),
+        A2aServer::builder(card(&base))
+            .executor(Numbers)
+            .await
+            .unwrap(),
     );
     for t in [Transport::JsonRpc, Transport::HttpJson] {
         let c = connect(&base, t).await;

@@ -81,12 +81,13 @@ type App = a2a_tower::server::A2aHttpService<
     >,
 >;
 
-fn app(declared: bool) -> App {
+async fn app(declared: bool) -> App {
     let auth: fn(Request<_>) -> Request<_> = optional_bearer;
     A2aServer::builder(card(declared))
         .http_layer(tower::util::MapRequestLayer::new(auth))
         .extended_card(extended())
         .agent(Echo)
+        .await
         .unwrap()
 }
 
@@ -120,7 +121,7 @@ async fn rest(app: &App, token: Option<&str>) -> Reply {
 
 #[tokio::test]
 async fn the_principal_gets_its_card_on_both_bindings() {
-    let app = app(true);
+    let app = app(true).await;
     let v = jsonrpc(&app, Some("alice")).await;
     assert_eq!(v["result"]["name"], "Extended for alice", "{v}");
     assert_eq!(v["result"]["skills"][0]["id"], "secret");
@@ -140,7 +141,7 @@ async fn the_principal_gets_its_card_on_both_bindings() {
 
 #[tokio::test]
 async fn an_unauthenticated_caller_gets_unauthenticated() {
-    let app = app(true);
+    let app = app(true).await;
     let v = jsonrpc(&app, None).await;
     assert_eq!(v["error"]["code"], -31401, "{v}");
     assert!(v.get("result").is_none());
@@ -151,7 +152,7 @@ async fn an_unauthenticated_caller_gets_unauthenticated() {
 
 #[tokio::test]
 async fn an_undeclared_card_is_unsupported_even_when_configured() {
-    let app = app(false);
+    let app = app(false).await;
     let v = jsonrpc(&app, Some("alice")).await;
     assert_eq!(v["error"]["code"], -32004, "{v}");
     rest(&app, Some("alice"))
@@ -161,7 +162,10 @@ async fn an_undeclared_card_is_unsupported_even_when_configured() {
 
 #[tokio::test]
 async fn a_declared_card_needs_an_extended_card() {
-    let err = A2aServer::builder(card(true)).agent(Echo).unwrap_err();
+    let err = A2aServer::builder(card(true))
+        .agent(Echo)
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("extendedAgentCard"), "{err}");
 }
 
@@ -208,6 +212,7 @@ async fn over_grpc_too() {
         .http_layer(tower::util::MapRequestLayer::new(auth))
         .extended_card(extended())
         .agent(Echo)
+        .await
         .unwrap();
     let (listener, base) = support::loopback::listener().await;
     support::loopback::serve(listener, app);

@@ -313,6 +313,7 @@ async fn the_task_engine_does_not_serve_extension_methods() {
     let app = A2aServer::builder(card(false))
         .extension_method(get_queue())
         .agent(Echo)
+        .await
         .expect("the stack builds");
     let app = BoxCloneService::new(app);
     let reply = rpc(&app, "GetContextQueue", json!({"contextId": "c"})).await;

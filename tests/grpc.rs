@@ -71,7 +71,7 @@ where
 }
 
 async fn echo_client() -> Client {
-    A2aServiceClient::new(channel(A2aServer::builder(card()).agent(Echo).unwrap()).await)
+    A2aServiceClient::new(channel(A2aServer::builder(card()).agent(Echo).await.unwrap()).await)
 }
 
 /// `msg` with `a2a-version: 1.0`.
@@ -354,6 +354,7 @@ async fn the_body_limit_is_resource_exhausted() {
     let app = A2aServer::builder(card())
         .max_body_bytes(MAX)
         .agent(Echo)
+        .await
         .unwrap();
     let mut c = A2aServiceClient::new(channel(app).await);
     let sized = |len: usize| {
@@ -408,7 +409,7 @@ async fn errors_the_stack_produces() {
     assert_kind(&err, ErrorKind::PushNotificationNotSupported);
 
     // A method the service does not have: gRPC's UNIMPLEMENTED.
-    let app = A2aServer::builder(card()).agent(Echo).unwrap();
+    let app = A2aServer::builder(card()).agent(Echo).await.unwrap();
     let mut grpc = tonic::client::Grpc::new(channel(app).await);
     grpc.ready().await.unwrap();
     let codec = tonic_prost::ProstCodec::<proto::GetTaskRequest, proto::Task>::default();

@@ -51,6 +51,7 @@ async fn host(card_mount: &str, nest: &str) -> String {
     let (l, base) = listener().await;
     let a2a = A2aServer::builder(card(&base, card_mount))
         .agent(Shout)
+        .await
         .unwrap();
     let app = axum::Router::new()
         .nest_service(nest, a2a)

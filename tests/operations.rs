@@ -451,7 +451,7 @@ async fn undeclared_capabilities_fail_with_their_errors_on_both_bindings() {
     let mut pushy = card();
     pushy.capabilities.push_notifications = Some(true);
     let (exec, _, _) = executor();
-    assert!(A2aServer::builder(pushy).executor(exec).is_err());
+    assert!(A2aServer::builder(pushy).executor(exec).await.is_err());
 
     // Extended card undeclared.
     rpc_err(

@@ -321,12 +321,12 @@ async fn capability_off_is_push_notification_not_supported() {
 // The builder serves a card declaring push notifications only when the
 // stack delivers them: the engine stores configs, delivery is not
 // configured here.
-#[test]
-fn builder_refuses_push_without_delivery() {
+#[tokio::test]
+async fn builder_refuses_push_without_delivery() {
     let mut card = card();
     card.capabilities.push_notifications = Some(true);
     let (exec, _, _) = support::assembled::executor();
-    let built = A2aServer::builder(card).executor(exec);
+    let built = A2aServer::builder(card).executor(exec).await;
     let Err(err) = built else {
         panic!("a card declaring push without delivery was served")
     };

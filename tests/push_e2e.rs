@@ -19,6 +19,7 @@ use a2a_tower::log::{MemoryTaskLog, TaskLog};
 use a2a_tower::push::{Backoff, PushSender, WebhookGuard};
 use a2a_tower::server::A2aServer;
 use a2a_tower::types::{Artifact, Part, StreamResponse};
+use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 use support::assembled::{
     ALICE, Harness, card, continuation, message, request, rest_subscribe, rpc_ok, sse,
@@ -78,7 +79,11 @@ fn push_server(sender: PushSender, log: MemoryTaskLog) -> Harness {
     let app = A2aServer::builder(card)
         .task_log(log)
         .push_notifications(sender)
+        // A fresh log: nothing to recover, so the build is ready at once.
+        .recovery(false)
         .executor(Words)
+        .now_or_never()
+        .expect("builds without waiting")
         .unwrap();
     Harness {
         app: BoxCloneService::new(app),

@@ -110,6 +110,7 @@ async fn principal_reaches_the_agent_over_both_bindings() {
     let app = A2aServer::builder(card())
         .http_layer(tower::layer::layer_fn(BearerAuth))
         .agent(WhoAmI)
+        .await
         .unwrap();
 
     // JSON-RPC.
@@ -204,6 +205,7 @@ async fn a2a_layers_see_every_call_and_edge_refusals_never_reach_them() {
             seen: counter.clone(),
         }))
         .agent(WhoAmI)
+        .await
         .unwrap();
 
     let res = app
@@ -258,6 +260,7 @@ async fn composes_with_tower_limits_and_timeouts() {
         ))
         .max_body_bytes(1024)
         .agent(WhoAmI)
+        .await
         .unwrap();
     let big = "x".repeat(2048);
     let res = app
@@ -282,11 +285,11 @@ async fn composes_with_tower_limits_and_timeouts() {
     assert_eq!(res.status(), 200);
 }
 
-#[test]
-fn the_card_must_advertise_a_binding() {
+#[tokio::test]
+async fn the_card_must_advertise_a_binding() {
     let card =
         AgentCard::new("None", "No interface", "1.0.0").with_skill(AgentSkill::new("x", "x", "x"));
-    assert!(A2aServer::builder(card).agent(WhoAmI).is_err());
+    assert!(A2aServer::builder(card).agent(WhoAmI).await.is_err());
 }
 
 /// Answers with its input, except "quiet", which produces no output.
@@ -322,7 +325,7 @@ fn artifacts_of(tasks: &Value) -> Vec<Option<usize>> {
 // one. Over both bindings.
 #[tokio::test]
 async fn list_tasks_include_artifacts_writes_empty_lists_over_both_bindings() {
-    let app = A2aServer::builder(card()).agent(Quiet).unwrap();
+    let app = A2aServer::builder(card()).agent(Quiet).await.unwrap();
     for text in ["quiet", "said"] {
         let res = app
             .clone()
@@ -399,7 +402,7 @@ async fn builder_recovers_its_host_and_checks_the_host_id() {
         .task_log(log.clone())
         .host_id("web-1");
     assert_eq!(builder.recover().await.unwrap().closed, 1);
-    let app = builder.agent(WhoAmI).expect("builds");
+    let app = builder.agent(WhoAmI).await.expect("builds");
     drop(app);
     let mine = log.snapshot("public", "t-mine").await.unwrap();
     assert_eq!(mine.state(), TaskState::Failed);
@@ -410,7 +413,7 @@ async fn builder_recovers_its_host_and_checks_the_host_id() {
     let other = log.snapshot("public", "t-other").await.unwrap();
     assert_eq!(other.state(), TaskState::Submitted);
 
-    let err = A2aServer::builder(card()).host_id("").agent(WhoAmI);
+    let err = A2aServer::builder(card()).host_id("").agent(WhoAmI).await;
     assert!(err.is_err(), "an empty host id is a config error");
     // Without a log there is nothing to recover.
     let fresh = A2aServer::builder(card());

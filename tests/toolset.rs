@@ -159,6 +159,7 @@ async fn scripted(name: &str, description: &str) -> Agent {
     let app = A2aServer::builder(card)
         .http_layer(counting(rpc.clone()))
         .executor(Scripted)
+        .await
         .unwrap();
     serve(l, app);
     Agent {

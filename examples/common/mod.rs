@@ -1,6 +1,6 @@
 //! Serving helpers shared by the examples: bind `A2A_ADDR` (default
-//! `127.0.0.1:8080`), print the bound address, serve HTTP/1.1 with hyper until
-//! Ctrl-C.
+//! `127.0.0.1:8080`), print the bound address, serve with
+//! `a2a_tower::server::serve` until Ctrl-C.
 
 #![allow(dead_code)]
 
@@ -9,8 +9,6 @@ use std::net::SocketAddr;
 
 use a2a_tower::Body;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo};
-use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tower::Service;
 
@@ -54,31 +52,10 @@ where
         + 'static,
     S::Future: Send + 'static,
 {
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let mut shutdown = std::pin::pin!(tokio::signal::ctrl_c());
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => {
-                let stream = match accepted {
-                    Ok((stream, _)) => stream,
-                    // Out of file descriptors and the like: back off, keep serving.
-                    Err(e) => {
-                        eprintln!("accept failed: {e}");
-                        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                        continue;
-                    }
-                };
-                let conn = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
-                    .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(svc.clone()))
-                    .into_owned();
-                let conn = graceful.watch(conn);
-                tokio::spawn(async move {
-                    let _ = conn.await;
-                });
-            }
-            _ = &mut shutdown => break,
-        }
-    }
-    graceful.shutdown().await;
-    Ok(())
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    a2a_tower::server::serve(listener, svc)
+        .with_graceful_shutdown(ctrl_c)
+        .await
 }

@@ -2,7 +2,8 @@
 //!
 //! [`TaskLayer`] wraps an inner `Service<`[`Execution`]`>` (user code: an
 //! [`Executor`] through [`ExecutorService`], or a text [`Agent`] through
-//! [`AgentExecutor`]) into a [`TaskService`], a `Service<A2aRequest>` that
+//! [`AgentExecutor`]; closures become either with [`agent_fn`],
+//! [`streaming_agent_fn`] and [`executor_fn`]) into a [`TaskService`], a `Service<A2aRequest>` that
 //! answers all eleven operations from a [`TaskLog`](crate::log::TaskLog).
 //! Host layers such as timeouts or concurrency limits can sit between the
 //! task layer and the executor, since the executor is reached as a service.
@@ -118,6 +119,7 @@ mod agent;
 mod authority;
 pub(crate) mod dispatch;
 pub(crate) mod executor;
+mod from_fn;
 mod future;
 mod inputs;
 pub(crate) mod layer;
@@ -134,6 +136,9 @@ pub(crate) mod writer;
 pub use agent::{AGENT_FAILED_MESSAGE, Agent, AgentExecutor, AgentInput};
 pub use authority::Authority;
 pub use executor::{EmitError, Emitter, Execution, ExecutionFuture, Executor, ExecutorService};
+pub use from_fn::{
+    AgentFn, ExecutorFn, StreamingAgentFn, agent_fn, executor_fn, streaming_agent_fn,
+};
 pub use future::ResponseFuture;
 pub use inputs::Inputs;
 pub use layer::TaskLayer;

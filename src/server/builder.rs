@@ -45,6 +45,7 @@ impl A2aServer {
             capabilities: None,
             extension_methods: Vec::new(),
             extended_card: None,
+            recovery: true,
             #[cfg(feature = "push")]
             push: None,
         }
@@ -72,6 +73,24 @@ impl A2aServer {
 /// The card endpoint stays outside the host's HTTP layers, so a client can
 /// discover the agent (and its security schemes) before authenticating.
 /// Layers that must also cover the card wrap the built service.
+///
+/// # Finishing the builder
+///
+/// Every core over a task log is served the same way: an `async` finisher
+/// that checks the configuration, assembles the stack, runs start-up
+/// recovery over the log and returns the service, ready for the host's
+/// server (or [`serve`](crate::server::serve)):
+///
+/// | finisher | core | recovery |
+/// |---|---|---|
+/// | [`agent(a).await`](Self::agent) | an [`Agent`](crate::engine::Agent) on the task engine | tasks this host id left running: FAILED |
+/// | [`executor(e).await`](Self::executor), [`executor_service(x).await`](Self::executor_service) | an [`Executor`](crate::engine::Executor) on the task engine | the same |
+/// | `program(p).await` | a managed `Program` (feature `managed`) | its runs resumed from their journals |
+/// | [`team(t).await`](Self::team) | a [`Team`](crate::queue::Team) behind the delivery queue | runs FAILED as above, queues drained |
+/// | [`core(svc)`](Self::core) | your own `Service<A2aRequest>` | none (no log): not `async` |
+///
+/// [`recovery(false)`](Self::recovery) skips the recovery for hosts that
+/// run it themselves.
 #[must_use]
 pub struct A2aServerBuilder<AL = Identity, HL = Identity> {
     pub(super) card: AgentCard,
@@ -89,6 +108,8 @@ pub struct A2aServerBuilder<AL = Identity, HL = Identity> {
     pub(super) capabilities: Option<StackCapabilities>,
     pub(super) extension_methods: Vec<ExtensionMethod>,
     pub(super) extended_card: Option<ExtendedCard>,
+    /// Whether the finishers run start-up recovery (see `recovery`).
+    pub(super) recovery: bool,
     /// Push notifications are delivered through this sender (and an outbox
     /// over the task log): the engine and managed cores, which store configs,
     /// may then serve a card declaring `pushNotifications`.
@@ -141,6 +162,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             capabilities: self.capabilities,
             extension_methods: self.extension_methods,
             extended_card: self.extended_card,
+            recovery: self.recovery,
             #[cfg(feature = "push")]
             push: self.push,
         }
@@ -160,9 +182,24 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         self
     }
 
-    /// Start-up recovery over the configured task log (see
-    /// [`TaskLayer::recover`]): closes as FAILED the tasks this host id was
-    /// running when its process died. Await it once before serving.
+    /// Whether finishing the builder runs start-up recovery first (default
+    /// `true`; see [the finishers](A2aServerBuilder#finishing-the-builder)).
+    /// Turn it off for a host that recovers the log itself, or one that must
+    /// not yet: recovery fences every execution its host id still has
+    /// running in the log, so a new process taking over from one that is
+    /// still draining (the same host id) would cut that one off.
+    pub fn recovery(mut self, enabled: bool) -> Self {
+        self.recovery = enabled;
+        self
+    }
+
+    /// The task engine's start-up recovery over the configured task log
+    /// (see [`TaskLayer::recover`]), what `agent`, `executor` and
+    /// `executor_service` run when they finish: closes as FAILED the tasks
+    /// this host id was running when its process died. For a host that
+    /// wants the count (or recovers at a time of its own) before building
+    /// with [`recovery(false)`](Self::recovery). Not for a managed program
+    /// or a team: their finishers resume runs and drain queues instead.
     pub async fn recover(&self) -> Result<crate::engine::Recovered, BoxError> {
         let Some(log) = &self.log else {
             // A fresh in-memory log holds nothing to recover.

@@ -1,22 +1,14 @@
 //! One-call assembly of the whole A2A surface ([`A2aServer`]), the
-//! [`BindingsService`] the card advertises as one service, and
-//! [`A2aServiceBuilderExt`] for composing by hand.
+//! [`BindingsService`] the card advertises as one service,
+//! [`A2aServiceBuilderExt`] for composing by hand, and [`serve`] for hosts
+//! without a web framework (feature `serve`).
 //!
 //! ```
-//! use a2a_tower::engine::{Agent, AgentInput};
+//! use a2a_tower::engine::{AgentInput, agent_fn};
 //! use a2a_tower::server::A2aServer;
 //! use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
-//! use a2a_tower::BoxError;
-//! use futures_core::Stream;
 //! use http_body_util::BodyExt;
 //! use tower::ServiceExt;
-//!
-//! struct Echo;
-//! impl Agent for Echo {
-//!     fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
-//!         futures_util::stream::iter([Ok(input.text)])
-//!     }
-//! }
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! let card = AgentCard::new("Echo", "Echoes text", "1.0.0")
@@ -24,7 +16,9 @@
 //!     .with_interface(AgentInterface::http_json("http://localhost:8080/rest"))
 //!     .with_skill(AgentSkill::new("echo", "Echo", "Echoes text"))
 //!     .with_streaming(true);
-//! let app = A2aServer::builder(card).agent(Echo)?;
+//! let echo = agent_fn(|input: AgentInput| async move { Ok(input.text) });
+//! // Recovers the task log (here a fresh in-memory one), then assembles.
+//! let app = A2aServer::builder(card).agent(echo).await?;
 //!
 //! let send = r#"{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"hi"}]}}"#;
 //! let req = http::Request::post("/rest/message:send")
@@ -55,15 +49,7 @@
 //! ```
 //! # #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
-//! # use a2a_tower::engine::{Agent, AgentInput};
-//! # use a2a_tower::BoxError;
-//! # use futures_core::Stream;
-//! # struct Echo;
-//! # impl Agent for Echo {
-//! #     fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
-//! #         futures_util::stream::iter([Ok(input.text)])
-//! #     }
-//! # }
+//! use a2a_tower::engine::{AgentInput, agent_fn};
 //! use a2a_tower::server::A2aServer;
 //! use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
 //! use tower::ServiceExt;
@@ -72,7 +58,8 @@
 //!     .with_interface(AgentInterface::jsonrpc("https://example.com/agents/shout"))
 //!     .with_interface(AgentInterface::http_json("https://example.com/agents/shout/rest"))
 //!     .with_skill(AgentSkill::new("shout", "Shout", "Shouts"));
-//! let app = A2aServer::builder(card).agent(Echo)?;
+//! let shout = agent_fn(|input: AgentInput| async move { Ok(input.text.to_uppercase()) });
+//! let app = A2aServer::builder(card).agent(shout).await?;
 //! let get = |path: &str| {
 //!     http::Request::get(path).header("a2a-version", "1.0").body(String::new())
 //! };
@@ -102,6 +89,8 @@
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 mod builder;
 mod ext;
+#[cfg(feature = "serve")]
+mod listen;
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 mod serve;
 
@@ -115,3 +104,6 @@ pub use crate::binding::router::{BindingsLayer, BindingsService, ResponseFuture}
 )]
 pub use builder::{A2aHttpService, A2aServer, A2aServerBuilder, Edge};
 pub use ext::A2aServiceBuilderExt;
+#[cfg(feature = "serve")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
+pub use listen::{Serve, ServeFuture, WithGracefulShutdown, serve};

@@ -1,6 +1,6 @@
 //! The cores an [`A2aServerBuilder`] serves (a raw core, an agent or
-//! executor on the task engine, a managed program, a team) and the assembly
-//! of the whole stack around one.
+//! executor on the task engine, a managed program, a team), the assembly
+//! of the whole stack around one and the start-up recovery of its log.
 //!
 //! ```
 //! use a2a_tower::server::A2aServer;
@@ -34,7 +34,8 @@ use crate::{
 };
 
 impl<AL, HL> A2aServerBuilder<AL, HL> {
-    /// Serves a raw core (no task engine).
+    /// Serves a raw core (no task engine, no log, nothing to recover: the
+    /// one finisher that is not `async`).
     pub fn core<S>(self, core: S) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
     where
         AL: Layer<ExtendedCardService<S>>,
@@ -45,36 +46,42 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         self.assemble(core, caps)
     }
 
-    /// Serves an [`Agent`] (text in, text chunks out) through the task engine.
-    pub fn agent<A: Agent>(self, agent: A) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
+    /// Serves an [`Agent`] (text in, text chunks out) through the task
+    /// engine, after start-up recovery (see
+    /// [finishing the builder](A2aServerBuilder#finishing-the-builder)).
+    pub async fn agent<A: Agent>(
+        self,
+        agent: A,
+    ) -> Result<A2aHttpService<HL, AL::Service>, BoxError>
     where
         AL: Layer<ExtendedCardService<TaskService<ExecutorService<AgentExecutor<A>>>>>,
         AL::Service: A2aService,
         HL: Layer<Edge<AL::Service>>,
     {
-        self.executor_service(AgentExecutor::service(agent))
+        self.executor_service(AgentExecutor::service(agent)).await
     }
 
-    /// Serves an [`Executor`] through the task engine.
-    pub fn executor<E: Executor>(
+    /// Serves an [`Executor`] through the task engine, after start-up
+    /// recovery.
+    pub async fn executor<E: Executor>(
         self,
         executor: E,
-    ) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
+    ) -> Result<A2aHttpService<HL, AL::Service>, BoxError>
     where
         AL: Layer<ExtendedCardService<TaskService<ExecutorService<E>>>>,
         AL::Service: A2aService,
         HL: Layer<Edge<AL::Service>>,
     {
-        self.executor_service(ExecutorService::new(executor))
+        self.executor_service(ExecutorService::new(executor)).await
     }
 
     /// Serves an executor reached as a `Service<Execution>` (so host layers
     /// such as timeouts can sit between the engine and the executor) through
-    /// the task engine.
-    pub fn executor_service<X>(
+    /// the task engine, after start-up recovery.
+    pub async fn executor_service<X>(
         mut self,
         executor: X,
-    ) -> Result<A2aHttpService<HL, AL::Service>, ConfigError>
+    ) -> Result<A2aHttpService<HL, AL::Service>, BoxError>
     where
         X: tower_service::Service<Execution, Response = ()> + Clone + Send + 'static,
         X::Error: Into<BoxError>,
@@ -85,14 +92,20 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
     {
         let tasks = self.task_layer()?;
         let caps = engine_capabilities(self.delivers_push());
-        self.assemble(tasks.layer(executor), caps)
+        let recovery = self.recovery;
+        let app = self.assemble(tasks.clone().layer(executor), caps)?;
+        if recovery {
+            tasks.recover().await?;
+        }
+        Ok(app)
     }
 
     /// Serves a managed [`Program`](crate::managed::Program) (see
     /// [`managed`](crate::managed)) over the configured task log, host id
     /// and authority, after resuming the runs this host id left when its
-    /// process died (hence `async`). The card gets the
-    /// `urn:scope:a2a:external-wait` extension if it does not declare it.
+    /// process died (unless [`recovery(false)`](Self::recovery)). The card
+    /// gets the `urn:scope:a2a:external-wait` extension if it does not
+    /// declare it.
     #[cfg(feature = "managed")]
     #[cfg_attr(docsrs, doc(cfg(feature = "managed")))]
     pub async fn program(
@@ -118,15 +131,19 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             managed = managed.host_id(id);
         }
         let managed = managed.build()?;
-        managed.recover().await?;
         let caps = engine_capabilities(self.delivers_push());
-        Ok(self.assemble(managed, caps)?)
+        let recovery = self.recovery;
+        let app = self.assemble(managed.clone(), caps)?;
+        if recovery {
+            managed.recover().await?;
+        }
+        Ok(app)
     }
 
     /// Serves a [`Team`](crate::queue::Team) of agents behind the
     /// per-context delivery queue (see [`queue`](crate::queue)) over the
     /// configured task log, host id and authority, after start-up recovery
-    /// (hence `async`). The card gets the
+    /// (unless [`recovery(false)`](Self::recovery)). The card gets the
     /// [`QUEUE_EXTENSION`](crate::queue::QUEUE_EXTENSION) if it does not
     /// declare it.
     pub async fn team(
@@ -147,9 +164,13 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             self.extension_methods.push(method);
         }
         let service = team.service(tasks);
-        service.recover().await?;
         let caps = engine_capabilities(self.delivers_push());
-        Ok(self.assemble(service, caps)?)
+        let recovery = self.recovery;
+        let app = self.assemble(service.clone(), caps)?;
+        if recovery {
+            service.recover().await?;
+        }
+        Ok(app)
     }
 
     /// Whether push notifications are delivered (see `push_notifications`).
@@ -266,4 +287,74 @@ fn engine_capabilities(push: bool) -> StackCapabilities {
     StackCapabilities::new()
         .streaming(true)
         .push_notifications(push)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{AgentInput, RESTARTED_MESSAGE, agent_fn};
+    use crate::log::{AppendRequest, MemoryTaskLog, Record, TaskLog};
+    use crate::server::A2aServer;
+    use crate::types::{AgentCard, AgentInterface, AgentSkill, Message, TaskState};
+
+    fn card() -> AgentCard {
+        AgentCard::new("Echo", "Echoes text", "1.0.0")
+            .with_interface(AgentInterface::jsonrpc("http://localhost/"))
+            .with_skill(AgentSkill::new("echo", "Echo", "Echoes text"))
+    }
+
+    /// A log holding a task this host was running when its process died.
+    async fn left_running() -> MemoryTaskLog {
+        let log = MemoryTaskLog::new();
+        let records = vec![
+            Record::created("t-1", "c"),
+            Record::MessageAdmitted {
+                message: Message::user("m", "hi"),
+            },
+            Record::ExecutionStarted {
+                host: "web-1".into(),
+            },
+        ];
+        log.append(AppendRequest::create("public", "t-1", records))
+            .await
+            .unwrap();
+        log
+    }
+
+    fn echo() -> impl crate::engine::Agent {
+        agent_fn(|input: AgentInput| async move { Ok(input.text) })
+    }
+
+    #[tokio::test]
+    async fn the_engine_finishers_recover_before_returning() {
+        let log = left_running().await;
+        let builder = A2aServer::builder(card()).task_log(log.clone());
+        let app = builder.host_id("web-1").agent(echo()).await.unwrap();
+        let task = log.snapshot("public", "t-1").await.unwrap();
+        assert_eq!(task.state(), TaskState::Failed);
+        let message = task.task.status.message.as_ref().unwrap().text();
+        assert_eq!(message, RESTARTED_MESSAGE);
+        drop(app);
+    }
+
+    #[tokio::test]
+    async fn recovery_false_leaves_the_log_alone() {
+        let log = left_running().await;
+        let builder = A2aServer::builder(card()).task_log(log.clone());
+        let builder = builder.host_id("web-1").recovery(false);
+        let app = builder.agent(echo()).await.unwrap();
+        let task = log.snapshot("public", "t-1").await.unwrap();
+        assert_eq!(task.state(), TaskState::Submitted);
+        drop(app);
+    }
+
+    #[tokio::test]
+    async fn a_bad_configuration_fails_before_recovery() {
+        let log = left_running().await;
+        let nowhere = AgentCard::new("None", "No interface", "1.0.0")
+            .with_skill(AgentSkill::new("x", "x", "x"));
+        let builder = A2aServer::builder(nowhere).task_log(log.clone());
+        assert!(builder.host_id("web-1").agent(echo()).await.is_err());
+        let task = log.snapshot("public", "t-1").await.unwrap();
+        assert_eq!(task.state(), TaskState::Submitted, "not recovered");
+    }
 }

@@ -14,6 +14,7 @@ use a2a_tower::server::A2aServer;
 use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill, Artifact, Message, Part};
 use a2a_tower::{Body, BoxError};
 use bytes::Bytes;
+use futures_util::FutureExt as _;
 use http::{Request, Response, StatusCode};
 use http_body_util::Full;
 use serde_json::{Value, json};
@@ -130,7 +131,11 @@ pub(crate) fn server_with(card: AgentCard) -> Harness {
         .authority(Authority::principal(|u: &User, tenant: &str| {
             format!("{}/{tenant}", u.0)
         }))
+        // A fresh log: nothing to recover, so the build is ready at once.
+        .recovery(false)
         .executor(exec)
+        .now_or_never()
+        .expect("builds without waiting")
         .unwrap();
     Harness {
         app: BoxCloneService::new(app),
