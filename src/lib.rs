@@ -169,8 +169,8 @@ pub use limit::A2aBodyLimitLayer;
 pub use plumbing::{Body, NotFound};
 pub use protocol::{
     A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
-    ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionRequest, GrpcCall, InvalidVersion,
-    Operation, ProtocolVersion,
+    Capability, ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionRequest, GrpcCall,
+    HttpRoute, HttpVerb, InvalidVersion, Operation, OperationKind, ProtocolVersion, ResponseKind,
 };
 #[cfg(feature = "rest")]
 pub use rest::{RestLayer, RestService};
