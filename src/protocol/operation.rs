@@ -2,43 +2,13 @@
 //! each, with `const fn` lookups. Every binding, the client and the
 //! extension-method checks read an operation's facts from here.
 //!
-//! | operation | JSON-RPC method | HTTP+JSON | gRPC method | capability | required | answer |
-//! |---|---|---|---|---|---|---|
-//! | SendMessage | `SendMessage` | `POST /message:send` | `SendMessage` | — | `message` | `SendMessage` |
-//! | SendStreamingMessage | `SendStreamingMessage` | `POST /message:stream` | `SendStreamingMessage` | `streaming` | `message` | `Stream` |
-//! | GetTask | `GetTask` | `GET /tasks/{id}` | `GetTask` | — | `id` | `Task` |
-//! | ListTasks | `ListTasks` | `GET /tasks` | `ListTasks` | — | — | `Tasks` |
-//! | CancelTask | `CancelTask` | `POST /tasks/{id}:cancel` | `CancelTask` | — | `id` | `Task` |
-//! | SubscribeToTask | `SubscribeToTask` | `POST /tasks/{id}:subscribe`, `GET /tasks/{id}:subscribe` | `SubscribeToTask` | `streaming` | `id` | `Stream` |
-//! | CreateTaskPushNotificationConfig | `CreateTaskPushNotificationConfig` | `POST /tasks/{id}/pushNotificationConfigs` | `CreateTaskPushNotificationConfig` | `pushNotifications` | `taskId`, `url` | `PushConfig` |
-//! | GetTaskPushNotificationConfig | `GetTaskPushNotificationConfig` | `GET /tasks/{id}/pushNotificationConfigs/{configId}` | `GetTaskPushNotificationConfig` | `pushNotifications` | `taskId`, `id` | `PushConfig` |
-//! | ListTaskPushNotificationConfigs | `ListTaskPushNotificationConfigs` | `GET /tasks/{id}/pushNotificationConfigs` | `ListTaskPushNotificationConfigs` | `pushNotifications` | `taskId` | `PushConfigs` |
-//! | DeleteTaskPushNotificationConfig | `DeleteTaskPushNotificationConfig` | `DELETE /tasks/{id}/pushNotificationConfigs/{configId}` | `DeleteTaskPushNotificationConfig` | `pushNotifications` | `taskId`, `id` | `Empty` |
-//! | GetExtendedAgentCard | `GetExtendedAgentCard` | `GET /extendedAgentCard` | `GetExtendedAgentCard` | `extendedAgentCard` | — | `AgentCard` |
-//!
-//! Every HTTP+JSON route also exists under one `/{tenant}` segment
-//! ([`HttpRoute::tenant_path`]); a route's `{…}` captures fill the
-//! parameters [`OperationKind::path_params`] names, in order. The gRPC
-//! methods are those of `lf.a2a.v1.A2AService` ([`OperationKind::grpc_path`]).
-//! The table above is checked against the rows by a unit test.
+//! The table is in the docs of [`OperationKind`].
 //!
 //! ```
-//! use a2a_tower::{Capability, HttpVerb, Operation, OperationKind, ResponseKind};
-//! use a2a_tower::types::SubscribeToTaskRequest;
-//!
-//! let kind = OperationKind::from_method("SubscribeToTask").unwrap();
-//! assert_eq!(kind, OperationKind::SubscribeToTask);
+//! use a2a_tower::{HttpVerb, OperationKind};
+//! let kind = OperationKind::from_method("CancelTask").unwrap();
 //! assert_eq!(kind.http_routes()[0].verb, HttpVerb::Post);
-//! assert_eq!(kind.http_routes()[0].path, "/tasks/{id}:subscribe");
-//! assert_eq!(kind.http_routes()[0].tenant_path, "/{tenant}/tasks/{id}:subscribe");
-//! assert_eq!(kind.grpc_path(), "/lf.a2a.v1.A2AService/SubscribeToTask");
-//! assert_eq!(kind.capability(), Some(Capability::Streaming));
-//! assert_eq!(kind.required_params(), ["id"]);
-//! assert_eq!(kind.response(), ResponseKind::Stream);
-//! assert!(kind.is_streaming());
-//! let op = Operation::SubscribeToTask(SubscribeToTaskRequest::default());
-//! assert_eq!(op.kind(), Some(kind));
-//! assert_eq!(OperationKind::ALL.len(), 11);
+//! assert_eq!(kind.http_routes()[0].path, "/tasks/{id}:cancel");
 //! ```
 
 use std::fmt;
@@ -187,7 +157,10 @@ macro_rules! grpc_service {
 }
 
 macro_rules! operation_table {
-    ($(
+    (
+    $(#[$doc:meta])*
+    enum OperationKind;
+    $(
         $(#[$m:meta])*
         $kind:ident($params:ty) {
             jsonrpc: $method:literal,
@@ -199,9 +172,7 @@ macro_rules! operation_table {
             response: $response:ident $(,)?
         }
     ),+ $(,)?) => {
-        /// One of the eleven A2A operations, as a row of the operation table
-        /// (see the [module docs](self)). [`Operation::kind`](crate::Operation::kind)
-        /// gives the row of a decoded operation.
+        $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         #[non_exhaustive]
         pub enum OperationKind { $( $(#[$m])* $kind ),+ }
@@ -316,6 +287,50 @@ use crate::types::{
 };
 
 operation_table! {
+    /// One of the eleven A2A operations, as a row of the operation table;
+    /// [`Operation::kind`](crate::Operation::kind) gives the row of a
+    /// decoded operation.
+    ///
+    /// | operation | JSON-RPC method | HTTP+JSON | gRPC method | capability | required | answer |
+    /// |---|---|---|---|---|---|---|
+    /// | SendMessage | `SendMessage` | `POST /message:send` | `SendMessage` | — | `message` | `SendMessage` |
+    /// | SendStreamingMessage | `SendStreamingMessage` | `POST /message:stream` | `SendStreamingMessage` | `streaming` | `message` | `Stream` |
+    /// | GetTask | `GetTask` | `GET /tasks/{id}` | `GetTask` | — | `id` | `Task` |
+    /// | ListTasks | `ListTasks` | `GET /tasks` | `ListTasks` | — | — | `Tasks` |
+    /// | CancelTask | `CancelTask` | `POST /tasks/{id}:cancel` | `CancelTask` | — | `id` | `Task` |
+    /// | SubscribeToTask | `SubscribeToTask` | `POST /tasks/{id}:subscribe`, `GET /tasks/{id}:subscribe` | `SubscribeToTask` | `streaming` | `id` | `Stream` |
+    /// | CreateTaskPushNotificationConfig | `CreateTaskPushNotificationConfig` | `POST /tasks/{id}/pushNotificationConfigs` | `CreateTaskPushNotificationConfig` | `pushNotifications` | `taskId`, `url` | `PushConfig` |
+    /// | GetTaskPushNotificationConfig | `GetTaskPushNotificationConfig` | `GET /tasks/{id}/pushNotificationConfigs/{configId}` | `GetTaskPushNotificationConfig` | `pushNotifications` | `taskId`, `id` | `PushConfig` |
+    /// | ListTaskPushNotificationConfigs | `ListTaskPushNotificationConfigs` | `GET /tasks/{id}/pushNotificationConfigs` | `ListTaskPushNotificationConfigs` | `pushNotifications` | `taskId` | `PushConfigs` |
+    /// | DeleteTaskPushNotificationConfig | `DeleteTaskPushNotificationConfig` | `DELETE /tasks/{id}/pushNotificationConfigs/{configId}` | `DeleteTaskPushNotificationConfig` | `pushNotifications` | `taskId`, `id` | `Empty` |
+    /// | GetExtendedAgentCard | `GetExtendedAgentCard` | `GET /extendedAgentCard` | `GetExtendedAgentCard` | `extendedAgentCard` | — | `AgentCard` |
+    ///
+    /// Every HTTP+JSON route also exists under one `/{tenant}` segment
+    /// ([`HttpRoute::tenant_path`]); a route's `{…}` captures fill the
+    /// parameters [`OperationKind::path_params`] names, in order. The gRPC
+    /// methods are those of `lf.a2a.v1.A2AService` ([`OperationKind::grpc_path`]).
+    /// The table above is checked against the rows by a unit test.
+    ///
+    /// ```
+    /// use a2a_tower::{Capability, HttpVerb, Operation, OperationKind, ResponseKind};
+    /// use a2a_tower::types::SubscribeToTaskRequest;
+    ///
+    /// let kind = OperationKind::from_method("SubscribeToTask").unwrap();
+    /// assert_eq!(kind, OperationKind::SubscribeToTask);
+    /// assert_eq!(kind.http_routes()[0].verb, HttpVerb::Post);
+    /// assert_eq!(kind.http_routes()[0].path, "/tasks/{id}:subscribe");
+    /// assert_eq!(kind.http_routes()[0].tenant_path, "/{tenant}/tasks/{id}:subscribe");
+    /// assert_eq!(kind.grpc_path(), "/lf.a2a.v1.A2AService/SubscribeToTask");
+    /// assert_eq!(kind.capability(), Some(Capability::Streaming));
+    /// assert_eq!(kind.required_params(), ["id"]);
+    /// assert_eq!(kind.response(), ResponseKind::Stream);
+    /// assert!(kind.is_streaming());
+    /// let op = Operation::SubscribeToTask(SubscribeToTaskRequest::default());
+    /// assert_eq!(op.kind(), Some(kind));
+    /// assert_eq!(OperationKind::ALL.len(), 11);
+    /// ```
+    enum OperationKind;
+
     /// SendMessage: a message in, a task or a message out.
     SendMessage(SendMessageRequest) {
         jsonrpc: "SendMessage",
@@ -446,7 +461,7 @@ impl fmt::Display for OperationKind {
 mod tests {
     use super::*;
 
-    /// The HTTP+JSON column of the table above: every route.
+    /// The HTTP+JSON column of the table in the docs: every route.
     fn http_column(kind: OperationKind) -> String {
         let routes: Vec<String> = kind
             .http_routes()
@@ -526,11 +541,12 @@ mod tests {
         let source = include_str!("operation.rs");
         let doc: Vec<&str> = source
             .lines()
-            .filter_map(|l| l.strip_prefix("//! | "))
+            .filter_map(|l| l.strip_prefix("    /// | "))
             .skip(1)
             .collect();
         let rows: Vec<String> = OperationKind::ALL.iter().map(|k| row(*k)).collect();
         let doc: Vec<String> = doc.iter().map(|l| format!("| {l}")).collect();
+        assert_eq!(doc.len(), OperationKind::ALL.len());
         assert_eq!(doc, rows);
     }
 
