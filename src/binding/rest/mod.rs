@@ -129,6 +129,7 @@ mod layer;
 mod query;
 mod routes;
 mod service;
+mod verbs;
 
 pub use layer::RestLayer;
 pub use service::RestService;

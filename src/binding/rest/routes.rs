@@ -10,6 +10,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::{Map, Value};
 
 use super::query::{Query, path_value};
+use super::verbs::Verbs;
 use crate::binding::extension_method::{ExtensionMethods, Found, MAX_SEGMENTS};
 use crate::types::{
     CancelTaskRequest, GetExtendedAgentCardRequest, GetTaskRequest,
@@ -20,7 +21,7 @@ use crate::{A2aError, ErrorKind, ExtensionRequest, HttpVerb, Operation, Operatio
 
 /// The HTTP methods of the route table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Verb {
+pub(super) enum Verb {
     Get,
     Post,
     Delete,
@@ -31,7 +32,7 @@ enum Verb {
 }
 
 impl Verb {
-    const fn of_table(verb: HttpVerb) -> Self {
+    pub(super) const fn of_table(verb: HttpVerb) -> Self {
         match verb {
             HttpVerb::Get => Self::Get,
             HttpVerb::Post => Self::Post,
@@ -68,79 +69,6 @@ impl Endpoint {
             Self::Extension(name) => name,
         }
     }
-}
-
-/// The operations of one core path, by verb, from the operation table:
-/// GET first, then POST, then DELETE (the order of `Allow`).
-#[derive(Debug, Clone, Copy)]
-struct Verbs([Option<(Verb, OperationKind)>; 3]);
-
-impl Verbs {
-    /// The table's routes with this path template; evaluated at compile
-    /// time, so a path of no route fails the build.
-    const fn of(path: &str) -> Self {
-        let order = [HttpVerb::Get, HttpVerb::Post, HttpVerb::Delete];
-        let mut found = [None; 3];
-        let mut n = 0;
-        let mut v = 0;
-        while v < order.len() {
-            let mut k = 0;
-            while k < OperationKind::ALL.len() {
-                let kind = OperationKind::ALL[k];
-                let routes = kind.http_routes();
-                let mut r = 0;
-                while r < routes.len() {
-                    if routes[r].verb as u8 == order[v] as u8 && same(routes[r].path, path) {
-                        found[n] = Some((Verb::of_table(order[v]), kind));
-                        n += 1;
-                    }
-                    r += 1;
-                }
-                k += 1;
-            }
-            v += 1;
-        }
-        assert!(n > 0, "not a path of the operation table");
-        Self(found)
-    }
-
-    fn find(&self, verb: Option<Verb>) -> Option<(Verb, OperationKind)> {
-        self.0
-            .iter()
-            .flatten()
-            .copied()
-            .find(|(v, _)| Some(*v) == verb)
-    }
-
-    /// The `Allow` header of the path.
-    fn allow(&self) -> &'static str {
-        let has = |verb| self.0.iter().flatten().any(|(v, _)| *v == verb);
-        match (has(Verb::Get), has(Verb::Post), has(Verb::Delete)) {
-            (true, true, true) => "GET, POST, DELETE",
-            (true, true, false) => "GET, POST",
-            (true, false, true) => "GET, DELETE",
-            (false, true, true) => "POST, DELETE",
-            (false, true, false) => "POST",
-            (false, false, true) => "DELETE",
-            (_, false, false) => "GET",
-        }
-    }
-}
-
-/// `a == b`, at compile time.
-const fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// A path of the table, with the raw (still percent-encoded) values it binds.
