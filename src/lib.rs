@@ -62,7 +62,7 @@
 //! | part | modules | may use |
 //! |---|---|---|
 //! | wire model | [`types`] | serde, serde_json |
-//! | protocol core | `A2aRequest`, [`A2aResponse`], [`A2aService`], [`A2aError`], [`ConfigError`], the operation rules | the wire model |
+//! | protocol core | `A2aRequest`, [`A2aResponse`], [`A2aService`], [`A2aError`], [`ConfigError`], the operation table ([`OperationKind`]), the operation rules | the wire model |
 //! | HTTP plumbing | [`Body`], [`NotFound`], routes, response futures | the above, `http` |
 //! | edge layers | [`card`], [`limit`], [`version`], [`extensions`] | the above |
 //! | bindings | `jsonrpc`, `rest`, `grpc`, the bindings router ([`server::BindingsLayer`]) | the above; the core only as an [`A2aService`] |
@@ -77,7 +77,9 @@
 //! Each protocol rule lives once: the required parameters, ranges and
 //! capability checks of an operation are applied by the bindings before the
 //! core, and by the engine again for callers that reach it without a binding,
-//! through the same functions.
+//! through the same functions. An operation's names, routes, capability and
+//! answer are one row of [`OperationKind`], which the bindings, the client
+//! and the extension-method checks read.
 //!
 //! # Cargo features
 //!
@@ -163,8 +165,8 @@ pub use limit::A2aBodyLimitLayer;
 pub use plumbing::{Body, NotFound};
 pub use protocol::{
     A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
-    ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionRequest, GrpcCall, InvalidVersion,
-    Operation, ProtocolVersion,
+    Capability, ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionRequest, GrpcCall,
+    HttpRoute, HttpVerb, InvalidVersion, Operation, OperationKind, ProtocolVersion, ResponseKind,
 };
 #[cfg(feature = "rest")]
 pub use rest::{RestLayer, RestService};

@@ -11,7 +11,9 @@ use std::future::poll_fn;
 use bytes::Bytes;
 use serde::{Serialize, Serializer};
 
-use crate::{A2aError, A2aRequest, A2aResponse, A2aService, ErrorKind, EventStream, Operation};
+use crate::{
+    A2aError, A2aRequest, A2aResponse, A2aService, ErrorKind, EventStream, Operation, ResponseKind,
+};
 #[cfg(any(feature = "jsonrpc", feature = "rest"))]
 use {
     crate::binding::sse::{EncodeFrame, SseBody},
@@ -103,21 +105,24 @@ pub(crate) enum Expected {
 }
 
 impl Expected {
-    /// What `op` is answered with (a2a-spec.md §6.2, §7.1).
+    /// What `op` is answered with: its row's [`ResponseKind`] (a2a-spec.md
+    /// §6.2, §7.1), and for ListTasks whether artifacts are included.
     pub(crate) fn of(op: &Operation) -> Self {
-        match op {
-            Operation::SendMessage(_) => Self::SendMessage,
-            Operation::GetTask(_) | Operation::CancelTask(_) => Self::Task,
-            Operation::ListTasks(r) => Self::Tasks {
-                artifacts: r.include_artifacts == Some(true),
+        use ResponseKind as K;
+        let Some(kind) = op.kind() else {
+            return Self::Extension;
+        };
+        match kind.response() {
+            K::SendMessage => Self::SendMessage,
+            K::Task => Self::Task,
+            K::Tasks => Self::Tasks {
+                artifacts: matches!(op, Operation::ListTasks(r) if r.include_artifacts == Some(true)),
             },
-            Operation::CreateTaskPushNotificationConfig(_)
-            | Operation::GetTaskPushNotificationConfig(_) => Self::PushConfig,
-            Operation::ListTaskPushNotificationConfigs(_) => Self::PushConfigs,
-            Operation::DeleteTaskPushNotificationConfig(_) => Self::Empty,
-            Operation::GetExtendedAgentCard(_) => Self::AgentCard,
-            Operation::SendStreamingMessage(_) | Operation::SubscribeToTask(_) => Self::Stream,
-            Operation::Extension(_) => Self::Extension,
+            K::PushConfig => Self::PushConfig,
+            K::PushConfigs => Self::PushConfigs,
+            K::Empty => Self::Empty,
+            K::AgentCard => Self::AgentCard,
+            K::Stream => Self::Stream,
         }
     }
 }

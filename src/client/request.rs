@@ -114,66 +114,40 @@ pub(crate) fn encode(
         .map_err(|e| A2aError::new(crate::ErrorKind::InvalidParams).with_source(e))
 }
 
-/// Method, URI and body of an HTTP+JSON call (§7.1). An extension method
-/// has no route the client knows: UnsupportedOperation.
+/// Method, URI and body of an HTTP+JSON call (§7.1): the first route of
+/// the operation's row, its captures filled with the row's path parameters;
+/// the other parameters are the body of a POST, else the query. An
+/// extension method has no route the client knows: UnsupportedOperation.
 fn rest(
     target: &Target,
     op: &Operation,
     mut p: Map<String, Value>,
 ) -> Result<(Method, String, Option<Value>), A2aError> {
-    let tenant = take_str(&mut p, "tenant");
-    let mut base = target.base.clone();
-    if !tenant.is_empty() {
-        base = format!("{base}/{}", pct(&tenant));
-    }
-    let (method, path, body) = match op {
-        Operation::SendMessage(_) => (Method::POST, "/message:send".to_owned(), true),
-        Operation::SendStreamingMessage(_) => (Method::POST, "/message:stream".to_owned(), true),
-        Operation::GetTask(_) => {
-            let id = take_str(&mut p, "id");
-            (Method::GET, format!("/tasks/{}", pct(&id)), false)
-        }
-        Operation::ListTasks(_) => (Method::GET, "/tasks".to_owned(), false),
-        Operation::CancelTask(_) => {
-            let id = take_str(&mut p, "id");
-            (Method::POST, format!("/tasks/{}:cancel", pct(&id)), true)
-        }
-        Operation::SubscribeToTask(_) => {
-            let id = take_str(&mut p, "id");
-            (Method::POST, format!("/tasks/{}:subscribe", pct(&id)), true)
-        }
-        Operation::CreateTaskPushNotificationConfig(_) => {
-            let task = take_str(&mut p, "taskId");
-            let path = format!("/tasks/{}/pushNotificationConfigs", pct(&task));
-            (Method::POST, path, true)
-        }
-        Operation::GetTaskPushNotificationConfig(_)
-        | Operation::DeleteTaskPushNotificationConfig(_) => {
-            let task = take_str(&mut p, "taskId");
-            let id = take_str(&mut p, "id");
-            let path = format!("/tasks/{}/pushNotificationConfigs/{}", pct(&task), pct(&id));
-            let m = if matches!(op, Operation::GetTaskPushNotificationConfig(_)) {
-                Method::GET
-            } else {
-                Method::DELETE
-            };
-            (m, path, false)
-        }
-        Operation::ListTaskPushNotificationConfigs(_) => {
-            let task = take_str(&mut p, "taskId");
-            let path = format!("/tasks/{}/pushNotificationConfigs", pct(&task));
-            (Method::GET, path, false)
-        }
-        Operation::GetExtendedAgentCard(_) => (Method::GET, "/extendedAgentCard".to_owned(), false),
-        Operation::Extension(_) => {
-            return Err(A2aError::new(crate::ErrorKind::UnsupportedOperation)
-                .with_message("extension methods are sent over JSON-RPC only"));
-        }
+    let Some(kind) = op.kind() else {
+        return Err(A2aError::new(crate::ErrorKind::UnsupportedOperation)
+            .with_message("extension methods are sent over JSON-RPC only"));
     };
-    Ok(if body {
-        (method, format!("{base}{path}"), Some(Value::Object(p)))
+    let tenant = take_str(&mut p, "tenant");
+    let mut uri = target.base.clone();
+    if !tenant.is_empty() {
+        uri = format!("{uri}/{}", pct(&tenant));
+    }
+    let route = kind.http_routes()[0];
+    let mut params = kind.path_params().iter();
+    let mut rest = route.path;
+    while let Some((literal, after)) = rest.split_once('{') {
+        uri.push_str(literal);
+        let (_, after) = after.split_once('}').unwrap_or((after, ""));
+        let name = params.next().copied().unwrap_or_default();
+        uri.push_str(&pct(&take_str(&mut p, name)));
+        rest = after;
+    }
+    uri.push_str(rest);
+    Ok(if route.verb.has_body() {
+        (route.verb.method(), uri, Some(Value::Object(p)))
     } else {
-        (method, format!("{base}{path}{}", query(&p)), None)
+        let query = query(&p);
+        (route.verb.method(), format!("{uri}{query}"), None)
     })
 }
 
@@ -228,6 +202,101 @@ mod tests {
         let r = encode(&t, &A2aRequest::new(del), 1).unwrap();
         assert_eq!(r.method(), Method::DELETE);
         assert_eq!(r.uri(), "http://h/a2a/tasks/t/pushNotificationConfigs/c");
+    }
+
+    #[test]
+    fn every_operation_goes_to_its_first_route() {
+        use crate::types::{SendMessageRequest, TaskPushNotificationConfig};
+        let t = target(Transport::HttpJson, "");
+        let config = TaskPushNotificationConfig {
+            task_id: "t 1".into(),
+            id: "c/1".into(),
+            url: "http://hook".into(),
+            ..Default::default()
+        };
+        let id = || TaskPushNotificationConfigId {
+            task_id: "t 1".into(),
+            id: "c/1".into(),
+            ..Default::default()
+        };
+        let cases = [
+            (
+                Operation::SendMessage(SendMessageRequest::default()),
+                "POST",
+                "/message:send",
+            ),
+            (
+                Operation::SendStreamingMessage(SendMessageRequest::default()),
+                "POST",
+                "/message:stream",
+            ),
+            (
+                Operation::GetTask(GetTaskRequest {
+                    id: "t 1".into(),
+                    ..Default::default()
+                }),
+                "GET",
+                "/tasks/t%201",
+            ),
+            (
+                Operation::ListTasks(ListTasksRequest::default()),
+                "GET",
+                "/tasks",
+            ),
+            (
+                Operation::CancelTask(crate::types::CancelTaskRequest {
+                    id: "t 1".into(),
+                    ..Default::default()
+                }),
+                "POST",
+                "/tasks/t%201:cancel",
+            ),
+            (
+                Operation::SubscribeToTask(crate::types::SubscribeToTaskRequest {
+                    id: "t 1".into(),
+                    ..Default::default()
+                }),
+                "POST",
+                "/tasks/t%201:subscribe",
+            ),
+            (
+                Operation::CreateTaskPushNotificationConfig(config),
+                "POST",
+                "/tasks/t%201/pushNotificationConfigs",
+            ),
+            (
+                Operation::GetTaskPushNotificationConfig(id()),
+                "GET",
+                "/tasks/t%201/pushNotificationConfigs/c%2F1",
+            ),
+            (
+                Operation::ListTaskPushNotificationConfigs(
+                    crate::types::ListTaskPushNotificationConfigsRequest {
+                        task_id: "t 1".into(),
+                        ..Default::default()
+                    },
+                ),
+                "GET",
+                "/tasks/t%201/pushNotificationConfigs",
+            ),
+            (
+                Operation::DeleteTaskPushNotificationConfig(id()),
+                "DELETE",
+                "/tasks/t%201/pushNotificationConfigs/c%2F1",
+            ),
+            (
+                Operation::GetExtendedAgentCard(Default::default()),
+                "GET",
+                "/extendedAgentCard",
+            ),
+        ];
+        for (op, method, path) in cases {
+            let r = encode(&t, &A2aRequest::new(op), 1).unwrap();
+            assert_eq!(
+                (r.method().as_str(), r.uri().to_string()),
+                (method, format!("http://h/a2a{path}"))
+            );
+        }
     }
 
     #[test]

@@ -23,7 +23,7 @@ use serde_json::value::RawValue;
 use super::sse::{SseError, sse_events};
 use super::transport::Transport;
 use crate::types::StreamResponse;
-use crate::{A2aError, A2aResponse, BoxError, ErrorKind, EventStream, Operation};
+use crate::{A2aError, A2aResponse, BoxError, ErrorKind, EventStream, Operation, ResponseKind};
 
 /// What answers an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,18 +41,21 @@ pub(crate) enum Expect {
 }
 
 impl Expect {
+    /// What answers `op`: its row's [`ResponseKind`].
     pub(crate) fn of(op: &Operation) -> Self {
-        match op {
-            Operation::SendMessage(_) => Self::SendMessage,
-            Operation::GetTask(_) | Operation::CancelTask(_) => Self::Task,
-            Operation::ListTasks(_) => Self::Tasks,
-            Operation::CreateTaskPushNotificationConfig(_)
-            | Operation::GetTaskPushNotificationConfig(_) => Self::PushConfig,
-            Operation::ListTaskPushNotificationConfigs(_) => Self::PushConfigs,
-            Operation::DeleteTaskPushNotificationConfig(_) => Self::Empty,
-            Operation::GetExtendedAgentCard(_) => Self::Card,
-            Operation::SendStreamingMessage(_) | Operation::SubscribeToTask(_) => Self::Stream,
-            Operation::Extension(_) => Self::Extension,
+        use ResponseKind as K;
+        let Some(kind) = op.kind() else {
+            return Self::Extension;
+        };
+        match kind.response() {
+            K::SendMessage => Self::SendMessage,
+            K::Task => Self::Task,
+            K::Tasks => Self::Tasks,
+            K::PushConfig => Self::PushConfig,
+            K::PushConfigs => Self::PushConfigs,
+            K::Empty => Self::Empty,
+            K::AgentCard => Self::Card,
+            K::Stream => Self::Stream,
         }
     }
 }

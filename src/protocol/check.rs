@@ -12,7 +12,7 @@
 //! media type, whether a task exists) is the core's decision.
 
 use crate::types::{AgentCapabilities, Message, SendMessageRequest};
-use crate::{A2aError, ErrorKind, Operation};
+use crate::{A2aError, ErrorKind, Operation, OperationKind};
 
 /// Field violations collected for one request.
 #[derive(Default)]
@@ -104,7 +104,9 @@ pub(crate) fn operation(op: &Operation) -> Result<(), A2aError> {
     v.into_result()
 }
 
-/// The error for `op` if the card's capabilities do not allow it.
+/// The error for `op` if the card's capabilities do not allow it: the
+/// operation table's [`Capability`] of the operation, undeclared, is its
+/// [`Capability::missing_error`].
 ///
 /// | undeclared            | operations                          | error  |
 /// |-----------------------|-------------------------------------|--------|
@@ -112,22 +114,10 @@ pub(crate) fn operation(op: &Operation) -> Result<(), A2aError> {
 /// | `pushNotifications`   | the four push-config operations     | −32003 |
 /// | `extendedAgentCard`   | GetExtendedAgentCard                | −32004 |
 pub(crate) fn capability(caps: &AgentCapabilities, op: &Operation) -> Result<(), A2aError> {
-    let missing = match op {
-        Operation::SendStreamingMessage(_) | Operation::SubscribeToTask(_) => {
-            (!caps.streaming()).then_some(ErrorKind::UnsupportedOperation)
-        }
-        Operation::CreateTaskPushNotificationConfig(_)
-        | Operation::GetTaskPushNotificationConfig(_)
-        | Operation::ListTaskPushNotificationConfigs(_)
-        | Operation::DeleteTaskPushNotificationConfig(_) => {
-            (!caps.push_notifications()).then_some(ErrorKind::PushNotificationNotSupported)
-        }
-        Operation::GetExtendedAgentCard(_) => {
-            (!caps.extended_agent_card()).then_some(ErrorKind::UnsupportedOperation)
-        }
-        _ => None,
-    };
-    missing.map_or(Ok(()), |k| Err(A2aError::new(k)))
+    match op.kind().and_then(OperationKind::capability) {
+        Some(cap) if !cap.declared(caps) => Err(A2aError::new(cap.missing_error())),
+        _ => Ok(()),
+    }
 }
 
 /// What a core checks before anything else, for callers that reach it
@@ -215,6 +205,36 @@ mod tests {
             fields(Operation::SubscribeToTask(SubscribeToTaskRequest::default())),
             ["id"]
         );
+    }
+
+    /// The operation table's required parameters are what an operation
+    /// with every field at its default is refused for.
+    #[test]
+    fn required_fields_are_the_table() {
+        use crate::types::{
+            CancelTaskRequest, ListTaskPushNotificationConfigsRequest, TaskPushNotificationConfigId,
+        };
+        let empty = [
+            Operation::SendMessage(SendMessageRequest::default()),
+            Operation::SendStreamingMessage(SendMessageRequest::default()),
+            Operation::GetTask(GetTaskRequest::default()),
+            Operation::ListTasks(ListTasksRequest::default()),
+            Operation::CancelTask(CancelTaskRequest::default()),
+            Operation::SubscribeToTask(SubscribeToTaskRequest::default()),
+            Operation::CreateTaskPushNotificationConfig(TaskPushNotificationConfig::default()),
+            Operation::GetTaskPushNotificationConfig(TaskPushNotificationConfigId::default()),
+            Operation::ListTaskPushNotificationConfigs(
+                ListTaskPushNotificationConfigsRequest::default(),
+            ),
+            Operation::DeleteTaskPushNotificationConfig(TaskPushNotificationConfigId::default()),
+            Operation::GetExtendedAgentCard(GetExtendedAgentCardRequest::default()),
+        ];
+        let kinds: Vec<_> = empty.iter().filter_map(Operation::kind).collect();
+        assert_eq!(kinds, OperationKind::ALL);
+        for op in empty {
+            let kind = op.kind().unwrap();
+            assert_eq!(fields(op), kind.required_params(), "{kind}");
+        }
     }
 
     fn code(caps: &AgentCapabilities, op: &Operation) -> Option<i64> {

@@ -3,7 +3,8 @@
 //! its call context ([`A2aRequest`]), the core's answer
 //! ([`A2aResponse`]), the readable bound for a core ([`A2aService`]), the
 //! protocol error and its one table of codes ([`A2aError`]), configuration
-//! errors ([`ConfigError`]), and the operation-level rules that both the
+//! errors ([`ConfigError`]), the one table of the eleven operations
+//! ([`OperationKind`]), and the operation-level rules that both the
 //! bindings and the task engine apply (`check`).
 //!
 //! It uses the wire model ([`crate::types`]) and never HTTP framing: the only
@@ -30,6 +31,7 @@ pub(crate) mod check;
 mod config;
 mod error;
 mod extension;
+mod operation;
 mod request;
 mod response;
 pub(crate) mod service;
@@ -37,6 +39,9 @@ pub(crate) mod service;
 pub use config::ConfigError;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
 pub use extension::ExtensionRequest;
+#[cfg(feature = "jsonrpc")]
+pub(crate) use operation::DecodeParams;
+pub use operation::{Capability, HttpRoute, HttpVerb, OperationKind, ResponseKind};
 pub use request::{
     A2aRequest, ActivatedExtensions, CallContext, GrpcCall, InvalidVersion, Operation,
     ProtocolVersion,

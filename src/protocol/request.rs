@@ -115,28 +115,19 @@ pub enum Operation {
 impl Operation {
     /// The JSON-RPC method name (an extension's registered name).
     pub const fn method(&self) -> &'static str {
-        match self {
-            Self::SendMessage(_) => "SendMessage",
-            Self::SendStreamingMessage(_) => "SendStreamingMessage",
-            Self::GetTask(_) => "GetTask",
-            Self::ListTasks(_) => "ListTasks",
-            Self::CancelTask(_) => "CancelTask",
-            Self::SubscribeToTask(_) => "SubscribeToTask",
-            Self::CreateTaskPushNotificationConfig(_) => "CreateTaskPushNotificationConfig",
-            Self::GetTaskPushNotificationConfig(_) => "GetTaskPushNotificationConfig",
-            Self::ListTaskPushNotificationConfigs(_) => "ListTaskPushNotificationConfigs",
-            Self::DeleteTaskPushNotificationConfig(_) => "DeleteTaskPushNotificationConfig",
-            Self::GetExtendedAgentCard(_) => "GetExtendedAgentCard",
-            Self::Extension(r) => r.method,
+        match (self, self.kind()) {
+            (Self::Extension(r), _) => r.method,
+            (_, Some(kind)) => kind.jsonrpc_method(),
+            (_, None) => "",
         }
     }
 
     /// The operation answers with a stream of events.
     pub const fn is_streaming(&self) -> bool {
-        matches!(
-            self,
-            Self::SendStreamingMessage(_) | Self::SubscribeToTask(_)
-        )
+        match self.kind() {
+            Some(kind) => kind.is_streaming(),
+            None => false,
+        }
     }
 
     /// The parameters as the JSON object a client sends: JSON-RPC's `params`,

@@ -6,14 +6,12 @@
 //!   public at the crate root; the rules are in its docs;
 //! - `template`: route paths with `{name}` captures;
 //! - `table`: the registered methods of one binding, checked against the
-//!   core's names and routes and against each other.
+//!   core's names and routes (the operation table) and against each other.
 
 mod table;
 mod template;
 
 pub(crate) use table::ExtensionMethods;
-#[cfg(test)]
-pub(crate) use table::{CORE_METHODS, CORE_ROUTES};
 #[cfg(feature = "rest")]
 pub(crate) use {table::Found, template::MAX_SEGMENTS};
 

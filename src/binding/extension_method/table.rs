@@ -1,39 +1,12 @@
 //! [`ExtensionMethods`]: the extension methods registered on a binding,
-//! checked against the core's methods and routes and against each other.
+//! checked against the core's methods and routes (the operation table,
+//! [`OperationKind`]) and against each other.
 
 use http::Method;
 
 use super::ExtensionMethod;
 use super::template::PathTemplate;
-use crate::ConfigError;
-
-/// The JSON-RPC methods of the core protocol (a2a-spec.md §6.2).
-pub(crate) const CORE_METHODS: [&str; 11] = [
-    "SendMessage",
-    "SendStreamingMessage",
-    "GetTask",
-    "ListTasks",
-    "CancelTask",
-    "SubscribeToTask",
-    "CreateTaskPushNotificationConfig",
-    "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfigs",
-    "DeleteTaskPushNotificationConfig",
-    "GetExtendedAgentCard",
-];
-
-/// The paths of the core HTTP+JSON routes (a2a-spec.md §7.1), as templates.
-pub(crate) const CORE_ROUTES: [&str; 9] = [
-    "/message:send",
-    "/message:stream",
-    "/extendedAgentCard",
-    "/tasks",
-    "/tasks/{id}",
-    "/tasks/{id}:cancel",
-    "/tasks/{id}:subscribe",
-    "/tasks/{id}/pushNotificationConfigs",
-    "/tasks/{id}/pushNotificationConfigs/{configId}",
-];
+use crate::{ConfigError, OperationKind};
 
 /// One registered HTTP+JSON route of an extension method.
 #[derive(Debug, Clone)]
@@ -75,7 +48,8 @@ impl ExtensionMethods {
     pub(crate) fn add(&mut self, method: ExtensionMethod) -> Result<(), ConfigError> {
         let name = method.name;
         let bad = |why: String| ConfigError::new(format!("extension method {name:?}: {why}"));
-        if name.is_empty() || name.starts_with("rpc.") || CORE_METHODS.contains(&name) {
+        if name.is_empty() || name.starts_with("rpc.") || OperationKind::from_method(name).is_some()
+        {
             return Err(bad(
                 "the name is empty, reserved (rpc.) or a core method".into()
             ));
@@ -97,7 +71,11 @@ impl ExtensionMethods {
                 return Err(bad(format!("{verb} is not a route method")));
             }
             let path = PathTemplate::parse(&text)?;
-            for core in CORE_ROUTES {
+            let core_paths = OperationKind::ALL
+                .iter()
+                .flat_map(|kind| kind.http_routes())
+                .map(|route| route.path);
+            for core in core_paths {
                 if path.overlaps(&PathTemplate::parse(core)?) {
                     return Err(bad(format!(
                         "{text:?} clashes with the core route {core:?}"

@@ -255,3 +255,64 @@ impl<S: A2aService> Rpcs for Handler<S> {
         self.unary(req, op!(DeleteTaskPushNotificationConfig)).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use tower::{Layer, ServiceExt};
+
+    use crate::binding::grpc::GrpcLayer;
+    use crate::types::{AgentCapabilities, AgentCard, AgentInterface};
+    use crate::{A2aError, A2aRequest, A2aResponse, Body, ErrorKind, OperationKind};
+
+    type Core = tower::util::BoxCloneSyncService<A2aRequest, A2aResponse, A2aError>;
+
+    /// The `grpc-status` of an RPC to `path` with an empty message.
+    async fn status_of(svc: &crate::grpc::GrpcService<Core>, path: &str) -> String {
+        let req = http::Request::post(path)
+            .header("content-type", "application/grpc")
+            .body(Body::full(vec![0u8; 5]))
+            .unwrap();
+        let res = svc.clone().oneshot(req).await.unwrap();
+        res.headers()["grpc-status"].to_str().unwrap().to_owned()
+    }
+
+    /// The generated service serves every gRPC method of the operation
+    /// table, each decoded into its operation.
+    #[tokio::test]
+    async fn every_grpc_method_of_the_table_is_served_as_its_operation() {
+        let mut card = AgentCard::default().with_interface(AgentInterface::new("h:1", "GRPC"));
+        card.capabilities = AgentCapabilities {
+            streaming: Some(true),
+            push_notifications: Some(true),
+            extended_agent_card: Some(true),
+            ..Default::default()
+        };
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let core = tower::service_fn(move |req: A2aRequest| {
+            log.lock().unwrap().push(req.operation.kind());
+            async { Err::<A2aResponse, _>(A2aError::new(ErrorKind::UnsupportedOperation)) }
+        });
+        let svc = GrpcLayer::new(&card).unwrap().layer(Core::new(core));
+        for &kind in OperationKind::ALL {
+            let status = status_of(&svc, kind.grpc_path()).await;
+            // FAILED_PRECONDITION from the core, or INVALID_ARGUMENT for a
+            // required parameter the empty message lacks.
+            let want = if kind.required_params().is_empty() {
+                "9"
+            } else {
+                "3"
+            };
+            assert_eq!(status, want, "{kind}");
+        }
+        let reached: Vec<_> = OperationKind::ALL
+            .iter()
+            .filter(|k| k.required_params().is_empty())
+            .map(|k| Some(*k))
+            .collect();
+        assert_eq!(*seen.lock().unwrap(), reached);
+        assert_eq!(status_of(&svc, "/lf.a2a.v1.A2AService/Nope").await, "12");
+    }
+}

@@ -20,7 +20,8 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::binding::extension_method::ExtensionMethods;
-use crate::{A2aError, ErrorKind, ExtensionRequest, Operation};
+use crate::protocol::DecodeParams;
+use crate::{A2aError, ErrorKind, ExtensionRequest, Operation, OperationKind};
 
 /// A JSON-RPC request id: a string, a number (its exact text is kept, so
 /// `1.0` and integers beyond 64 bits are echoed byte for byte; only an
@@ -91,43 +92,14 @@ fn fail(id: Id, kind: ErrorKind) -> DecodeError {
     }
 }
 
-macro_rules! methods {
-    ($($m:ident => $ty:ty),+ $(,)?) => {
-        /// The method of a request.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        enum Method { $($m),+ }
+/// A params deserializer, decoded as the operation's request type.
+struct Params<D>(D);
 
-        impl Method {
-            fn from_name(name: &str) -> Option<Self> {
-                match name { $(stringify!($m) => Some(Self::$m),)+ _ => None }
-            }
-
-            /// Decodes the params object into the typed operation.
-            fn decode<'de, D: Deserializer<'de>>(self, d: D) -> Result<Operation, D::Error> {
-                Ok(match self { $(Self::$m => Operation::$m(params::<$ty, D>(d)?)),+ })
-            }
-        }
-    };
-}
-
-use crate::types::{
-    CancelTaskRequest, GetExtendedAgentCardRequest, GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest, ListTasksRequest, SendMessageRequest,
-    SubscribeToTaskRequest, TaskPushNotificationConfig, TaskPushNotificationConfigId,
-};
-
-methods! {
-    SendMessage => SendMessageRequest,
-    SendStreamingMessage => SendMessageRequest,
-    GetTask => GetTaskRequest,
-    ListTasks => ListTasksRequest,
-    CancelTask => CancelTaskRequest,
-    SubscribeToTask => SubscribeToTaskRequest,
-    CreateTaskPushNotificationConfig => TaskPushNotificationConfig,
-    GetTaskPushNotificationConfig => TaskPushNotificationConfigId,
-    ListTaskPushNotificationConfigs => ListTaskPushNotificationConfigsRequest,
-    DeleteTaskPushNotificationConfig => TaskPushNotificationConfigId,
-    GetExtendedAgentCard => GetExtendedAgentCardRequest,
+impl<'de, D: Deserializer<'de>> DecodeParams<'de> for Params<D> {
+    type Error = D::Error;
+    fn decode<T: Deserialize<'de>>(self) -> Result<T, D::Error> {
+        params::<T, D>(self.0)
+    }
 }
 
 /// Decodes a params object (only an object: positional arrays are refused).
@@ -145,12 +117,12 @@ fn params<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> Result<T, D::
     d.deserialize_map(V(std::marker::PhantomData))
 }
 
-struct ParamsSeed(Method);
+struct ParamsSeed(OperationKind);
 
 impl<'de> DeserializeSeed<'de> for ParamsSeed {
     type Value = Operation;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Operation, D::Error> {
-        self.0.decode(d)
+        self.0.decode(Params(d))
     }
 }
 
@@ -175,7 +147,7 @@ impl<'de> Visitor<'de> for Fast {
                     id = Some(v.ok_or_else(|| de::Error::custom("id"))?);
                 }
                 "method" if method.is_none() && op.is_none() => {
-                    let m = Method::from_name(map.next_value::<&'de str>()?);
+                    let m = OperationKind::from_method(map.next_value::<&'de str>()?);
                     method = Some(m.ok_or_else(|| de::Error::custom("method"))?);
                 }
                 "params" if op.is_none() => {
@@ -193,7 +165,7 @@ impl<'de> Visitor<'de> for Fast {
         let op = match op {
             Some(op) => op,
             None => method
-                .decode(Value::Object(Map::new()))
+                .decode(Params(Value::Object(Map::new())))
                 .map_err(de::Error::custom)?,
         };
         Ok((id.unwrap_or_default(), op))
@@ -213,7 +185,7 @@ fn decode_fast(body: &[u8]) -> Option<(Id, Operation)> {
 
 /// A method of the core, or a registered extension method.
 enum Target {
-    Core(Method),
+    Core(OperationKind),
     Extension(&'static str),
 }
 
@@ -236,7 +208,7 @@ fn decode_slow(body: &[u8], extensions: &ExtensionMethods) -> Result<(Id, Operat
     let Some(name) = obj.get("method").and_then(Value::as_str) else {
         return Err(fail(id, ErrorKind::InvalidRequest));
     };
-    let target = match (Method::from_name(name), extensions.method(name)) {
+    let target = match (OperationKind::from_method(name), extensions.method(name)) {
         (Some(core), _) => Target::Core(core),
         (None, Some(name)) => Target::Extension(name),
         (None, None) => return Err(fail(id, ErrorKind::MethodNotFound)),
@@ -252,7 +224,7 @@ fn decode_slow(body: &[u8], extensions: &ExtensionMethods) -> Result<(Id, Operat
         // (`0.0000001` became `1e-7`; found by tests/fuzz).
         Target::Core(method) => {
             let text = Value::Object(params).to_string();
-            method.decode(&mut serde_json::Deserializer::from_str(&text))
+            method.decode(Params(&mut serde_json::Deserializer::from_str(&text)))
         }
         Target::Extension(name) => Ok(Operation::Extension(ExtensionRequest::new(name, params))),
     };
@@ -523,24 +495,15 @@ mod tests {
     }
 
     #[test]
-    fn core_method_names_are_the_table() {
-        use crate::binding::extension_method::CORE_METHODS;
-        for name in CORE_METHODS {
-            assert!(Method::from_name(name).is_some(), "{name}");
+    fn every_method_of_the_table_decodes_into_its_operation() {
+        for &kind in OperationKind::ALL {
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"{}"}}"#,
+                kind.jsonrpc_method()
+            );
+            let (_, op) = decode_slow(body.as_bytes(), &ExtensionMethods::default()).unwrap();
+            assert_eq!(op.kind(), Some(kind));
+            assert_eq!(decode_fast(body.as_bytes()).unwrap().1, op);
         }
-        let decoded = [
-            Method::SendMessage,
-            Method::SendStreamingMessage,
-            Method::GetTask,
-            Method::ListTasks,
-            Method::CancelTask,
-            Method::SubscribeToTask,
-            Method::CreateTaskPushNotificationConfig,
-            Method::GetTaskPushNotificationConfig,
-            Method::ListTaskPushNotificationConfigs,
-            Method::DeleteTaskPushNotificationConfig,
-            Method::GetExtendedAgentCard,
-        ];
-        assert_eq!(decoded.len(), CORE_METHODS.len());
     }
 }

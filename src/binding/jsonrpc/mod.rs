@@ -48,6 +48,8 @@
 //! | `GetExtendedAgentCard` | `{}` | AgentCard | `AgentCard` |
 //! | an extension method | any object | any JSON | `Extension` |
 //!
+//! The core methods are the operation table's ([`OperationKind::jsonrpc_method`](crate::OperationKind::jsonrpc_method)).
+//!
 //! Extension methods are registered with [`JsonRpcLayer::extension_method`]
 //! (see [`ExtensionMethod`](crate::ExtensionMethod)); their params object
 //! reaches the core as it was sent, and any other name is −32601.

@@ -27,6 +27,8 @@
 //! | GetExtendedAgentCard | `GET /extendedAgentCard` | — | AgentCard | `AgentCard` |
 //! | an extension method | its registered route | a JSON object (POST, PUT, PATCH) | any JSON | `Extension` |
 //!
+//! The core rows are the operation table's routes ([`OperationKind::http_routes`](crate::OperationKind::http_routes)).
+//!
 //! Extension routes are registered with [`RestLayer::extension_method`] (see
 //! [`ExtensionMethod`](crate::ExtensionMethod) for how the params object is
 //! built); in each form, without and then under a tenant, they are tried
@@ -128,6 +130,7 @@ mod layer;
 mod query;
 mod routes;
 mod service;
+mod verbs;
 
 pub use layer::RestLayer;
 pub use service::RestService;

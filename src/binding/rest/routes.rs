@@ -10,17 +10,18 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::{Map, Value};
 
 use super::query::{Query, path_value};
+use super::verbs::Verbs;
 use crate::binding::extension_method::{ExtensionMethods, Found, MAX_SEGMENTS};
 use crate::types::{
     CancelTaskRequest, GetExtendedAgentCardRequest, GetTaskRequest,
     ListTaskPushNotificationConfigsRequest, ListTasksRequest, SendMessageRequest,
     SubscribeToTaskRequest, TaskPushNotificationConfig, TaskPushNotificationConfigId,
 };
-use crate::{A2aError, ErrorKind, ExtensionRequest, Operation};
+use crate::{A2aError, ErrorKind, ExtensionRequest, HttpVerb, Operation, OperationKind};
 
 /// The HTTP methods of the route table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Verb {
+pub(super) enum Verb {
     Get,
     Post,
     Delete,
@@ -31,6 +32,14 @@ enum Verb {
 }
 
 impl Verb {
+    pub(super) const fn of_table(verb: HttpVerb) -> Self {
+        match verb {
+            HttpVerb::Get => Self::Get,
+            HttpVerb::Post => Self::Post,
+            HttpVerb::Delete => Self::Delete,
+        }
+    }
+
     fn of(method: &Method) -> Option<Self> {
         match *method {
             Method::GET => Some(Self::Get),
@@ -46,17 +55,8 @@ impl Verb {
 /// One operation's route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Endpoint {
-    SendMessage,
-    SendStreamingMessage,
-    GetTask,
-    ListTasks,
-    CancelTask,
-    SubscribeToTask,
-    CreatePushConfig,
-    GetPushConfig,
-    ListPushConfigs,
-    DeletePushConfig,
-    GetExtendedAgentCard,
+    /// An operation of the core.
+    Core(OperationKind),
     /// A registered extension method, by name.
     Extension(&'static str),
 }
@@ -65,17 +65,7 @@ impl Endpoint {
     /// The operation's name, as [`Operation::method`] gives it.
     pub(crate) const fn operation(self) -> &'static str {
         match self {
-            Self::SendMessage => "SendMessage",
-            Self::SendStreamingMessage => "SendStreamingMessage",
-            Self::GetTask => "GetTask",
-            Self::ListTasks => "ListTasks",
-            Self::CancelTask => "CancelTask",
-            Self::SubscribeToTask => "SubscribeToTask",
-            Self::CreatePushConfig => "CreateTaskPushNotificationConfig",
-            Self::GetPushConfig => "GetTaskPushNotificationConfig",
-            Self::ListPushConfigs => "ListTaskPushNotificationConfigs",
-            Self::DeletePushConfig => "DeleteTaskPushNotificationConfig",
-            Self::GetExtendedAgentCard => "GetExtendedAgentCard",
+            Self::Core(kind) => kind.name(),
             Self::Extension(name) => name,
         }
     }
@@ -117,31 +107,25 @@ impl<'p> Resource<'p> {
         })
     }
 
-    /// The endpoints of this path, by verb.
-    fn verbs(self) -> &'static [(Verb, Endpoint)] {
-        use Endpoint as E;
-        use Verb::*;
-        match self {
-            Self::MessageSend => &[(Post, E::SendMessage)],
-            Self::MessageStream => &[(Post, E::SendStreamingMessage)],
-            Self::Tasks => &[(Get, E::ListTasks)],
-            Self::Task(_) => &[(Get, E::GetTask)],
-            Self::TaskCancel(_) => &[(Post, E::CancelTask)],
-            // §7.1: the proto says GET, the spec text POST; both are served.
-            Self::TaskSubscribe(_) => &[(Get, E::SubscribeToTask), (Post, E::SubscribeToTask)],
-            Self::PushConfigs(_) => &[(Get, E::ListPushConfigs), (Post, E::CreatePushConfig)],
-            Self::PushConfig(..) => &[(Get, E::GetPushConfig), (Delete, E::DeletePushConfig)],
-            Self::ExtendedAgentCard => &[(Get, E::GetExtendedAgentCard)],
+    /// The operations of this path, by verb (the table's routes with its
+    /// template).
+    fn verbs(self) -> &'static Verbs {
+        macro_rules! of {
+            ($path:literal) => {{
+                const VERBS: Verbs = Verbs::of($path);
+                &VERBS
+            }};
         }
-    }
-
-    /// The `Allow` header of this path.
-    fn allow(self) -> &'static str {
-        match self.verbs() {
-            [(Verb::Get, _), (Verb::Post, _)] => "GET, POST",
-            [(Verb::Get, _), (Verb::Delete, _)] => "GET, DELETE",
-            [(Verb::Post, _)] => "POST",
-            _ => "GET",
+        match self {
+            Self::MessageSend => of!("/message:send"),
+            Self::MessageStream => of!("/message:stream"),
+            Self::Tasks => of!("/tasks"),
+            Self::Task(_) => of!("/tasks/{id}"),
+            Self::TaskCancel(_) => of!("/tasks/{id}:cancel"),
+            Self::TaskSubscribe(_) => of!("/tasks/{id}:subscribe"),
+            Self::PushConfigs(_) => of!("/tasks/{id}/pushNotificationConfigs"),
+            Self::PushConfig(..) => of!("/tasks/{id}/pushNotificationConfigs/{configId}"),
+            Self::ExtendedAgentCard => of!("/extendedAgentCard"),
         }
     }
 
@@ -253,14 +237,13 @@ pub(crate) fn route(
                 captures,
             });
         };
-        let found = resource.verbs().iter().find(|(v, _)| Some(*v) == verb);
-        let Some(&(verb, endpoint)) = found else {
-            allow.get_or_insert(Cow::Borrowed(resource.allow()));
+        let Some((verb, kind)) = resource.verbs().find(verb) else {
+            allow.get_or_insert(Cow::Borrowed(resource.verbs().allow()));
             continue;
         };
         let (task, config) = resource.ids();
         return Ok(Route {
-            endpoint,
+            endpoint: Endpoint::Core(kind),
             verb,
             tenant: decoded_tenant()?,
             task_id: path_value(task, "id").map_err(Refusal::Invalid)?,
@@ -281,7 +264,8 @@ impl Route {
     /// The operation, from the path values (which win over body fields),
     /// the query (GET and DELETE) and the body (POST; empty means `{}`).
     pub(crate) fn decode(self, query: Option<&str>, body: &[u8]) -> Result<Operation, A2aError> {
-        use Endpoint as E;
+        use Endpoint::Core as E;
+        use OperationKind as K;
         let Route {
             endpoint,
             tenant,
@@ -293,52 +277,54 @@ impl Route {
         let query = || Query::parse(query);
         let tenant_or = |from_body: String| tenant.clone().unwrap_or(from_body);
         Ok(match endpoint {
-            E::SendMessage | E::SendStreamingMessage => {
+            E(K::SendMessage) | E(K::SendStreamingMessage) => {
                 let mut r: SendMessageRequest = json(body)?;
                 r.tenant = tenant_or(r.tenant);
-                if endpoint == E::SendMessage {
+                if endpoint == E(K::SendMessage) {
                     Operation::SendMessage(r)
                 } else {
                     Operation::SendStreamingMessage(r)
                 }
             }
-            E::GetTask => Operation::GetTask(GetTaskRequest {
+            E(K::GetTask) => Operation::GetTask(GetTaskRequest {
                 tenant: tenant_or(String::new()),
                 id: task_id,
                 history_length: query().int(&["historyLength", "history_length"])?,
             }),
-            E::ListTasks => Operation::ListTasks(list_tasks(&query(), tenant_or(String::new()))?),
-            E::CancelTask => {
+            E(K::ListTasks) => {
+                Operation::ListTasks(list_tasks(&query(), tenant_or(String::new()))?)
+            }
+            E(K::CancelTask) => {
                 let mut r: CancelTaskRequest = json(body)?;
                 r.tenant = tenant_or(r.tenant);
                 r.id = task_id;
                 Operation::CancelTask(r)
             }
-            E::SubscribeToTask => {
+            E(K::SubscribeToTask) => {
                 let mut r: SubscribeToTaskRequest = json(body)?;
                 r.tenant = tenant_or(r.tenant);
                 r.id = task_id;
                 Operation::SubscribeToTask(r)
             }
-            E::CreatePushConfig => {
+            E(K::CreateTaskPushNotificationConfig) => {
                 let mut r: TaskPushNotificationConfig = json(body)?;
                 r.tenant = tenant_or(r.tenant);
                 r.task_id = task_id;
                 Operation::CreateTaskPushNotificationConfig(r)
             }
-            E::GetPushConfig | E::DeletePushConfig => {
+            E(K::GetTaskPushNotificationConfig) | E(K::DeleteTaskPushNotificationConfig) => {
                 let r = TaskPushNotificationConfigId {
                     tenant: tenant_or(String::new()),
                     task_id,
                     id: config_id,
                 };
-                if endpoint == E::GetPushConfig {
+                if endpoint == E(K::GetTaskPushNotificationConfig) {
                     Operation::GetTaskPushNotificationConfig(r)
                 } else {
                     Operation::DeleteTaskPushNotificationConfig(r)
                 }
             }
-            E::ListPushConfigs => {
+            E(K::ListTaskPushNotificationConfigs) => {
                 let q = query();
                 Operation::ListTaskPushNotificationConfigs(ListTaskPushNotificationConfigsRequest {
                     tenant: tenant_or(String::new()),
@@ -347,13 +333,13 @@ impl Route {
                     page_token: q.string(&["pageToken", "page_token"])?,
                 })
             }
-            E::GetExtendedAgentCard => {
+            E(K::GetExtendedAgentCard) => {
                 Operation::GetExtendedAgentCard(GetExtendedAgentCardRequest {
                     tenant: tenant_or(String::new()),
                 })
             }
             // Path values win over body members of the same name.
-            E::Extension(name) => {
+            Endpoint::Extension(name) => {
                 let mut params: Map<String, Value> = json(body)?;
                 for (key, value) in captures {
                     params.insert(key, Value::String(value));
@@ -416,48 +402,60 @@ mod tests {
 
     #[test]
     fn table() {
-        use Endpoint as E;
+        use Endpoint::Core as E;
+        use OperationKind as K;
         let none = || None::<String>;
-        assert_eq!(ok(Method::POST, "/message:send").0, E::SendMessage);
+        assert_eq!(ok(Method::POST, "/message:send").0, E(K::SendMessage));
         assert_eq!(
             ok(Method::POST, "/message:stream/").0,
-            E::SendStreamingMessage
+            E(K::SendStreamingMessage)
         );
         assert_eq!(
             ok(Method::GET, "/tasks/"),
-            (E::ListTasks, none(), "".into(), "".into())
+            (E(K::ListTasks), none(), "".into(), "".into())
         );
         assert_eq!(
             ok(Method::GET, "/tasks/a%2Fb"),
-            (E::GetTask, none(), "a/b".into(), "".into())
+            (E(K::GetTask), none(), "a/b".into(), "".into())
         );
         assert_eq!(ok(Method::GET, "/tasks/a:b").2, "a:b");
         assert_eq!(
             ok(Method::POST, "/tasks/a:b:cancel"),
-            (E::CancelTask, none(), "a:b".into(), "".into())
+            (E(K::CancelTask), none(), "a:b".into(), "".into())
         );
-        assert_eq!(ok(Method::GET, "/tasks/t:subscribe").0, E::SubscribeToTask);
-        assert_eq!(ok(Method::POST, "/tasks/t:subscribe").0, E::SubscribeToTask);
+        assert_eq!(
+            ok(Method::GET, "/tasks/t:subscribe").0,
+            E(K::SubscribeToTask)
+        );
+        assert_eq!(
+            ok(Method::POST, "/tasks/t:subscribe").0,
+            E(K::SubscribeToTask)
+        );
         assert_eq!(
             ok(Method::GET, "/tasks/t/pushNotificationConfigs").0,
-            E::ListPushConfigs
+            E(K::ListTaskPushNotificationConfigs)
         );
         assert_eq!(
             ok(Method::POST, "/tasks/t/pushNotificationConfigs").0,
-            E::CreatePushConfig
+            E(K::CreateTaskPushNotificationConfig)
         );
         assert_eq!(
             ok(Method::DELETE, "/tasks/t/pushNotificationConfigs/c"),
-            (E::DeletePushConfig, none(), "t".into(), "c".into())
+            (
+                E(K::DeleteTaskPushNotificationConfig),
+                none(),
+                "t".into(),
+                "c".into()
+            )
         );
         assert_eq!(
             ok(Method::GET, "/extendedAgentCard").0,
-            E::GetExtendedAgentCard
+            E(K::GetExtendedAgentCard)
         );
         // §7.1 [REC]: non-tenant routes first; then under a tenant segment.
         assert_eq!(
             ok(Method::GET, "/tasks/tasks"),
-            (E::GetTask, none(), "tasks".into(), "".into())
+            (E(K::GetTask), none(), "tasks".into(), "".into())
         );
         assert_eq!(
             ok(Method::GET, "/acme%20co/tasks").1.as_deref(),
@@ -680,7 +678,7 @@ mod tests {
         let r = route(&Method::GET, "/x/tasks/t", &ext).unwrap();
         assert_eq!(
             (r.endpoint, r.tenant.as_deref()),
-            (Endpoint::GetTask, Some("x"))
+            (Endpoint::Core(OperationKind::GetTask), Some("x"))
         );
         // Long paths: a tenant and 15 segments still route.
         let mut long = ExtensionMethods::default();
@@ -694,31 +692,27 @@ mod tests {
         ));
     }
 
+    /// A path of the template with each capture filled in.
+    fn filled(template: &str) -> String {
+        template.replace("{id}", "t").replace("{configId}", "c")
+    }
+
     #[test]
-    fn core_route_templates_are_the_table() {
-        use crate::binding::extension_method::CORE_ROUTES;
-        // Each template, with its captures filled in, is a core route ...
-        for template in CORE_ROUTES {
-            let path = template.replace("{id}", "t").replace("{configId}", "c");
-            let r = route(&Method::GET, &path, &ExtensionMethods::default());
-            assert!(!matches!(r, Err(Refusal::NotFound)), "{template}");
-        }
-        // ... and no extension route may take a core route's path.
-        for path in [
-            "/message:send",
-            "/message:stream",
-            "/tasks/t",
-            "/tasks",
-            "/tasks/t:cancel",
-            "/tasks/t:subscribe",
-            "/tasks/t/pushNotificationConfigs",
-            "/tasks/t/pushNotificationConfigs/c",
-            "/extendedAgentCard",
-        ] {
-            let r = route(&Method::GET, path, &ExtensionMethods::default());
-            assert!(!matches!(r, Err(Refusal::NotFound)), "{path}");
-            let m = crate::ExtensionMethod::new("Taken").route(Method::PUT, path);
-            assert!(ExtensionMethods::default().add(m).is_err(), "{path}");
+    fn every_route_of_the_table_routes_to_its_operation() {
+        let none = ExtensionMethods::default();
+        for &kind in OperationKind::ALL {
+            for r in kind.http_routes() {
+                let path = filled(r.path);
+                let got = route(&r.verb.method(), &path, &none).unwrap();
+                assert_eq!(got.endpoint, Endpoint::Core(kind), "{} {path}", r.verb);
+                let path = filled(&r.tenant_path.replace("{tenant}", "ten"));
+                let got = route(&r.verb.method(), &path, &none).unwrap();
+                assert_eq!(got.endpoint, Endpoint::Core(kind), "{} {path}", r.verb);
+                assert_eq!(got.tenant.as_deref(), Some("ten"));
+                // ... and no extension route may take a core route's path.
+                let m = crate::ExtensionMethod::new("Taken").route(Method::PUT, filled(r.path));
+                assert!(ExtensionMethods::default().add(m).is_err(), "{path}");
+            }
         }
     }
 }
