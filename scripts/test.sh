@@ -7,27 +7,66 @@ cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 export CARGO_INCREMENTAL=0
 
-echo "== rustfmt"
+# `step NAME` starts a step; each step's end prints its wall time and the CPU
+# time its commands used (user + system, from the shell's reaped children), so
+# a slow run shows where the time went even on a busy machine.
+cpu_seconds() {
+    local stat
+    if read -ra stat </proc/$$/stat 2>/dev/null; then
+        echo $(((stat[15] + stat[16]) / $(getconf CLK_TCK)))
+    else
+        echo 0
+    fi
+}
+step_name=""
+step_end() {
+    if [ -n "$step_name" ]; then
+        echo "-- $step_name: $((SECONDS - step_wall)) s wall, $(($(cpu_seconds) - step_cpu)) s CPU"
+    fi
+}
+step() {
+    step_end
+    step_name="$1" step_wall=$SECONDS step_cpu=$(cpu_seconds)
+    echo "== $1"
+}
+trap 'step_end; echo "-- total: $SECONDS s wall"' EXIT
+
+step "rustfmt"
 cargo fmt --all --check
 
-echo "== clippy (all targets, all features, warnings denied)"
+# The Python venv downloads and installs while the crate compiles (network and
+# disk, little CPU); the tests wait for it below.
+venv_log=$(mktemp)
+(
+    if [ ! -x .venv/bin/python ]; then
+        python3 -m venv .venv
+    fi
+    .venv/bin/pip install --quiet --disable-pip-version-check 'a2a-sdk[http-server,grpc]>=1.3,<2' 'uvicorn>=0.30,<1'
+) >"$venv_log" 2>&1 &
+venv_pid=$!
+
+step "clippy (all targets, all features, warnings denied)"
 cargo clippy --all-targets --all-features -- -D warnings
 
-echo "== each feature on its own (clippy, warnings denied)"
+step "each feature on its own (clippy, warnings denied)"
 for features in "" jsonrpc rest engine sqlite postgres managed client tools mcp push grpc serve; do
     cargo clippy --no-default-features ${features:+--features "$features"} -- -D warnings
 done
 
-echo "== rustdoc (broken intra-doc links denied)"
+step "rustdoc (broken intra-doc links denied)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
 
-echo "== python interop venv (.venv with the official a2a-sdk client and server, uvicorn)"
-if [ ! -x .venv/bin/python ]; then
-    python3 -m venv .venv
+step "python interop venv (.venv with the official a2a-sdk client and server, uvicorn)"
+venv_status=0
+wait "$venv_pid" || venv_status=$?
+cat "$venv_log"
+rm -f "$venv_log"
+if [ "$venv_status" -ne 0 ]; then
+    echo "error: creating .venv or installing a2a-sdk failed (status $venv_status)" >&2
+    exit "$venv_status"
 fi
-.venv/bin/pip install --quiet --disable-pip-version-check 'a2a-sdk[http-server,grpc]>=1.3,<2' 'uvicorn>=0.30,<1'
 
-echo "== postgresql (the PostgreSQL tests fail, never skip, without it)"
+step "postgresql (the PostgreSQL tests fail, never skip, without it)"
 pg_up() { pg_isready -q -h 127.0.0.1 -p 5432; }
 if ! pg_up; then
     if command -v pg_ctlcluster >/dev/null && [ -d /etc/postgresql ]; then
@@ -50,16 +89,18 @@ if [ -z "${A2A_TEST_POSTGRES_URL:-}" ] &&
     createdb -h 127.0.0.1 -U postgres test
 fi
 
-echo "== examples (the end-to-end tests spawn these binaries)"
+step "examples (the end-to-end tests spawn these binaries)"
 cargo build --examples --all-features
 
-echo "== tests (nextest, all features)"
+step "tests (nextest, all features)"
 cargo nextest run --all-features --no-fail-fast
 
-echo "== doc tests"
+step "doc tests"
 cargo test --doc --all-features
 
-echo "== external load tools (benches/external, their own workspace: fmt, clippy, tests)"
+# Their lockfile pins the crate's versions, and they build into the crate's
+# target directory: dependencies built with the same features are reused.
+step "external load tools (benches/external, their own workspace: fmt, clippy, tests)"
 cargo fmt --manifest-path benches/external/Cargo.toml --check
-cargo clippy --manifest-path benches/external/Cargo.toml --all-targets -- -D warnings
-cargo test --manifest-path benches/external/Cargo.toml
+CARGO_TARGET_DIR="$PWD/target" cargo clippy --manifest-path benches/external/Cargo.toml --all-targets -- -D warnings
+CARGO_TARGET_DIR="$PWD/target" cargo test --manifest-path benches/external/Cargo.toml

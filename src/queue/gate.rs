@@ -9,7 +9,7 @@
 //! forces one more pass of the running one. So once events stop, a pass
 //! that began after the last of them has run to its end: the context cannot
 //! rest with an executable head, no active run and no drain pending (see the
-//! model test in `tests/queue_model.rs`). No timers, no polling.
+//! model test in `tests/queue/queue_model.rs`). No timers, no polling.
 
 use std::sync::Mutex;
 

@@ -1,5 +1,5 @@
 """An A2A agent served by the official Python `a2a-sdk` server, for the Rust
-client's interop tests (tests/interop_python_server.rs).
+client's interop tests (tests/interop/interop_python_server.rs).
 
 Usage: python_server.py PORT   (0 picks a free port)
 

@@ -955,7 +955,7 @@ fn text_chunk(id: &str, text: &str, append: bool) -> Record {
 }
 
 /// Instantiates every case as a `#[tokio::test]` driven by `$run`.
-// Unused in the test files that run no log suite (see `support/mod.rs`).
+// Unused in the test binaries that run no log suite (see `support/mod.rs`).
 #[allow(unused_macros)]
 macro_rules! log_suite {
     ($run:path) => {

@@ -1,6 +1,9 @@
-//! Helpers shared by the integration tests. A test file declares `mod
-//! support;` and imports each helper by its path, e.g.
-//! `use support::http::{client, rpc};`, so a reader sees where it comes from.
+//! Helpers shared by the integration tests. A test binary declares it once
+//! (`tests/<area>/main.rs`: `#[path = "../support/mod.rs"] mod support;`, a
+//! binary of one file `tests/<name>.rs`: `mod support;`); a test module
+//! brings it in with `use crate::support;` and imports each helper by its
+//! path, e.g. `use support::http::{client, rpc};`, so a reader sees where it
+//! comes from.
 //!
 //! - `assembled`: the whole `A2aServer` over a scripted agent, and the calls
 //!   that assert its wire answers on both bindings.
@@ -35,8 +38,8 @@
 //! - `webhook`: a push webhook receiver on loopback that records what it
 //!   gets and answers from a script.
 
-// Every test file is a crate of its own that compiles all of `support`, and
-// no file uses every helper: what one file leaves unused another one uses.
+// Every test binary compiles all of `support`, and no binary uses every
+// helper: what one leaves unused another one uses.
 #![allow(dead_code)]
 
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]

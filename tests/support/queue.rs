@@ -279,7 +279,7 @@ impl Store {
 /// Instantiates queue cases (`async fn case(store: Store)`) as tests: the
 /// `every` cases on memory, SQLite and PostgreSQL (modules `memory`,
 /// `sqlite`, `postgres`), the `durable` ones on SQLite and PostgreSQL.
-// Unused in the test files that run no queue cases (see `support/mod.rs`).
+// Unused in the test binaries that run no queue cases (see `support/mod.rs`).
 #[allow(unused_macros)]
 macro_rules! queue_cases {
     (every: [$($case:ident),* $(,)?], durable: [$($durable:ident),* $(,)?] $(,)?) => {

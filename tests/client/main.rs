@@ -1,0 +1,41 @@
+//! Calling agents: `A2aClient`, the `ask` example, `ToolSet` and the MCP
+//! server.
+//!
+//! One test binary: `support` compiles once for all of its modules.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+#[cfg(all(
+    feature = "client",
+    feature = "engine",
+    feature = "jsonrpc",
+    feature = "rest",
+    feature = "sqlite",
+    feature = "managed"
+))]
+mod ask;
+#[cfg(all(
+    feature = "client",
+    feature = "jsonrpc",
+    feature = "rest",
+    feature = "engine"
+))]
+mod client;
+#[cfg(all(
+    feature = "mcp",
+    feature = "engine",
+    feature = "jsonrpc",
+    feature = "rest",
+    feature = "sqlite",
+    feature = "managed"
+))]
+mod mcp;
+#[cfg(all(
+    feature = "tools",
+    feature = "jsonrpc",
+    feature = "rest",
+    feature = "engine",
+    feature = "managed"
+))]
+mod toolset;

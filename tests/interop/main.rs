@@ -1,0 +1,20 @@
+//! Interoperability with the official Python SDK (its client against our
+//! servers, our client against its server); the Python scripts they run live
+//! beside this file.
+//!
+//! One test binary: `support` compiles once for all of its modules.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+#[cfg(all(feature = "engine", feature = "jsonrpc", feature = "rest"))]
+mod interop_python;
+#[cfg(all(
+    feature = "grpc",
+    feature = "engine",
+    feature = "jsonrpc",
+    feature = "rest"
+))]
+mod interop_python_grpc;
+#[cfg(feature = "client")]
+mod interop_python_server;

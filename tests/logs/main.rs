@@ -1,0 +1,15 @@
+//! The task-log backends (memory, SQLite, PostgreSQL), each through the shared
+//! conformance suite, and several hosts on one PostgreSQL log.
+//!
+//! One test binary: `support` compiles once for all of its modules.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod log_memory;
+#[cfg(feature = "postgres")]
+mod log_postgres;
+#[cfg(feature = "sqlite")]
+mod log_sqlite;
+#[cfg(all(feature = "postgres", feature = "jsonrpc", feature = "rest"))]
+mod multihost_postgres;

@@ -1,0 +1,20 @@
+//! The delivery queue: its model, its rules on every log, isolation, the queue
+//! extension over HTTP, and several hosts on one queue.
+//!
+//! One test binary: `support` compiles once for all of its modules.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+#[cfg(all(feature = "postgres", feature = "sqlite", feature = "jsonrpc"))]
+mod multihost_queue;
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+mod queue_extension;
+#[cfg(all(feature = "sqlite", feature = "jsonrpc"))]
+mod queue_isolation;
+#[cfg(feature = "engine")]
+mod queue_model;
+#[cfg(all(feature = "engine", feature = "sqlite"))]
+mod queue_rules;
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "push"))]
+mod team_push;
