@@ -17,6 +17,8 @@
 #   bin:PATH      another build of the echo example on SQLite (a fresh data
 #                 directory), e.g. a copy made before a change: give `echo` and
 #                 `bin:/tmp/echo-before` to alternate the two builds (A/B)
+#   hyper-bin:PATH  another build of the hyper example (memory log), for the
+#                 same A/B of the memory-log stack: `hyper hyper-bin:/tmp/hyper-before`
 #
 # Every server (raw included) is started once, as a fresh process, and warmed
 # up (WARMUP seconds of load); then ROUNDS rounds, in each of which every side
@@ -90,6 +92,10 @@ start() { # NAME KIND: starts the server, sets PID[NAME] and URL[NAME]
         [ -x "${kind#bin:}" ] || { echo "missing binary ${kind#bin:}" >&2; exit 2; }
         A2A_DATA_DIR=$dir A2A_ADDR=127.0.0.1:0 "${kind#bin:}" >"$dir/out" 2>&1 &
         ;;
+    hyper-bin:*)
+        [ -x "${kind#hyper-bin:}" ] || { echo "missing binary ${kind#hyper-bin:}" >&2; exit 2; }
+        path=/a2a; A2A_ADDR=127.0.0.1:0 "${kind#hyper-bin:}" >"$dir/out" 2>&1 &
+        ;;
     *) echo "unknown side $kind" >&2; exit 2 ;;
     esac
     PID[$name]=$!
@@ -115,7 +121,8 @@ for kind in "$@"; do
     case $kind in
     hyper | echo | echo-memory | echo-pg) ;;
     bin:?*) name=$(basename "${kind#bin:}") ;;
-    *) echo "unknown side $kind (hyper, echo, echo-memory, echo-pg or bin:PATH)" >&2; exit 2 ;;
+    hyper-bin:?*) name=$(basename "${kind#hyper-bin:}") ;;
+    *) echo "unknown side $kind (hyper, echo, echo-memory, echo-pg, bin:PATH or hyper-bin:PATH)" >&2; exit 2 ;;
     esac
     base=$name n=1
     while [ "$name" = raw ] || printf '%s\n' "${names[@]}" | grep -qx -- "$name"; do
