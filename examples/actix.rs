@@ -156,10 +156,10 @@ async fn main() -> std::io::Result<()> {
         .agent(agents::Echo)
         .await
         .map_err(std::io::Error::other)?;
-    // The service routes the card's paths (the card, `/a2a`, `/a2a/rest/...`;
-    // under an actix `scope("/a2a")` it would take `/` and `/rest/...` as
-    // well) and answers 404 elsewhere, so it is actix's default service: no
-    // actix routes needed. Host routes would go before it.
+    // The service routes the card's paths (the card, `/a2a`, `/a2a/rest/...`,
+    // and the same paths below `/a2a` when a host strips that prefix) and
+    // answers 404 elsewhere, so it is actix's default service: no actix
+    // routes needed. Host routes would go before it.
     let server = HttpServer::new(move || {
         let svc = a2a.clone();
         App::new().default_service(web::to(

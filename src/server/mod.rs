@@ -41,10 +41,11 @@
 //! the card's JSON-RPC and HTTP+JSON paths (their longest common prefix, on
 //! segment boundaries) is where the stack expects to be mounted, and a path
 //! is read first as the card's full path (the host passes paths through: a
-//! plain mount at the root, axum's `route_service`, a fallback), then as a
-//! path below the base (the host stripped it: axum's
-//! `nest_service("/agents/shout", app)`, actix's `scope`, a proxy that
-//! rewrites `/agents/shout/x` to `/x`). So one stack serves either way:
+//! plain mount at the root, axum's `route_service`, a fallback, an actix
+//! `scope`, whose requests keep their full path), then as a path below the
+//! base (the host stripped it: axum's `nest_service("/agents/shout", app)`,
+//! a proxy that rewrites `/agents/shout/x` to `/x`). So one stack serves
+//! either way:
 //!
 //! ```
 //! # #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
