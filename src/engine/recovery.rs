@@ -56,15 +56,24 @@ pub const DEFAULT_HOST_ID: &str = "local";
 /// How many live tasks one [`TaskLog::live_tasks`](crate::log::TaskLog::live_tasks) call lists.
 const PAGE: usize = 256;
 
-/// What start-up recovery did.
+/// What start-up recovery did, for every core: the task engine
+/// ([`TaskLayer::recover`](super::TaskLayer::recover)), a team
+/// ([`TeamService::recover`](crate::queue::TeamService::recover)) and
+/// managed runs (`ManagedService::recover`). A count a core has no use for
+/// stays 0.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Recovered {
-    /// Tasks this call closed as FAILED.
+    /// Tasks this call closed as FAILED (the engine's and a team's runs
+    /// that the dead process left).
     pub closed: usize,
-    /// Live tasks of this host that another recovery (or writer) moved on
-    /// first: left as they were.
+    /// Managed runs taken over and running again on this host.
+    pub resumed: usize,
+    /// Live tasks or runs of this host that another recovery (or writer)
+    /// moved on first: left as they were.
     pub skipped: usize,
+    /// The contexts whose queues were drained (a team).
+    pub contexts: usize,
 }
 
 /// The task belongs to this host and no execution of it runs here.

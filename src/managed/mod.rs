@@ -83,6 +83,5 @@ pub use pending::{
 pub use policy::OutputPolicy;
 pub use process::{Process, RunError, Wait};
 pub use program::Program;
-pub use recover::Resumed;
 pub use run::{OUTPUT_INVALID_MESSAGE, PROGRAM_FAILED_MESSAGE, RESULT_ARTIFACT_ID};
 pub use service::{ManagedBuilder, ManagedService};

@@ -8,23 +8,13 @@ use super::journal::Journal;
 use super::pending::PROGRAM_KEY;
 use super::run::{Head, Run};
 use super::service::Inner;
-use crate::engine::DEFAULT_HOST_ID;
+use crate::engine::{DEFAULT_HOST_ID, Recovered};
 use crate::log::{AppendRequest, LogError, LogErrorKind, Record};
-
-/// What a recovery did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Resumed {
-    /// Runs taken over and running again on this host.
-    pub resumed: usize,
-    /// Runs another host (or recovery) moved on first: left as they were.
-    pub skipped: usize,
-}
 
 const PAGE: usize = 256;
 
-pub(crate) async fn resume(inner: &Arc<Inner>, host: &str) -> Result<Resumed, LogError> {
-    let mut out = Resumed::default();
+pub(crate) async fn resume(inner: &Arc<Inner>, host: &str) -> Result<Recovered, LogError> {
+    let mut out = Recovered::default();
     let prefix = format!("{}/", inner.service);
     let mut after: Option<(String, String)> = None;
     loop {

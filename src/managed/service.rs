@@ -12,7 +12,7 @@ use super::admit;
 use super::pending::EXTERNAL_WAIT_EXTENSION;
 use super::policy::OutputPolicy;
 use super::program::Program;
-use super::recover::{self, Resumed};
+use super::recover;
 use super::runs::Runs;
 use crate::engine::dispatch::{EngineCore, dispatch};
 use crate::engine::push_config as push;
@@ -174,14 +174,14 @@ impl ManagedService {
     /// Resumes the runs this host id was running when its process died (also
     /// those waiting for answers), by replaying their journals. Await it once
     /// before serving.
-    pub async fn recover(&self) -> Result<Resumed, LogError> {
+    pub async fn recover(&self) -> Result<crate::engine::Recovered, LogError> {
         let host = self.inner.host_id.clone();
         recover::resume(&self.inner, &host).await
     }
 
     /// Resumes the runs of another host id, known to be dead (its process is
     /// gone for good): their writer epoch is taken over, fencing it.
-    pub async fn recover_host(&self, host_id: &str) -> Result<Resumed, LogError> {
+    pub async fn recover_host(&self, host_id: &str) -> Result<crate::engine::Recovered, LogError> {
         recover::resume(&self.inner, host_id).await
     }
 

@@ -9,9 +9,9 @@ use tower_service::Service;
 
 use super::core::Core;
 use super::send::send;
-use crate::engine::ResponseFuture;
 use crate::engine::dispatch::{EngineCore, dispatch};
 use crate::engine::layer::Shared;
+use crate::engine::{Recovered, ResponseFuture};
 use crate::log::{LiveTask, LogError};
 use crate::types::{CancelTaskRequest, SendMessageRequest};
 use crate::{A2aError, A2aRequest, A2aResponse, CallContext, ErrorKind, ExtensionRequest};
@@ -33,16 +33,6 @@ impl fmt::Debug for TeamService {
     }
 }
 
-/// What [`TeamService::recover`] did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct QueueRecovered {
-    /// What the engine's recovery did with the runs this host left.
-    pub runs: crate::engine::Recovered,
-    /// The contexts whose queues were drained.
-    pub contexts: usize,
-}
-
 impl TeamService {
     /// The number of executions running on this host.
     pub fn running(&self) -> usize {
@@ -54,7 +44,7 @@ impl TeamService {
     /// [`TaskLayer::recover`](crate::engine::TaskLayer::recover) does);
     /// queued inputs stay queued; then every context with a queue drains
     /// (in the background: this returns once the drains are started).
-    pub async fn recover(&self) -> Result<QueueRecovered, LogError> {
+    pub async fn recover(&self) -> Result<Recovered, LogError> {
         let runs = crate::engine::recovery_of(&self.core.shared).await?;
         let mut contexts = 0;
         let mut after: Option<(String, String)> = None;
@@ -77,7 +67,7 @@ impl TeamService {
                 _ => break,
             }
         }
-        Ok(QueueRecovered { runs, contexts })
+        Ok(Recovered { contexts, ..runs })
     }
 }
 

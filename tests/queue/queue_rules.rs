@@ -762,7 +762,7 @@ async fn recovery_fails_the_interrupted_run_once_and_drains_the_queue(store: Sto
     let svc =
         echoes(&lab, &["a"]).service(TaskLayer::new(support::queue::card(), log.clone()).unwrap());
     let recovered = svc.recover().await.unwrap();
-    assert_eq!(recovered.runs.closed, 1);
+    assert_eq!(recovered.closed, 1);
     assert_eq!(recovered.contexts, 1);
     for id in &queued {
         let done = until_terminal(&*log, AUTH, id).await;
@@ -788,7 +788,7 @@ async fn recovery_fails_the_interrupted_run_once_and_drains_the_queue(store: Sto
     for id in std::iter::once(&r).chain(&queued) {
         assert_eq!(how_many(&queue, admits(id)), 1, "{id} admitted once");
     }
-    assert_eq!(svc.recover().await.unwrap().runs.closed, 0);
+    assert_eq!(svc.recover().await.unwrap().closed, 0);
 }
 
 // ------------------------------------------------------- 11. isolation
