@@ -134,7 +134,7 @@ fn remote_error(v: &Value) -> A2aError {
 /// An HTTP 404 whose body is no A2A error (an empty body, a host's page,
 /// a `google.rpc.Status` without the A2A `ErrorInfo`): nothing at `url`
 /// speaks A2A, which is not the same as an operation's TaskNotFound.
-fn no_endpoint(url: &str) -> A2aError {
+fn no_endpoint(url: &http::Uri) -> A2aError {
     A2aError::new(ErrorKind::MethodNotFound).with_message(format!("no A2A endpoint at {url}"))
 }
 
@@ -201,7 +201,7 @@ pub(crate) async fn decode<B>(
     expect: Expect,
     id: u64,
     limits: Limits,
-    url: &str,
+    url: &http::Uri,
     res: Response<B>,
 ) -> Result<A2aResponse, A2aError>
 where
@@ -327,7 +327,8 @@ mod tests {
             .header(header::CONTENT_TYPE, ct)
             .body(Full::new(Bytes::from(body.to_owned())))
             .unwrap();
-        decode(t, e, 1, LIMITS, "http://h/a2a", res).await
+        let url = http::Uri::from_static("http://h/a2a");
+        decode(t, e, 1, LIMITS, &url, res).await
     }
 
     #[tokio::test]

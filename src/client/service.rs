@@ -118,7 +118,8 @@ impl<S: HttpService> Service<A2aRequest> for A2aClient<S> {
         let record = span.clone();
         let call = async move {
             let req = encoded?;
-            let url = req.uri().to_string();
+            // Refcounted, not copied: only a 404 without an A2A error formats it.
+            let url = req.uri().clone();
             futures_util::future::poll_fn(|cx| http.poll_ready(cx))
                 .await
                 .map_err(|e| unavailable(e.into()))?;
