@@ -138,22 +138,6 @@ fn no_endpoint(url: &http::Uri) -> A2aError {
     A2aError::new(ErrorKind::MethodNotFound).with_message(format!("no A2A endpoint at {url}"))
 }
 
-/// `v` is an A2A error: its error object has a JSON-RPC code (negative, as
-/// every A2A and JSON-RPC code is) or the A2A `ErrorInfo`.
-fn is_a2a_error(v: &Value) -> bool {
-    let obj = v.get("error").unwrap_or(v);
-    let rpc_code = obj
-        .get("code")
-        .and_then(Value::as_i64)
-        .is_some_and(|c| c < 0);
-    let details = obj.get("data").or_else(|| obj.get("details"));
-    let a2a_info = details.and_then(Value::as_array).is_some_and(|d| {
-        d.iter()
-            .any(|x| x.get("domain").and_then(Value::as_str) == Some(crate::ERROR_DOMAIN))
-    });
-    rpc_code || a2a_info
-}
-
 /// The kind of an HTTP status without a readable error body.
 fn status_error(status: http::StatusCode) -> A2aError {
     let kind = ErrorKind::ALL
@@ -238,7 +222,7 @@ where
     if status == http::StatusCode::NOT_FOUND
         && !text
             .and_then(|t| serde_json::from_str::<Value>(t).ok())
-            .is_some_and(|v| is_a2a_error(&v))
+            .is_some_and(|v| crate::protocol::is_a2a_error(&v))
     {
         return Err(no_endpoint(url));
     }

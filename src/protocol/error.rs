@@ -112,6 +112,30 @@ error_table! {
     Unavailable => (-32603, 503, "UNAVAILABLE", "UNAVAILABLE", "Service unavailable"),
 }
 
+/// The `a2a-protocol.org` ErrorInfo among the details of an error object
+/// (JSON-RPC `data`, REST `details`).
+fn a2a_error_info(obj: &Value) -> Option<&Value> {
+    let details = obj.get("data").or_else(|| obj.get("details"))?;
+    details.as_array()?.iter().find(|x| {
+        x.get("@type").and_then(Value::as_str) == Some(ERROR_INFO_TYPE)
+            && x.get("domain").and_then(Value::as_str) == Some(ERROR_DOMAIN)
+    })
+}
+
+/// `value` (an error object, or a body with one under `error`) is an A2A
+/// error: it has a JSON-RPC code (negative, as every A2A and JSON-RPC code
+/// is) or the A2A ErrorInfo. A `google.rpc.Status` without that ErrorInfo
+/// (a host's 404, [`NotFound`](crate::NotFound)'s) is not.
+#[cfg(feature = "client")]
+pub(crate) fn is_a2a_error(value: &Value) -> bool {
+    let obj = value.get("error").unwrap_or(value);
+    let rpc_code = obj
+        .get("code")
+        .and_then(Value::as_i64)
+        .is_some_and(|c| c < 0);
+    rpc_code || a2a_error_info(obj).is_some()
+}
+
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.reason())
@@ -282,12 +306,7 @@ impl A2aError {
     pub fn from_wire(value: &Value) -> Option<Self> {
         let obj = value.get("error").unwrap_or(value);
         let details = obj.get("data").or_else(|| obj.get("details"));
-        let info = details.and_then(Value::as_array).and_then(|d| {
-            d.iter().find(|x| {
-                x.get("@type").and_then(Value::as_str) == Some(ERROR_INFO_TYPE)
-                    && x.get("domain").and_then(Value::as_str) == Some(ERROR_DOMAIN)
-            })
-        });
+        let info = a2a_error_info(obj);
         let code = obj.get("code").and_then(Value::as_i64)?;
         let kind = info
             .and_then(|i| i.get("reason")?.as_str())

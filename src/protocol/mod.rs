@@ -37,6 +37,8 @@ mod response;
 pub(crate) mod service;
 
 pub use config::ConfigError;
+#[cfg(feature = "client")]
+pub(crate) use error::is_a2a_error;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
 pub use extension::ExtensionRequest;
 #[cfg(feature = "jsonrpc")]
