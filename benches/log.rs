@@ -6,7 +6,7 @@
 use std::hint::black_box;
 use std::sync::Arc;
 
-use a2a_tower::log::{AppendRequest, MemoryTaskLog, Projection, Record, TaskLog};
+use a2a_tower::log::{AppendRequest, MemoryTaskLog, Projection, Record, TaskBackend, TaskLog};
 use a2a_tower::types::{Artifact, Message, Part, TaskState, TaskStatus};
 use criterion::{BatchSize, Criterion, criterion_group};
 use futures_util::FutureExt as _;
@@ -129,7 +129,7 @@ fn benches(c: &mut Criterion) {
         });
     });
 
-    let shared: Arc<dyn TaskLog> = Arc::new(log.clone());
+    let shared: Arc<dyn TaskBackend> = Arc::new(log.clone());
     let id = uuid::Uuid::new_v4().to_string();
     let (first, rest) = echo_records(&id, "c", 1);
     shared

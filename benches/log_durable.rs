@@ -21,13 +21,13 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use a2a_tower::log::{AppendRequest, Record, SqliteTaskLog, Synchronous, TaskLog};
+use a2a_tower::log::{AppendRequest, Record, SqliteTaskLog, Synchronous, TaskBackend, TaskLog};
 use a2a_tower::types::{Artifact, Message, Part, TaskState, TaskStatus};
 
 const WRITERS: usize = 64;
 const APPENDS: u64 = 40;
 
-async fn drive(log: Arc<dyn TaskLog>, tag: &str) -> f64 {
+async fn drive(log: Arc<dyn TaskBackend>, tag: &str) -> f64 {
     let start = Instant::now();
     let mut handles = Vec::new();
     for w in 0..WRITERS {
@@ -82,7 +82,7 @@ async fn sqlite(sync: Synchronous, max_batch: usize) {
 }
 
 /// One SendMessage-shaped task: admission, then completion.
-async fn echo_task(log: &dyn TaskLog, host: &str) {
+async fn echo_task(log: &dyn TaskBackend, host: &str) {
     let task = uuid::Uuid::now_v7().to_string();
     let context = uuid::Uuid::now_v7().to_string();
     let mut message = Message::user(uuid::Uuid::new_v4().to_string(), "hello world");
@@ -175,7 +175,7 @@ async fn echo_pattern(sync: Synchronous) {
         .synchronous(sync)
         .open()
         .expect("open");
-    let shared: Arc<dyn TaskLog> = Arc::new(log.clone());
+    let shared: Arc<dyn TaskBackend> = Arc::new(log.clone());
     let (bytes, ticks) = (written(), thread_ticks("a2a-sqlite-writ"));
     let start = Instant::now();
     let handles: Vec<_> = (0..clients)

@@ -38,8 +38,8 @@ use std::time::{Duration, Instant};
 
 use a2a_tower::engine::{Agent, AgentExecutor, AgentInput, TaskLayer};
 use a2a_tower::log::{
-    AppendRequest, Appended, ListPage, ListQuery, LiveTask, LogFuture, Record, Sequenced, Snapshot,
-    SqliteTaskLog, TaskLog, Watch,
+    AppendRequest, Appended, ListPage, ListQuery, LogFuture, Record, Sequenced, Snapshot,
+    SqliteTaskLog, TaskBackend, TaskLog, TaskStore, Watch,
 };
 use a2a_tower::queue::{QUEUE_AUTHORITY, QueueRecord, Team, TeamService};
 use a2a_tower::types::{
@@ -162,64 +162,6 @@ impl TaskLog for Counting {
     fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
         self.log.list(authority, query)
     }
-
-    fn live_tasks<'a>(
-        &'a self,
-        after: Option<(&'a str, &'a str)>,
-        limit: usize,
-    ) -> LogFuture<'a, Vec<LiveTask>> {
-        self.log.live_tasks(after, limit)
-    }
-
-    fn fail_live<'a>(
-        &'a self,
-        task: &'a LiveTask,
-        message: Message,
-    ) -> LogFuture<'a, Option<Appended>> {
-        self.log.fail_live(task, message)
-    }
-
-    fn delivery_cursors<'a>(
-        &'a self,
-        authority: &'a str,
-        task_id: &'a str,
-    ) -> a2a_tower::log::LogFuture<'a, Vec<a2a_tower::log::DeliveryCursor>> {
-        self.log.delivery_cursors(authority, task_id)
-    }
-
-    fn pending_deliveries<'a>(
-        &'a self,
-        after: Option<(&'a str, &'a str)>,
-        limit: usize,
-    ) -> a2a_tower::log::LogFuture<'a, Vec<a2a_tower::log::PendingDelivery>> {
-        self.log.pending_deliveries(after, limit)
-    }
-
-    fn claim_deliveries<'a>(
-        &'a self,
-        authority: &'a str,
-        task_id: &'a str,
-        holder: &'a str,
-        ttl: std::time::Duration,
-    ) -> a2a_tower::log::LogFuture<'a, bool> {
-        self.log.claim_deliveries(authority, task_id, holder, ttl)
-    }
-
-    fn release_deliveries<'a>(
-        &'a self,
-        authority: &'a str,
-        task_id: &'a str,
-        holder: &'a str,
-    ) -> a2a_tower::log::LogFuture<'a, ()> {
-        self.log.release_deliveries(authority, task_id, holder)
-    }
-
-    fn advance_delivery<'a>(
-        &'a self,
-        advance: &'a a2a_tower::log::Advance,
-    ) -> a2a_tower::log::LogFuture<'a, bool> {
-        self.log.advance_delivery(advance)
-    }
 }
 
 fn card() -> AgentCard {
@@ -270,7 +212,7 @@ where
 }
 
 /// The id of the queue stream of `context`.
-async fn stream_of(log: &dyn TaskLog, context: &str) -> String {
+async fn stream_of(log: &dyn TaskBackend, context: &str) -> String {
     let mut after: Option<(String, String)> = None;
     loop {
         let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
@@ -311,7 +253,7 @@ struct Held {
 
 async fn hold(
     svc: &TeamService,
-    log: &dyn TaskLog,
+    log: &dyn TaskBackend,
     busy: &mut mpsc::UnboundedReceiver<Started>,
     k: usize,
 ) -> Held {
@@ -363,7 +305,7 @@ async fn hold(
 /// One sample: (call to run start, the enqueue call).
 async fn sample(
     svc: &TeamService,
-    log: &dyn TaskLog,
+    log: &dyn TaskBackend,
     probe: &mut mpsc::UnboundedReceiver<Started>,
     held: &Held,
 ) -> (Duration, Duration) {
@@ -526,7 +468,8 @@ async fn throughput(rounds: usize, queue_only: bool) {
         log: team_log.clone(),
         calls: calls.clone(),
     };
-    let queued = team.service(TaskLayer::new(card(), counting).expect("engine"));
+    let store = TaskStore::from(team_log.clone()).map_records(|_| counting);
+    let queued = team.service(TaskLayer::new(card(), store).expect("engine"));
     queued.recover().await.expect("recover");
     let engine = TaskLayer::new(card(), engine_log.clone())
         .expect("engine")

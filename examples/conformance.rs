@@ -306,7 +306,7 @@ async fn main() -> Result<(), BoxError> {
     let outbox = Outbox::builder(MemoryTaskLog::new(), push_sender()?).build()?;
     outbox.start_while_used();
     let core = ExtendedCardLayer::new(extended(&card)).layer(
-        TaskLayer::new(card.clone(), outbox.log())?.layer(ExecutorService::new(Conformance)),
+        TaskLayer::new(card.clone(), outbox.store())?.layer(ExecutorService::new(Conformance)),
     );
     let rest = RestLayer::new(&card)?.layer(core.clone());
     #[cfg(feature = "grpc")]

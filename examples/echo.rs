@@ -55,11 +55,9 @@ mod echo_agent;
 
 use std::convert::Infallible;
 
-use std::sync::Arc;
-
 use a2a_tower::card::StackCapabilities;
 use a2a_tower::engine::{AgentExecutor, TaskLayer};
-use a2a_tower::log::{MemoryTaskLog, SqliteTaskLog, TaskLog};
+use a2a_tower::log::{MemoryTaskLog, SqliteTaskLog, TaskStore};
 use a2a_tower::push::outbox::Outbox;
 use a2a_tower::push::{PushSender, WebhookGuard};
 use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
@@ -122,16 +120,16 @@ pub(crate) fn app_with(
 
 /// The configured task log: in memory if `A2A_LOG` is `memory`, PostgreSQL
 /// if `A2A_POSTGRES_URL` is set, else SQLite under `A2A_DATA_DIR`.
-async fn log() -> Result<Arc<dyn TaskLog>, BoxError> {
+async fn log() -> Result<TaskStore, BoxError> {
     let memory = std::env::var("A2A_LOG").is_ok_and(|l| l == "memory");
     Ok(match std::env::var("A2A_POSTGRES_URL") {
-        _ if memory => Arc::new(MemoryTaskLog::new()),
+        _ if memory => TaskStore::from(MemoryTaskLog::new()),
         Ok(url) if !url.is_empty() => postgres_log(url).await?,
         _ => {
             let dir = std::env::var_os("A2A_DATA_DIR").unwrap_or_else(|| "data".into());
             std::fs::create_dir_all(&dir)?;
             let path = std::path::Path::new(&dir).join("tasks.db");
-            Arc::new(SqliteTaskLog::open(path)?)
+            TaskStore::from(SqliteTaskLog::open(path)?)
         }
     })
 }
@@ -154,7 +152,7 @@ async fn engine(card: &AgentCard) -> Result<TaskLayer, BoxError> {
         .host_id(host.clone())
         .build()?;
     outbox.start_while_used();
-    let tasks = TaskLayer::new(card.clone(), outbox.log())?;
+    let tasks = TaskLayer::new(card.clone(), outbox.store())?;
     let tasks = match std::env::var("A2A_SUBSCRIBER_BUFFER") {
         Ok(n) if !n.is_empty() => tasks.subscriber_buffer(n.parse()?)?,
         _ => tasks,
@@ -163,16 +161,16 @@ async fn engine(card: &AgentCard) -> Result<TaskLayer, BoxError> {
 }
 
 #[cfg(feature = "postgres")]
-async fn postgres_log(url: String) -> Result<Arc<dyn TaskLog>, BoxError> {
+async fn postgres_log(url: String) -> Result<TaskStore, BoxError> {
     let mut log = a2a_tower::log::PostgresTaskLog::builder(url);
     if let Ok(schema) = std::env::var("A2A_POSTGRES_SCHEMA") {
         log = log.schema(schema);
     }
-    Ok(Arc::new(log.connect().await?))
+    Ok(TaskStore::from(log.connect().await?))
 }
 
 #[cfg(not(feature = "postgres"))]
-async fn postgres_log(_: String) -> Result<Arc<dyn TaskLog>, BoxError> {
+async fn postgres_log(_: String) -> Result<TaskStore, BoxError> {
     Err("A2A_POSTGRES_URL needs the `postgres` feature: cargo run --features postgres --example echo".into())
 }
 

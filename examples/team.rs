@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 use a2a_tower::BoxError;
 use a2a_tower::engine::{Agent, AgentInput};
-use a2a_tower::log::{SqliteTaskLog, TaskLog};
+use a2a_tower::log::{SqliteTaskLog, TaskBackend};
 use a2a_tower::queue::Team;
 use a2a_tower::server::A2aServer;
 use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
@@ -75,7 +75,7 @@ fn card(base_url: &str) -> AgentCard {
 
 /// The task log: PostgreSQL if `A2A_POSTGRES_URL` is set, else SQLite under
 /// `A2A_DATA_DIR`.
-async fn log() -> Result<Arc<dyn TaskLog>, BoxError> {
+async fn log() -> Result<Arc<dyn TaskBackend>, BoxError> {
     match std::env::var("A2A_POSTGRES_URL") {
         Ok(url) if !url.is_empty() => postgres(url).await,
         _ => {
@@ -88,7 +88,7 @@ async fn log() -> Result<Arc<dyn TaskLog>, BoxError> {
 }
 
 #[cfg(feature = "postgres")]
-async fn postgres(url: String) -> Result<Arc<dyn TaskLog>, BoxError> {
+async fn postgres(url: String) -> Result<Arc<dyn TaskBackend>, BoxError> {
     let mut log = a2a_tower::log::PostgresTaskLog::builder(url);
     if let Ok(schema) = std::env::var("A2A_POSTGRES_SCHEMA") {
         log = log.schema(schema);
@@ -97,7 +97,7 @@ async fn postgres(url: String) -> Result<Arc<dyn TaskLog>, BoxError> {
 }
 
 #[cfg(not(feature = "postgres"))]
-async fn postgres(_: String) -> Result<Arc<dyn TaskLog>, BoxError> {
+async fn postgres(_: String) -> Result<Arc<dyn TaskBackend>, BoxError> {
     Err("A2A_POSTGRES_URL needs the `postgres` feature: cargo run --features postgres --example team".into())
 }
 

@@ -15,7 +15,9 @@ mod support;
 use std::alloc::System;
 
 use a2a_tower::engine::{Agent, AgentExecutor, AgentInput, TaskLayer};
-use a2a_tower::log::{AppendRequest, MemoryTaskLog, Record, SqliteTaskLog, Synchronous, TaskLog};
+use a2a_tower::log::{
+    AppendRequest, MemoryTaskLog, Record, SqliteTaskLog, Synchronous, TaskBackend,
+};
 use a2a_tower::types::{Artifact, Part, StreamResponse};
 use a2a_tower::{BoxError, Operation};
 use futures_core::Stream;
@@ -61,7 +63,7 @@ fn chunk(i: u64) -> Record {
 
 /// Bytes allocated per append of [`BATCH`] chunks to a task whose artifact
 /// already has `before` chunks: `(median, mean)` over [`MEASURED`] chunks.
-async fn append_cost(log: &dyn TaskLog, task: &str, before: u64) -> (u64, u64) {
+async fn append_cost(log: &dyn TaskBackend, task: &str, before: u64) -> (u64, u64) {
     let mut seq = log
         .append(AppendRequest::create(
             "a",
@@ -98,7 +100,7 @@ async fn append_cost(log: &dyn TaskLog, task: &str, before: u64) -> (u64, u64) {
 
 /// The cost per append on the long artifact is within twice that on the
 /// short one (a copy of the task per append makes it about 10 times).
-async fn assert_flat(log: &dyn TaskLog) {
+async fn assert_flat(log: &dyn TaskBackend) {
     let short = append_cost(log, "short", SHORT).await;
     let long = append_cost(log, "long", LONG).await;
     eprintln!("bytes per append of {BATCH} chunks (median, mean): short {short:?}, long {long:?}");

@@ -10,7 +10,7 @@ use super::authority::Authority;
 use super::service::TaskService;
 use super::writer::Registry;
 use crate::ConfigError;
-use crate::log::TaskLog;
+use crate::log::{LiveTaskScan, TaskLog, TaskStore};
 use crate::types::AgentCard;
 
 /// Everything the engine's services share.
@@ -18,6 +18,8 @@ use crate::types::AgentCard;
 pub(crate) struct Shared {
     pub(crate) card: Arc<AgentCard>,
     pub(crate) log: Arc<dyn TaskLog>,
+    /// The recovery scan of the log's backend.
+    pub(crate) live: Arc<dyn LiveTaskScan>,
     pub(crate) authority: Authority,
     pub(crate) inactivity_timeout: Option<Duration>,
     pub(crate) subscriber_buffer: usize,
@@ -90,8 +92,10 @@ fn modes(
 }
 
 impl TaskLayer {
-    /// The engine for `card`, storing tasks in `log`.
-    pub fn new<L: TaskLog>(card: AgentCard, log: L) -> Result<Self, ConfigError> {
+    /// The engine for `card`, storing tasks in `store` (any built-in log,
+    /// or a [`TaskStore`] whose records a host wrapped).
+    pub fn new(card: AgentCard, store: impl Into<TaskStore>) -> Result<Self, ConfigError> {
+        let store = store.into();
         let mut input_modes = card.default_input_modes.clone();
         for m in modes(&card, |s| &s.input_modes) {
             if !input_modes.contains(&m) {
@@ -107,7 +111,8 @@ impl TaskLayer {
         Ok(Self {
             shared: Shared {
                 card: Arc::new(card),
-                log: Arc::new(log),
+                log: store.records().clone(),
+                live: store.live().clone(),
                 authority: Authority::public(),
                 inactivity_timeout: None,
                 subscriber_buffer: 1024,

@@ -6,7 +6,7 @@
 //! log's [live tasks](crate::log::LiveTask), keeps those of its own host id
 //! that are not running in this process, and closes each as FAILED with
 //! [`RESTARTED_MESSAGE`] through
-//! [`TaskLog::fail_live`](crate::log::TaskLog::fail_live): a conditional
+//! [`log::fail_live`](crate::log::fail_live): a conditional
 //! append with a newer epoch, so two hosts of the same id recovering at once
 //! close each task exactly once, and a writer still alive somewhere is fenced.
 //! Tasks waiting for the client (INPUT_REQUIRED, AUTH_REQUIRED) are not live
@@ -53,7 +53,7 @@ pub const RESTARTED_MESSAGE: &str = "The server restarted while this task was ru
 /// live tasks written before host ids were recorded.
 pub const DEFAULT_HOST_ID: &str = "local";
 
-/// How many live tasks one [`TaskLog::live_tasks`](crate::log::TaskLog::live_tasks) call lists.
+/// How many live tasks one [`LiveTaskScan::live_tasks`](crate::log::LiveTaskScan::live_tasks) call lists.
 const PAGE: usize = 256;
 
 /// What start-up recovery did, for every core: the task engine
@@ -98,7 +98,7 @@ pub(crate) async fn recover(shared: &Shared) -> Result<Recovered, LogError> {
     let mut after: Option<(String, String)> = None;
     loop {
         let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
-        let page = shared.log.live_tasks(key, PAGE).await?;
+        let page = shared.live.live_tasks(key, PAGE).await?;
         for task in page.iter().filter(|t| is_orphan(shared, t)) {
             // A managed run is resumed by the managed layer, and a queued
             // input waits for its turn: neither is failed here.
@@ -111,7 +111,7 @@ pub(crate) async fn recover(shared: &Shared) -> Result<Recovered, LogError> {
             {
                 continue;
             }
-            match shared.log.fail_live(task, restarted(task)).await? {
+            match crate::log::fail_live(&*shared.log, task, restarted(task)).await? {
                 Some(_) => out.closed += 1,
                 None => out.skipped += 1,
             }

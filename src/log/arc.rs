@@ -1,12 +1,12 @@
-//! `Arc<L>` is a [`TaskLog`] when `L` is: a shared log is passed on as is.
+//! `Arc<L>` is a [`TaskLog`], [`LiveTaskScan`] or [`DeliveryLog`] when `L`
+//! is: a shared log is passed on as is.
 
 use std::sync::Arc;
 
 use super::{
-    Advance, AppendRequest, Appended, DeliveryCursor, ListPage, ListQuery, LiveTask, LogFuture,
-    PendingDelivery, Sequenced, Snapshot, TaskLog, Watch,
+    Advance, AppendRequest, Appended, DeliveryCursor, DeliveryLog, ListPage, ListQuery, LiveTask,
+    LiveTaskScan, LogFuture, PendingDelivery, Sequenced, Snapshot, TaskLog, Watch,
 };
-use crate::types::Message;
 
 impl<L: TaskLog + ?Sized> TaskLog for Arc<L> {
     fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
@@ -42,7 +42,9 @@ impl<L: TaskLog + ?Sized> TaskLog for Arc<L> {
     fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
         (**self).list(authority, query)
     }
+}
 
+impl<L: LiveTaskScan + ?Sized> LiveTaskScan for Arc<L> {
     fn live_tasks<'a>(
         &'a self,
         after: Option<(&'a str, &'a str)>,
@@ -50,15 +52,9 @@ impl<L: TaskLog + ?Sized> TaskLog for Arc<L> {
     ) -> LogFuture<'a, Vec<LiveTask>> {
         (**self).live_tasks(after, limit)
     }
+}
 
-    fn fail_live<'a>(
-        &'a self,
-        task: &'a LiveTask,
-        message: Message,
-    ) -> LogFuture<'a, Option<Appended>> {
-        (**self).fail_live(task, message)
-    }
-
+impl<L: DeliveryLog + ?Sized> DeliveryLog for Arc<L> {
     fn delivery_cursors<'a>(
         &'a self,
         authority: &'a str,

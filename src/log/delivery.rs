@@ -1,7 +1,59 @@
 //! The types of push delivery progress (see the
 //! [log's rules](super#push-delivery)) and what backends share to keep it.
 
-use super::{AppendRequest, Record};
+use super::{AppendRequest, LogFuture, Record};
+
+/// The push outbox's part of a backend (see
+/// [push delivery](super#push-delivery)): per push config how far it was
+/// delivered, and per task a delivery lease, so that one host at a time
+/// delivers a task's events. The cursors follow the task's records (a
+/// [`Record::PushConfigSet`] creates one in its own commit), so the backend
+/// that stores the records keeps them.
+pub trait DeliveryLog: Send + Sync + 'static {
+    /// The delivery cursors of the task's push configs, in config id order;
+    /// empty for a task without cursors (none set, or all cleaned up) or of
+    /// another authority.
+    fn delivery_cursors<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+    ) -> LogFuture<'a, Vec<DeliveryCursor>>;
+
+    /// At most `limit` tasks of every authority with a delivery cursor below
+    /// the task's head, in `(authority, task_id)` order, strictly after
+    /// `after` (a previous page's last [`PendingDelivery::key`]).
+    fn pending_deliveries<'a>(
+        &'a self,
+        after: Option<(&'a str, &'a str)>,
+        limit: usize,
+    ) -> LogFuture<'a, Vec<PendingDelivery>>;
+
+    /// Claims (or, by its holder, renews) the task's delivery lease for
+    /// `ttl`: `true` when `holder` holds it now; `false` when another holder
+    /// holds an unexpired lease, or the task has no delivery cursor.
+    fn claim_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+        ttl: std::time::Duration,
+    ) -> LogFuture<'a, bool>;
+
+    /// Gives the task's delivery lease up if `holder` holds it.
+    fn release_deliveries<'a>(
+        &'a self,
+        authority: &'a str,
+        task_id: &'a str,
+        holder: &'a str,
+    ) -> LogFuture<'a, ()>;
+
+    /// Moves a cursor from `advance.from` to `advance.to` if it is at
+    /// `from`, `to` is neither before `from` nor beyond the task's head, and
+    /// `advance.holder` holds the task's unexpired lease: `true` when it
+    /// moved. A terminal task whose cursors all reach its head loses its
+    /// cursors and lease.
+    fn advance_delivery<'a>(&'a self, advance: &'a Advance) -> LogFuture<'a, bool>;
+}
 
 /// How far one push config of a task was delivered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,7 +65,7 @@ pub struct DeliveryCursor {
 }
 
 /// A task with a push config not delivered up to the task's head, listed by
-/// [`TaskLog::pending_deliveries`](super::TaskLog::pending_deliveries) across
+/// [`DeliveryLog::pending_deliveries`] across
 /// all authorities in `(authority, task_id)` order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingDelivery {
@@ -32,7 +84,7 @@ impl PendingDelivery {
 
 /// A conditional move of one config's cursor, by the holder of the task's
 /// delivery lease (see
-/// [`TaskLog::advance_delivery`](super::TaskLog::advance_delivery)).
+/// [`DeliveryLog::advance_delivery`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Advance {
     /// The task's authority.

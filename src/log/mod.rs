@@ -27,6 +27,25 @@
 //! ([`TaskLog::snapshot`], [`TaskLog::read`], [`TaskLog::watch`],
 //! [`TaskLog::list`]) never take an epoch.
 //!
+//! # The parts of a backend
+//!
+//! A backend is three traits, so that each user of the log depends on the
+//! part it uses and a wrapper implements only the part it changes:
+//! - [`TaskLog`]: the task records (append, conditional append across
+//!   tasks, read, watch, snapshot, list); what the engine and every core
+//!   write and read through;
+//! - [`LiveTaskScan`]: the tasks some host was running, paged across all
+//!   authorities, for start-up recovery (which closes them through the
+//!   [`TaskLog`] with [`fail_live`]);
+//! - [`DeliveryLog`]: the push outbox's cursors and leases (below).
+//!
+//! [`TaskStore`] holds one of each, usually the same backend three times
+//! (`TaskStore::from(log)`; a whole backend chosen at run time is an
+//! `Arc<dyn` [`TaskBackend`]`>`); a wrapper over the records alone (a test's
+//! fault injection, a cache) goes in with [`TaskStore::map_records`], and one
+//! that only observes commits is an [`Observed`] closure, with nothing to
+//! forward.
+//!
 //! Every call is scoped by an authority string (see
 //! [`engine::Authority`](crate::engine::Authority)): a task of another authority is
 //! indistinguishable from a missing one ([`LogErrorKind::NotFound`]).
@@ -44,12 +63,12 @@
 //!   task's creation). Replacing a config keeps its cursor;
 //!   [`Record::PushConfigDeleted`] removes it.
 //! - **Pending** while a cursor is below the task's head
-//!   ([`TaskLog::pending_deliveries`]).
-//! - **A lease per task** ([`TaskLog::claim_deliveries`]): granted when free,
+//!   ([`DeliveryLog::pending_deliveries`]).
+//! - **A lease per task** ([`DeliveryLog::claim_deliveries`]): granted when free,
 //!   expired, or held by the same holder (which renews it); only a task with
 //!   cursors can be claimed. PostgreSQL times leases by the database's
 //!   clock, so hosts' clocks need not agree.
-//! - **Conditional advance** ([`TaskLog::advance_delivery`]): a cursor moves
+//! - **Conditional advance** ([`DeliveryLog::advance_delivery`]): a cursor moves
 //!   only from the position the caller read, never beyond the head, and only
 //!   by the holder of the task's unexpired lease. When a terminal task's
 //!   cursors all reach its head, its cursors and lease are removed.
@@ -111,6 +130,7 @@ mod error;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod hub;
 mod memory;
+mod observed;
 mod page;
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -119,6 +139,7 @@ mod record;
 mod recovery;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+mod store;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod stored;
 
@@ -129,21 +150,23 @@ use std::sync::Arc;
 
 use futures_core::Stream;
 
-use crate::types::{Message, Task, TaskState, Timestamp};
+use crate::types::{Task, TaskState, Timestamp};
 
-pub use delivery::{Advance, DeliveryCursor, PendingDelivery};
+pub use delivery::{Advance, DeliveryCursor, DeliveryLog, PendingDelivery};
 pub use error::{LogError, LogErrorKind};
 pub use memory::{Eviction, MemoryTaskLog, MemoryTaskLogBuilder};
+pub use observed::Observed;
 pub use page::PageCursor;
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub use postgres::{PostgresTaskLog, PostgresTaskLogBuilder};
 pub use projection::{Projection, ProjectionError};
 pub use record::{Record, Sequenced};
-pub use recovery::LiveTask;
+pub use recovery::{LiveTask, LiveTaskScan, fail_live};
 #[cfg(feature = "sqlite")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub use sqlite::{SqliteStats, SqliteTaskLog, SqliteTaskLogBuilder, Synchronous};
+pub use store::{TaskBackend, TaskStore};
 
 /// The future of a [`TaskLog`] call.
 pub type LogFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, LogError>> + Send + 'a>>;
@@ -333,73 +356,6 @@ pub trait TaskLog: Send + Sync + 'static {
 
     /// One page of the authority's tasks matching `query`.
     fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage>;
-
-    /// At most `limit` [live](LiveTask) tasks of every authority, in
-    /// `(authority, task_id)` order, strictly after `after` (a previous
-    /// page's last [`LiveTask::key`]). Start-up recovery pages through them
-    /// and closes each with [`fail_live`](Self::fail_live).
-    fn live_tasks<'a>(
-        &'a self,
-        after: Option<(&'a str, &'a str)>,
-        limit: usize,
-    ) -> LogFuture<'a, Vec<LiveTask>>;
-
-    /// Takes a live task over with a newer epoch (`task.epoch + 1`, fencing
-    /// its old writer) and appends a FAILED status with `message`, in one
-    /// conditional append on `task.seq`: of any number of hosts racing to
-    /// close the task exactly one gets `Ok(Some(_))`; the others, and any call
-    /// after the task moved on, get `Ok(None)`.
-    fn fail_live<'a>(
-        &'a self,
-        task: &'a LiveTask,
-        message: Message,
-    ) -> LogFuture<'a, Option<Appended>> {
-        recovery::fail_live(self, task, message)
-    }
-
-    /// The delivery cursors of the task's push configs (see
-    /// [push delivery](self#push-delivery)), in config id order; empty for a task
-    /// without cursors (none set, or all cleaned up) or of another authority.
-    fn delivery_cursors<'a>(
-        &'a self,
-        authority: &'a str,
-        task_id: &'a str,
-    ) -> LogFuture<'a, Vec<DeliveryCursor>>;
-
-    /// At most `limit` tasks of every authority with a delivery cursor below
-    /// the task's head, in `(authority, task_id)` order, strictly after
-    /// `after` (a previous page's last [`PendingDelivery::key`]).
-    fn pending_deliveries<'a>(
-        &'a self,
-        after: Option<(&'a str, &'a str)>,
-        limit: usize,
-    ) -> LogFuture<'a, Vec<PendingDelivery>>;
-
-    /// Claims (or, by its holder, renews) the task's delivery lease for
-    /// `ttl`: `true` when `holder` holds it now; `false` when another holder
-    /// holds an unexpired lease, or the task has no delivery cursor.
-    fn claim_deliveries<'a>(
-        &'a self,
-        authority: &'a str,
-        task_id: &'a str,
-        holder: &'a str,
-        ttl: std::time::Duration,
-    ) -> LogFuture<'a, bool>;
-
-    /// Gives the task's delivery lease up if `holder` holds it.
-    fn release_deliveries<'a>(
-        &'a self,
-        authority: &'a str,
-        task_id: &'a str,
-        holder: &'a str,
-    ) -> LogFuture<'a, ()>;
-
-    /// Moves a cursor from `advance.from` to `advance.to` if it is at
-    /// `from`, `to` is neither before `from` nor beyond the task's head, and
-    /// `advance.holder` holds the task's unexpired lease: `true` when it
-    /// moved. A terminal task whose cursors all reach its head loses its
-    /// cursors and lease.
-    fn advance_delivery<'a>(&'a self, advance: &'a Advance) -> LogFuture<'a, bool>;
 }
 
 #[cfg(test)]

@@ -5,10 +5,24 @@ use crate::types::{Message, TaskState, TaskStatus, Timestamp};
 
 use super::{AppendRequest, Appended, LogErrorKind, LogFuture, Record, TaskLog};
 
+/// Start-up recovery's part of a backend: the [live](LiveTask) tasks of
+/// every authority, paged. Recovery closes them through the [`TaskLog`]
+/// with [`fail_live`], so a wrapper of the records sees those commits too.
+pub trait LiveTaskScan: Send + Sync + 'static {
+    /// At most `limit` [live](LiveTask) tasks of every authority, in
+    /// `(authority, task_id)` order, strictly after `after` (a previous
+    /// page's last [`LiveTask::key`]).
+    fn live_tasks<'a>(
+        &'a self,
+        after: Option<(&'a str, &'a str)>,
+        limit: usize,
+    ) -> LogFuture<'a, Vec<LiveTask>>;
+}
+
 /// A task whose last state is neither terminal nor waiting for the client
 /// (INPUT_REQUIRED, AUTH_REQUIRED): some host was running it.
 ///
-/// Listed by [`TaskLog::live_tasks`] across all authorities, in
+/// Listed by [`LiveTaskScan::live_tasks`] across all authorities, in
 /// `(authority, task_id)` order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiveTask {
@@ -36,7 +50,7 @@ impl LiveTask {
         !state.is_terminal() && !state.is_interrupted() && state != TaskState::Unspecified
     }
 
-    /// The position after this task, for the next [`TaskLog::live_tasks`] call.
+    /// The position after this task, for the next [`LiveTaskScan::live_tasks`] call.
     pub fn key(&self) -> (&str, &str) {
         (&self.authority, &self.task_id)
     }
@@ -44,11 +58,27 @@ impl LiveTask {
 
 /// Takes `task` over with epoch `task.epoch + 1` and appends a FAILED status
 /// with `message`, exactly once: the append is conditional on `task.seq`, so
-/// of two hosts racing to close the same task one wins and the other gets
-/// `Ok(None)`, as does a call after the task moved on in any way (another
-/// writer appended, took over or ended it). The newer epoch fences the old
-/// writer if it is in fact still alive.
-pub(crate) fn fail_live<'a, L: TaskLog + ?Sized>(
+/// of two hosts racing to close the same task one wins (`Ok(Some(_))`) and
+/// the other gets `Ok(None)`, as does a call after the task moved on in any
+/// way (another writer appended, took over or ended it). The newer epoch
+/// fences the old writer if it is in fact still alive.
+///
+/// ```
+/// use a2a_tower::log::{fail_live, AppendRequest, LiveTaskScan, MemoryTaskLog, Record, TaskLog};
+/// use a2a_tower::types::{Message, TaskState};
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let log = MemoryTaskLog::new();
+/// log.append(AppendRequest::create("public", "t-1", vec![Record::created("t-1", "c-1")]))
+///     .await
+///     .unwrap();
+/// let live = log.live_tasks(None, 10).await.unwrap();
+/// let closed = fail_live(&log, &live[0], Message::agent("m-1", "restarted")).await.unwrap();
+/// assert_eq!(closed.unwrap().snapshot.state(), TaskState::Failed);
+/// // A second close finds the task moved on.
+/// assert!(fail_live(&log, &live[0], Message::agent("m-2", "again")).await.unwrap().is_none());
+/// # });
+/// ```
+pub fn fail_live<'a, L: TaskLog + ?Sized>(
     log: &'a L,
     task: &'a LiveTask,
     message: Message,

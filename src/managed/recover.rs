@@ -19,7 +19,7 @@ pub(crate) async fn resume(inner: &Arc<Inner>, host: &str) -> Result<Recovered, 
     let mut after: Option<(String, String)> = None;
     loop {
         let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
-        let page = inner.log.live_tasks(key, PAGE).await?;
+        let page = inner.engine.live.live_tasks(key, PAGE).await?;
         for task in &page {
             let owner = task.host.as_deref().unwrap_or(DEFAULT_HOST_ID);
             if owner != host

@@ -17,7 +17,7 @@ use super::runs::Runs;
 use crate::engine::dispatch::{EngineCore, dispatch};
 use crate::engine::push_config as push;
 use crate::engine::{Authority, Shared, TaskLayer, event_stream, record_ids, view};
-use crate::log::{LogError, TaskLog, Watch};
+use crate::log::{LogError, TaskLog, TaskStore, Watch};
 use crate::types::{
     AgentCard, CancelTaskRequest, Role, SendMessageRequest, SendMessageResponse, StreamResponse,
 };
@@ -60,7 +60,7 @@ impl fmt::Debug for ManagedService {
 #[must_use]
 pub struct ManagedBuilder {
     card: AgentCard,
-    log: Arc<dyn TaskLog>,
+    store: TaskStore,
     program: Program,
     service: Option<String>,
     authority: Authority,
@@ -134,7 +134,8 @@ impl ManagedBuilder {
         let prefix = service.clone();
         let authority =
             Authority::from_fn(move |ctx| user.resolve(ctx).map(|a| format!("{prefix}/{a}")));
-        let mut tasks = TaskLayer::new(self.card, self.log.clone())?.authority(authority);
+        let log = self.store.records().clone();
+        let mut tasks = TaskLayer::new(self.card, self.store)?.authority(authority);
         if let Some(id) = self.host_id {
             tasks = tasks.host_id(id)?;
         }
@@ -146,7 +147,7 @@ impl ManagedBuilder {
             inner: Arc::new(Inner {
                 host_id: engine.host_id.clone(),
                 engine,
-                log: self.log,
+                log,
                 program: self.program,
                 service,
                 policy,
@@ -158,11 +159,15 @@ impl ManagedBuilder {
 
 impl ManagedService {
     /// A builder serving `program` for the agent described by `card`, with
-    /// tasks in `log`.
-    pub fn builder(card: AgentCard, log: impl TaskLog, program: Program) -> ManagedBuilder {
+    /// tasks in `store` (any built-in log).
+    pub fn builder(
+        card: AgentCard,
+        store: impl Into<TaskStore>,
+        program: Program,
+    ) -> ManagedBuilder {
         ManagedBuilder {
             card,
-            log: Arc::new(log),
+            store: store.into(),
             program,
             service: None,
             authority: Authority::public(),

@@ -50,7 +50,7 @@ impl TeamService {
         let mut after: Option<(String, String)> = None;
         loop {
             let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
-            let page = self.core.shared.log.live_tasks(key, 256).await?;
+            let page = self.core.shared.live.live_tasks(key, 256).await?;
             for t in page
                 .iter()
                 .filter(|t| t.authority == super::QUEUE_AUTHORITY)

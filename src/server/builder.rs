@@ -1,6 +1,5 @@
 //! [`A2aServer`]: one-call assembly of the whole A2A surface.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use tower_layer::{Identity, Layer, Stack};
@@ -10,7 +9,7 @@ use crate::card::{AgentCardService, ExtendedCard, StackCapabilities};
 use crate::engine::{Authority, TaskLayer};
 use crate::extensions::A2aExtensionsService;
 use crate::limit::{A2aBodyLimitService, DEFAULT_MAX_BODY_BYTES};
-use crate::log::TaskLog;
+use crate::log::TaskStore;
 use crate::types::AgentCard;
 use crate::version::A2aVersionService;
 use crate::{BoxError, ExtensionMethod};
@@ -96,7 +95,7 @@ pub struct A2aServerBuilder<AL = Identity, HL = Identity> {
     pub(super) card: AgentCard,
     pub(super) a2a_layers: AL,
     pub(super) http_layers: HL,
-    pub(super) log: Option<Arc<dyn TaskLog>>,
+    pub(super) log: Option<TaskStore>,
     pub(super) authority: Option<Authority>,
     pub(super) host_id: Option<String>,
     pub(super) inactivity_timeout: Option<Duration>,
@@ -170,8 +169,8 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
 
     /// The task log of the engine (default: a [`MemoryTaskLog`](crate::log::MemoryTaskLog) with its
     /// default bounds).
-    pub fn task_log(mut self, log: impl TaskLog) -> Self {
-        self.log = Some(Arc::new(log));
+    pub fn task_log(mut self, log: impl Into<TaskStore>) -> Self {
+        self.log = Some(log.into());
         self
     }
 

@@ -17,8 +17,6 @@
 //! assert!(app.is_ok());
 //! ```
 
-use std::sync::Arc;
-
 use tower_layer::Layer;
 
 use super::builder::{A2aHttpService, A2aServerBuilder, Edge};
@@ -27,7 +25,7 @@ use crate::card::{ExtendedCardService, StackCapabilities};
 use crate::engine::{
     Agent, AgentExecutor, Execution, Executor, ExecutorService, TaskLayer, TaskService,
 };
-use crate::log::{MemoryTaskLog, TaskLog};
+use crate::log::{MemoryTaskLog, TaskStore};
 use crate::{
     A2aBodyLimitLayer, A2aExtensionsLayer, A2aService, A2aVersionLayer, AgentCardLayer, BoxError,
     ConfigError,
@@ -184,11 +182,11 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
     /// The log the core writes to: the configured one (default: a
     /// `MemoryTaskLog`), through a push outbox when push notifications are
     /// delivered (its sweep runs while the core lives).
-    fn core_log(&mut self) -> Result<Arc<dyn TaskLog>, ConfigError> {
+    fn core_log(&mut self) -> Result<TaskStore, ConfigError> {
         let log = self
             .log
             .take()
-            .unwrap_or_else(|| Arc::new(MemoryTaskLog::new()));
+            .unwrap_or_else(|| TaskStore::from(MemoryTaskLog::new()));
         #[cfg(feature = "push")]
         if let Some(sender) = self.push.clone() {
             use crate::push::outbox::Outbox;
@@ -201,7 +199,7 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             let host = host.unwrap_or_else(|| crate::engine::DEFAULT_HOST_ID.to_owned());
             let outbox = Outbox::builder(log, sender).host_id(host).build()?;
             outbox.start_while_used();
-            return Ok(Arc::new(outbox.log()));
+            return Ok(outbox.store());
         }
         Ok(log)
     }

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use a2a_tower::engine::{Execution, TaskLayer};
 use a2a_tower::log::{
-    AppendRequest, Appended, ListPage, ListQuery, LiveTask, LogError, LogErrorKind, LogFuture,
-    MemoryTaskLog, Sequenced, Snapshot, TaskLog, Watch,
+    AppendRequest, Appended, ListPage, ListQuery, LogError, LogErrorKind, LogFuture, MemoryTaskLog,
+    Sequenced, Snapshot, TaskLog, TaskStore, Watch,
 };
 use a2a_tower::types::{ListTasksRequest, TaskState};
 use a2a_tower::{A2aResponse, ErrorKind, Operation};
@@ -86,56 +86,6 @@ impl TaskLog for Recording {
     fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
         self.log.list(authority, query)
     }
-
-    fn live_tasks<'a>(
-        &'a self,
-        after: Option<(&'a str, &'a str)>,
-        limit: usize,
-    ) -> LogFuture<'a, Vec<LiveTask>> {
-        self.log.live_tasks(after, limit)
-    }
-
-    fn delivery_cursors<'a>(
-        &'a self,
-        authority: &'a str,
-        task_id: &'a str,
-    ) -> a2a_tower::log::LogFuture<'a, Vec<a2a_tower::log::DeliveryCursor>> {
-        self.log.delivery_cursors(authority, task_id)
-    }
-
-    fn pending_deliveries<'a>(
-        &'a self,
-        after: Option<(&'a str, &'a str)>,
-        limit: usize,
-    ) -> a2a_tower::log::LogFuture<'a, Vec<a2a_tower::log::PendingDelivery>> {
-        self.log.pending_deliveries(after, limit)
-    }
-
-    fn claim_deliveries<'a>(
-        &'a self,
-        authority: &'a str,
-        task_id: &'a str,
-        holder: &'a str,
-        ttl: std::time::Duration,
-    ) -> a2a_tower::log::LogFuture<'a, bool> {
-        self.log.claim_deliveries(authority, task_id, holder, ttl)
-    }
-
-    fn release_deliveries<'a>(
-        &'a self,
-        authority: &'a str,
-        task_id: &'a str,
-        holder: &'a str,
-    ) -> a2a_tower::log::LogFuture<'a, ()> {
-        self.log.release_deliveries(authority, task_id, holder)
-    }
-
-    fn advance_delivery<'a>(
-        &'a self,
-        advance: &'a a2a_tower::log::Advance,
-    ) -> a2a_tower::log::LogFuture<'a, bool> {
-        self.log.advance_delivery(advance)
-    }
 }
 
 /// An executor that completes the task at once.
@@ -160,7 +110,8 @@ fn completes_after(gate: &Gate) -> Inner {
 }
 
 fn over(log: &Recording, inner: Inner) -> Svc {
-    engine_with(TaskLayer::new(card(), log.clone()).unwrap(), inner)
+    let store = TaskStore::from(log.log.clone()).map_records(|_| log.clone());
+    engine_with(TaskLayer::new(card(), store).unwrap(), inner)
 }
 
 /// The tasks of one context, as ListTasks answers.

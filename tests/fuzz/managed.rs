@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use a2a_tower::ErrorKind;
-use a2a_tower::log::{MemoryTaskLog, TaskLog};
+use a2a_tower::log::{MemoryTaskLog, TaskBackend};
 use a2a_tower::managed::{ManagedService, Schema, WAIT_KEY};
 use a2a_tower::types::{Part, TaskState};
 use proptest::prelude::*;
@@ -104,7 +104,7 @@ fn expect(schema: &Schema, v: &Value, carrier: &Carrier) -> Result<(), ErrorKind
 
 struct Host {
     rt: tokio::runtime::Runtime,
-    log: Arc<dyn TaskLog>,
+    log: Arc<dyn TaskBackend>,
     svc: ManagedService,
     input_schema: Schema,
     score_schema: Schema,
@@ -117,7 +117,7 @@ impl Host {
             .enable_all()
             .build()
             .unwrap();
-        let log: Arc<dyn TaskLog> = Arc::new(MemoryTaskLog::builder().build().unwrap());
+        let log: Arc<dyn TaskBackend> = Arc::new(MemoryTaskLog::builder().build().unwrap());
         let program = refund(Counter::default());
         let input_schema = program.input_schema().clone();
         let svc = rt.block_on(async { service(log.clone(), program) });

@@ -7,7 +7,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use a2a_tower::log::{
-    AppendRequest, Eviction, ListQuery, LogErrorKind, MemoryTaskLog, Projection, Record, TaskLog,
+    AppendRequest, Eviction, ListQuery, LogErrorKind, MemoryTaskLog, Projection, Record,
+    TaskBackend, TaskLog,
 };
 use a2a_tower::types::{
     Artifact, Message, Part, TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp,
@@ -18,7 +19,7 @@ use proptest::prelude::*;
 use support::log_suite::log_suite;
 use support::{push_suite, recovery_suite};
 
-type Log = Arc<dyn TaskLog>;
+type Log = Arc<dyn TaskBackend>;
 
 fn memory() -> Log {
     Arc::new(MemoryTaskLog::new())
@@ -26,7 +27,7 @@ fn memory() -> Log {
 
 async fn run<F, Fut>(case: F)
 where
-    F: FnOnce(Arc<dyn TaskLog>) -> Fut,
+    F: FnOnce(Arc<dyn TaskBackend>) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
     case(memory()).await;
@@ -40,7 +41,7 @@ mod one_shard {
 
     async fn run<F, Fut>(case: F)
     where
-        F: FnOnce(Arc<dyn TaskLog>) -> Fut,
+        F: FnOnce(Arc<dyn TaskBackend>) -> Fut,
         Fut: std::future::Future<Output = ()>,
     {
         let log = MemoryTaskLog::builder()
@@ -457,13 +458,13 @@ proptest! {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restart_recovery_and_fencing_through_the_engine() {
-    let log: Arc<dyn TaskLog> = Arc::new(MemoryTaskLog::new());
+    let log: Arc<dyn TaskBackend> = Arc::new(MemoryTaskLog::new());
     recovery_suite::restart_recovery_and_fencing(log.clone(), log).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fenced_execution_stops_cleanly() {
-    let log: Arc<dyn TaskLog> = Arc::new(MemoryTaskLog::new());
+    let log: Arc<dyn TaskBackend> = Arc::new(MemoryTaskLog::new());
     recovery_suite::fenced_execution_stops_cleanly(log.clone(), log).await;
 }
 
@@ -474,6 +475,6 @@ async fn push_config_rules_through_the_engine() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn push_configs_fold_into_a_running_execution() {
-    let log: Arc<dyn TaskLog> = Arc::new(MemoryTaskLog::new());
+    let log: Arc<dyn TaskBackend> = Arc::new(MemoryTaskLog::new());
     push_suite::configs_fold_into_a_running_execution(log.clone(), log).await;
 }

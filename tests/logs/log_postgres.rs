@@ -12,7 +12,10 @@ use crate::support;
 use std::future::Future;
 use std::sync::Arc;
 
-use a2a_tower::log::{AppendRequest, LogErrorKind, PostgresTaskLog, Record, TaskLog};
+use a2a_tower::log::{
+    AppendRequest, DeliveryLog, LiveTaskScan, LogErrorKind, PostgresTaskLog, Record, TaskBackend,
+    TaskLog,
+};
 use a2a_tower::types::{Message, TaskState, TaskStatus};
 use futures_util::StreamExt;
 use support::log_suite::{GUARD, log_suite, msg};
@@ -21,7 +24,7 @@ use support::{push_suite, recovery_suite};
 
 async fn run<F, Fut>(case: F)
 where
-    F: FnOnce(Arc<dyn TaskLog>) -> Fut,
+    F: FnOnce(Arc<dyn TaskBackend>) -> Fut,
     Fut: Future<Output = ()>,
 {
     with_schema(|schema| async move {
@@ -163,7 +166,11 @@ async fn two_hosts_recover_each_task_once() {
                 let mut closed = 0;
                 for task in host.live_tasks(None, 100).await.unwrap() {
                     let m = Message::agent(uuid::Uuid::new_v4().to_string(), "server restarted");
-                    if host.fail_live(&task, m).await.unwrap().is_some() {
+                    if a2a_tower::log::fail_live(&host, &task, m)
+                        .await
+                        .unwrap()
+                        .is_some()
+                    {
                         closed += 1;
                     }
                 }
@@ -215,8 +222,8 @@ async fn unreachable_database_is_an_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restart_recovery_and_fencing_through_the_engine() {
     with_schema(|schema| async move {
-        let a: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
-        let b: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
+        let a: Arc<dyn TaskBackend> = Arc::new(connect(&schema).await);
+        let b: Arc<dyn TaskBackend> = Arc::new(connect(&schema).await);
         recovery_suite::restart_recovery_and_fencing(a, b).await;
     })
     .await;
@@ -225,8 +232,8 @@ async fn restart_recovery_and_fencing_through_the_engine() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fenced_execution_stops_cleanly() {
     with_schema(|schema| async move {
-        let a: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
-        let b: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
+        let a: Arc<dyn TaskBackend> = Arc::new(connect(&schema).await);
+        let b: Arc<dyn TaskBackend> = Arc::new(connect(&schema).await);
         recovery_suite::fenced_execution_stops_cleanly(a, b).await;
     })
     .await;
@@ -245,8 +252,8 @@ async fn push_config_rules_through_the_engine() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn push_configs_fold_into_another_hosts_execution() {
     with_schema(|schema| async move {
-        let a: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
-        let b: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
+        let a: Arc<dyn TaskBackend> = Arc::new(connect(&schema).await);
+        let b: Arc<dyn TaskBackend> = Arc::new(connect(&schema).await);
         push_suite::configs_fold_into_a_running_execution(a, b).await;
     })
     .await;

@@ -8,7 +8,10 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use a2a_tower::log::{AppendRequest, LogErrorKind, Record, SqliteTaskLog, Synchronous, TaskLog};
+use a2a_tower::log::{
+    AppendRequest, DeliveryLog, LiveTaskScan, LogErrorKind, Record, SqliteTaskLog, Synchronous,
+    TaskBackend, TaskLog,
+};
 use a2a_tower::types::{Message, TaskState, TaskStatus};
 use support::log_suite::{log_suite, msg};
 use support::{push_suite, recovery_suite};
@@ -52,7 +55,7 @@ impl Drop for TempDir {
 
 async fn run<F, Fut>(case: F)
 where
-    F: FnOnce(Arc<dyn TaskLog>) -> Fut,
+    F: FnOnce(Arc<dyn TaskBackend>) -> Fut,
     Fut: Future<Output = ()>,
 {
     let dir = TempDir::new();
@@ -64,7 +67,7 @@ log_suite!(run);
 /// The same cases with no heads kept in memory: every read is a query.
 async fn run_uncached<F, Fut>(case: F)
 where
-    F: FnOnce(Arc<dyn TaskLog>) -> Fut,
+    F: FnOnce(Arc<dyn TaskBackend>) -> Fut,
     Fut: Future<Output = ()>,
 {
     let dir = TempDir::new();
@@ -103,8 +106,7 @@ async fn survives_reopen_and_keeps_live_tasks() {
     assert_eq!(snap.task.history.len(), 1);
     let live = log.live_tasks(None, 10).await.unwrap();
     assert_eq!(live.len(), 1);
-    let closed = log
-        .fail_live(&live[0], Message::agent("r", "server restarted"))
+    let closed = a2a_tower::log::fail_live(&log, &live[0], Message::agent("r", "server restarted"))
         .await
         .unwrap()
         .unwrap();
@@ -404,14 +406,14 @@ fn rejects_a_zero_batch() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restart_recovery_and_fencing_through_the_engine() {
     let dir = TempDir::new();
-    let log: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
+    let log: Arc<dyn TaskBackend> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
     recovery_suite::restart_recovery_and_fencing(log.clone(), log).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fenced_execution_stops_cleanly() {
     let dir = TempDir::new();
-    let log: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
+    let log: Arc<dyn TaskBackend> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
     recovery_suite::fenced_execution_stops_cleanly(log.clone(), log).await;
 }
 
@@ -557,7 +559,7 @@ async fn push_config_rules_through_the_engine() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn push_configs_fold_into_a_running_execution() {
     let dir = TempDir::new();
-    let log: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
+    let log: Arc<dyn TaskBackend> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
     push_suite::configs_fold_into_a_running_execution(log.clone(), log).await;
 }
 
@@ -567,9 +569,9 @@ async fn push_configs_fold_into_a_running_execution() {
 async fn push_configs_survive_a_restart() {
     let dir = TempDir::new();
     let written = {
-        let log: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
+        let log: Arc<dyn TaskBackend> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
         push_suite::configs_written(log).await
     };
-    let reopened: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
+    let reopened: Arc<dyn TaskBackend> = Arc::new(SqliteTaskLog::open(dir.db()).unwrap());
     push_suite::configs_read_back(reopened, written).await;
 }

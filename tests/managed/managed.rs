@@ -11,7 +11,7 @@ use crate::support;
 
 use std::sync::Arc;
 
-use a2a_tower::log::{MemoryTaskLog, Record, TaskLog};
+use a2a_tower::log::{MemoryTaskLog, Record, TaskBackend};
 use a2a_tower::managed::{
     ANSWER_SCHEMA_KEY, EXTERNAL_WAIT_EXTENSION, ManagedService, OUTPUT_INVALID_MESSAGE,
     PROGRAM_FAILED_MESSAGE, PROGRAM_KEY, Process, Program, ROOT_KEY, ROOT_STATUS_KEY,
@@ -40,7 +40,7 @@ use tower::ServiceExt as _;
 
 /// A memory log that keeps a terminal task's records (the default packs
 /// them), so that the tests can read every record back.
-fn memory() -> Arc<dyn TaskLog> {
+fn memory() -> Arc<dyn TaskBackend> {
     Arc::new(
         MemoryTaskLog::builder()
             .compact_terminal(false)
@@ -103,7 +103,7 @@ fn greet() -> Program {
 /// The root and child processes of a refund task, and the task once both
 /// of its waits are open.
 async fn refund_waiting(
-    log: &Arc<dyn TaskLog>,
+    log: &Arc<dyn TaskBackend>,
     svc: &ManagedService,
     message_id: &str,
 ) -> (Arc<Task>, String, String) {

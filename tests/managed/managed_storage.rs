@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use a2a_tower::engine::TaskLayer;
-use a2a_tower::log::{MemoryTaskLog, Record, SqliteTaskLog, TaskLog};
+use a2a_tower::log::{MemoryTaskLog, Record, SqliteTaskLog, TaskBackend, TaskLog};
 use a2a_tower::types::{ListTasksRequest, Part, StreamResponse, TaskState};
 use a2a_tower::{ErrorKind, managed::TERMINATION_KEY};
 use serde_json::json;
@@ -45,7 +45,7 @@ fn refunded(note: &str) -> String {
 /// same store) retries the start, reads, and answers, and never takes a
 /// writer epoch. Every record is read through a watch from the first one
 /// (so a memory log that packs a finished task still shows them).
-async fn refund_flow(log: Arc<dyn TaskLog>, b_log: Arc<dyn TaskLog>) {
+async fn refund_flow(log: Arc<dyn TaskBackend>, b_log: Arc<dyn TaskBackend>) {
     let lookups = Counter::default();
     let a = service_on(log.clone(), refund(lookups.clone()), "a");
     let b = service_on(b_log.clone(), refund(lookups.clone()), "b");
@@ -209,7 +209,7 @@ async fn refund_flow(log: Arc<dyn TaskLog>, b_log: Arc<dyn TaskLog>) {
 // packed).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refund_flow_on_memory() {
-    let log: Arc<dyn TaskLog> = Arc::new(MemoryTaskLog::new());
+    let log: Arc<dyn TaskBackend> = Arc::new(MemoryTaskLog::new());
     refund_flow(log.clone(), log).await;
 }
 
@@ -217,7 +217,7 @@ async fn refund_flow_on_memory() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refund_flow_on_sqlite() {
     let dir = TempDir::new("managed-flow");
-    let log: Arc<dyn TaskLog> = Arc::new(SqliteTaskLog::open(dir.0.join("tasks.db")).unwrap());
+    let log: Arc<dyn TaskBackend> = Arc::new(SqliteTaskLog::open(dir.0.join("tasks.db")).unwrap());
     refund_flow(log.clone(), log).await;
 }
 
@@ -227,8 +227,8 @@ async fn refund_flow_on_sqlite() {
 async fn refund_flow_on_postgres() {
     use support::postgres::{connect, with_schema};
     with_schema(|schema| async move {
-        let a: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
-        let b: Arc<dyn TaskLog> = Arc::new(connect(&schema).await);
+        let a: Arc<dyn TaskBackend> = Arc::new(connect(&schema).await);
+        let b: Arc<dyn TaskBackend> = Arc::new(connect(&schema).await);
         refund_flow(a, b).await;
     })
     .await;
@@ -248,7 +248,7 @@ struct Left {
 /// nothing of it runs any more, and every handle it held on the log is
 /// dropped).
 fn die_while_waiting(
-    open: impl FnOnce() -> Arc<dyn TaskLog> + Send + 'static,
+    open: impl FnOnce() -> Arc<dyn TaskBackend> + Send + 'static,
     lookups: Counter,
 ) -> Left {
     std::thread::spawn(move || {
@@ -298,7 +298,7 @@ enum WhileDead {
 /// The crash and the resume over the logs `open` gives (the same store each
 /// time), with `meanwhile` happening while no host runs the task.
 async fn resumes_without_running_a_step_again(
-    open: impl Fn() -> Arc<dyn TaskLog> + Send + Clone + 'static,
+    open: impl Fn() -> Arc<dyn TaskBackend> + Send + Clone + 'static,
     meanwhile: WhileDead,
 ) {
     let lookups = Counter::default();
@@ -420,8 +420,8 @@ async fn resumes_without_running_a_step_again(
 
 /// A memory log that every "process" shares (it outlives the host that
 /// dies) and that keeps a finished task's records.
-fn shared_memory() -> impl Fn() -> Arc<dyn TaskLog> + Send + Clone + 'static {
-    let log: Arc<dyn TaskLog> = Arc::new(
+fn shared_memory() -> impl Fn() -> Arc<dyn TaskBackend> + Send + Clone + 'static {
+    let log: Arc<dyn TaskBackend> = Arc::new(
         MemoryTaskLog::builder()
             .compact_terminal(false)
             .build()
@@ -431,8 +431,8 @@ fn shared_memory() -> impl Fn() -> Arc<dyn TaskLog> + Send + Clone + 'static {
 }
 
 /// A SQLite file each "process" opens anew (the dead host's handle is gone).
-fn sqlite_file(path: PathBuf) -> impl Fn() -> Arc<dyn TaskLog> + Send + Clone + 'static {
-    move || Arc::new(SqliteTaskLog::open(&path).unwrap()) as Arc<dyn TaskLog>
+fn sqlite_file(path: PathBuf) -> impl Fn() -> Arc<dyn TaskBackend> + Send + Clone + 'static {
+    move || Arc::new(SqliteTaskLog::open(&path).unwrap()) as Arc<dyn TaskBackend>
 }
 
 // Rule 3 on memory: the resumed host gets the approval.

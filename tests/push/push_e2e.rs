@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use a2a_tower::BoxError;
 use a2a_tower::engine::{Execution, Executor};
-use a2a_tower::log::{MemoryTaskLog, TaskLog};
+use a2a_tower::log::{DeliveryLog, MemoryTaskLog};
 use a2a_tower::push::{Backoff, PushSender, WebhookGuard};
 use a2a_tower::server::A2aServer;
 use a2a_tower::types::{Artifact, Part, StreamResponse};

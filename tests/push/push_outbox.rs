@@ -12,7 +12,7 @@ use crate::support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use a2a_tower::log::{AppendRequest, MemoryTaskLog, Record, TaskLog};
+use a2a_tower::log::{AppendRequest, DeliveryLog, MemoryTaskLog, Record, TaskLog};
 use a2a_tower::push::outbox::{Deliver, Delivery, Outbox};
 use a2a_tower::types::{
     Artifact, Part, StreamResponse, TaskPushNotificationConfig, TaskState, TaskStatus,
@@ -169,7 +169,7 @@ async fn commits_are_delivered_in_order_per_config() {
     let outbox = Outbox::builder(MemoryTaskLog::new(), Recorder::on("h", &sent))
         .build()
         .unwrap();
-    let log = outbox.log();
+    let log = outbox.store().records().clone();
     run_task(&log, "t1", &["p1", "p2"]).await;
     until("both configs", || {
         of(&sent, "p1").len() == 4 && of(&sent, "p2").len() == 4
@@ -179,7 +179,10 @@ async fn commits_are_delivered_in_order_per_config() {
     assert_eq!(of(&sent, "p2"), events("t1"));
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert!(
-        log.delivery_cursors("public", "t1")
+        outbox
+            .store()
+            .deliveries()
+            .delivery_cursors("public", "t1")
             .await
             .unwrap()
             .is_empty()
@@ -200,7 +203,7 @@ async fn a_slow_config_delays_only_itself() {
     let outbox = Outbox::builder(MemoryTaskLog::new(), deliver)
         .build()
         .unwrap();
-    let log = outbox.log();
+    let log = outbox.store().records().clone();
     run_task(&log, "t1", &["slow", "fast"]).await;
     run_task(&log, "t2", &["other"]).await;
     until("the fast configs", || {
@@ -227,7 +230,7 @@ async fn a_deleted_config_stops() {
     let outbox = Outbox::builder(MemoryTaskLog::new(), deliver)
         .build()
         .unwrap();
-    let log = outbox.log();
+    let log = outbox.store().records().clone();
     let records = vec![
         Record::created("t1", "c"),
         config("p"),
@@ -257,7 +260,10 @@ async fn a_deleted_config_stops() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(of(&sent, "p"), ["t1:task", "t1:TASK_STATE_WORKING"]);
     assert!(
-        log.delivery_cursors("public", "t1")
+        outbox
+            .store()
+            .deliveries()
+            .delivery_cursors("public", "t1")
             .await
             .unwrap()
             .iter()
@@ -315,7 +321,7 @@ fn a_restart_resumes_after_the_cursor() {
             .host_id("h")
             .build()
             .unwrap();
-        run_task(&outbox.log(), "t1", &["p"]).await;
+        run_task(&**outbox.store().records(), "t1", &["p"]).await;
         until("the third event", || first.lock().unwrap().len() == 3).await;
         tokio::time::sleep(Duration::from_millis(100)).await;
     });
@@ -369,7 +375,7 @@ async fn two_hosts_deliver_each_event_exactly_once() {
         let tasks: Vec<String> = (0..12).map(|i| format!("t{i}")).collect();
         let runs = tasks.iter().enumerate().map(|(i, t)| {
             let (mine, other) = if i % 2 == 0 { (&a, &b) } else { (&b, &a) };
-            let (log, other) = (mine.log(), other.clone());
+            let (log, other) = (mine.store().records().clone(), other.clone());
             let (t, p) = (t.clone(), format!("{t}-p"));
             async move {
                 run_task(&log, &t, &[p.as_str()]).await;

@@ -65,7 +65,7 @@ queue_cases! {
 }
 
 /// The state of each task, by id.
-async fn states(log: &dyn a2a_tower::log::TaskLog, ids: &[&str]) -> Vec<TaskState> {
+async fn states(log: &dyn a2a_tower::log::TaskBackend, ids: &[&str]) -> Vec<TaskState> {
     let mut out = Vec::new();
     for id in ids {
         out.push(log.snapshot(AUTH, id).await.unwrap().state());

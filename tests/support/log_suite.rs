@@ -1,6 +1,6 @@
 //! The `TaskLog` conformance suite: every backend (memory, SQLite,
 //! PostgreSQL) runs the same cases. Each case takes a fresh
-//! `Arc<dyn TaskLog>` and uses its own authority, so cases stay independent
+//! `Arc<dyn TaskBackend>` and uses its own authority, so cases stay independent
 //! even on a shared database.
 //!
 //! A test file imports the macro (`use support::log_suite::log_suite;`) and
@@ -12,7 +12,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_tower::log::{
-    AppendRequest, ListQuery, LiveTask, LogErrorKind, PageCursor, Record, Sequenced, TaskLog,
+    AppendRequest, ListQuery, LiveTask, LogErrorKind, PageCursor, Record, Sequenced, TaskBackend,
+    TaskLog,
 };
 use a2a_tower::types::{
     Artifact, Message, Part, TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp,
@@ -69,7 +70,7 @@ fn created_at(task: &str, ctx: &str, ms: i64) -> Record {
     }
 }
 
-async fn create(log: &dyn TaskLog, auth: &str, task: &str, ctx: &str, ms: i64) {
+async fn create(log: &dyn TaskBackend, auth: &str, task: &str, ctx: &str, ms: i64) {
     let out = log
         .append(AppendRequest::create(
             auth,
@@ -86,7 +87,7 @@ fn kind<T: std::fmt::Debug>(r: Result<T, a2a_tower::log::LogError>) -> LogErrorK
 }
 
 /// Sequence numbers, CAS on `expected`, validity of record sequences.
-pub(crate) async fn append_rules(log: Arc<dyn TaskLog>) {
+pub(crate) async fn append_rules(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let t = uid("t");
     let out = log
@@ -176,7 +177,7 @@ pub(crate) async fn append_rules(log: Arc<dyn TaskLog>) {
 }
 
 /// Of many writers racing on the same `expected`, exactly one wins.
-pub(crate) async fn cas_race_has_one_winner(log: Arc<dyn TaskLog>) {
+pub(crate) async fn cas_race_has_one_winner(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let t = uid("t");
     create(&*log, &auth, &t, "c", 1).await;
@@ -211,7 +212,7 @@ pub(crate) async fn cas_race_has_one_winner(log: Arc<dyn TaskLog>) {
 }
 
 /// Concurrent appends to many tasks all commit, each in its own order.
-pub(crate) async fn concurrent_tasks(log: Arc<dyn TaskLog>) {
+pub(crate) async fn concurrent_tasks(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let mut handles = Vec::new();
     for i in 0..24 {
@@ -248,7 +249,7 @@ pub(crate) async fn concurrent_tasks(log: Arc<dyn TaskLog>) {
 }
 
 /// A newer epoch fences older writers; equal epochs keep writing.
-pub(crate) async fn epochs_fence(log: Arc<dyn TaskLog>) {
+pub(crate) async fn epochs_fence(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let t = uid("t");
     create(&*log, &auth, &t, "c", 1).await;
@@ -285,7 +286,7 @@ pub(crate) async fn epochs_fence(log: Arc<dyn TaskLog>) {
 
 /// The stored snapshot is the projection of the records (history, status
 /// message, artifacts, cancel flag, push configs survive a round trip).
-pub(crate) async fn projection(log: Arc<dyn TaskLog>) {
+pub(crate) async fn projection(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let t = uid("t");
     let question = Message::agent("q", "which one?");
@@ -382,7 +383,7 @@ pub(crate) async fn projection(log: Arc<dyn TaskLog>) {
 
 /// ListTasks filters, order (newest status first, then id) and keyset pages
 /// that stay stable while tasks are added (a2a-spec.md §3.7).
-pub(crate) async fn list_filters_and_pages(log: Arc<dyn TaskLog>) {
+pub(crate) async fn list_filters_and_pages(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     // t-0..t-9: timestamps 100, 100, 200, 200, ... ; contexts alternate.
     for i in 0..10i64 {
@@ -488,7 +489,7 @@ pub(crate) async fn list_filters_and_pages(log: Arc<dyn TaskLog>) {
 
 /// Running and rested (terminal, interrupted) tasks interleave in one order,
 /// whatever a backend keeps them in, across pages and under every filter.
-pub(crate) async fn list_mixes_running_and_rested(log: Arc<dyn TaskLog>) {
+pub(crate) async fn list_mixes_running_and_rested(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     // r-0..r-11 at 100, 200, ...; every third stays running, the others come
     // to rest (completed, failed, input-required) at their own timestamp.
@@ -582,7 +583,7 @@ pub(crate) async fn list_mixes_running_and_rested(log: Arc<dyn TaskLog>) {
 }
 
 /// Another authority's task is indistinguishable from a missing one.
-pub(crate) async fn authority_isolation(log: Arc<dyn TaskLog>) {
+pub(crate) async fn authority_isolation(log: Arc<dyn TaskBackend>) {
     let (mine, theirs) = (authority(), authority());
     let t = uid("t");
     create(&*log, &mine, &t, "c", 1).await;
@@ -628,7 +629,7 @@ async fn next(s: &mut a2a_tower::log::RecordStream) -> Option<Sequenced> {
 
 /// A watch sees every record committed after it was opened, in order, with
 /// no gap and no duplicate, then ends after the terminal record.
-pub(crate) async fn watch_without_gaps(log: Arc<dyn TaskLog>) {
+pub(crate) async fn watch_without_gaps(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let t = uid("t");
     create(&*log, &auth, &t, "c", 1).await;
@@ -684,7 +685,7 @@ pub(crate) async fn watch_without_gaps(log: Arc<dyn TaskLog>) {
 }
 
 /// Many watchers of many tasks all see their own records.
-pub(crate) async fn watch_many(log: Arc<dyn TaskLog>) {
+pub(crate) async fn watch_many(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let mut handles = Vec::new();
     for i in 0..8 {
@@ -713,7 +714,7 @@ pub(crate) async fn watch_many(log: Arc<dyn TaskLog>) {
 
 /// Recovery: live tasks are listed (not terminal, not waiting for input),
 /// and closing one with a newer epoch succeeds exactly once under a race.
-pub(crate) async fn recovery(log: Arc<dyn TaskLog>) {
+pub(crate) async fn recovery(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     for (t, state) in [
         ("r-submitted", None),
@@ -745,7 +746,7 @@ pub(crate) async fn recovery(log: Arc<dyn TaskLog>) {
             let (log, task) = (log.clone(), task.clone());
             races.push(tokio::spawn(async move {
                 let msg = Message::agent(uuid::Uuid::new_v4().to_string(), "server restarted");
-                log.fail_live(&task, msg)
+                a2a_tower::log::fail_live(&log, &task, msg)
                     .await
                     .unwrap()
                     .map(|a| (task.task_id.clone(), a))
@@ -779,7 +780,7 @@ pub(crate) async fn recovery(log: Arc<dyn TaskLog>) {
         assert_eq!(kind(log.append(req).await), LogErrorKind::Fenced);
         // A late recovery call is a no-op.
         assert!(
-            log.fail_live(task, Message::agent("x", "late"))
+            a2a_tower::log::fail_live(&log, task, Message::agent("x", "late"))
                 .await
                 .unwrap()
                 .is_none()
@@ -793,7 +794,7 @@ pub(crate) async fn recovery(log: Arc<dyn TaskLog>) {
 
 /// Each live task names the host of its latest execution
 /// (`Record::ExecutionStarted`); tasks without one have none.
-pub(crate) async fn live_hosts(log: Arc<dyn TaskLog>) {
+pub(crate) async fn live_hosts(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let started = |host: &str| Record::ExecutionStarted { host: host.into() };
     let admitted = || Record::MessageAdmitted {
@@ -866,7 +867,7 @@ pub(crate) async fn live_hosts(log: Arc<dyn TaskLog>) {
 }
 
 /// The live tasks of `auth`, paging `page` at a time through every authority.
-pub(crate) async fn live_of(log: &dyn TaskLog, auth: &str, page: usize) -> Vec<LiveTask> {
+pub(crate) async fn live_of(log: &dyn TaskBackend, auth: &str, page: usize) -> Vec<LiveTask> {
     let mut out = Vec::new();
     let mut after: Option<(String, String)> = None;
     loop {
@@ -881,7 +882,7 @@ pub(crate) async fn live_of(log: &dyn TaskLog, auth: &str, page: usize) -> Vec<L
 }
 
 /// Batches are atomic; nothing follows a terminal status; `Created` comes first.
-pub(crate) async fn invalid_batches_write_nothing(log: Arc<dyn TaskLog>) {
+pub(crate) async fn invalid_batches_write_nothing(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let t0 = uid("t");
     let no_created = AppendRequest::create(&auth, &t0, vec![status(TaskState::Working, 1)]);
@@ -909,7 +910,7 @@ pub(crate) async fn invalid_batches_write_nothing(log: Arc<dyn TaskLog>) {
 
 /// The snapshot is the projection of the records: reading them back and
 /// replaying them gives the same task, and `read` starts after its argument.
-pub(crate) async fn snapshot_is_the_projection(log: Arc<dyn TaskLog>) {
+pub(crate) async fn snapshot_is_the_projection(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let t = uid("t");
     create(&*log, &auth, &t, "c", 1).await;

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use a2a_tower::log::{Record, Sequenced, TaskLog};
+use a2a_tower::log::{Record, Sequenced, TaskBackend};
 use a2a_tower::managed::{
     EXTERNAL_WAIT_EXTENSION, ManagedService, PENDING_KEY, Process, Program, RunError, WAIT_KEY,
     Wait,
@@ -242,14 +242,18 @@ pub(crate) fn until_canceled() -> Program {
 }
 
 /// A managed service of `program` over `log` (output `application/json`).
-pub(crate) fn service(log: Arc<dyn TaskLog>, program: Program) -> ManagedService {
+pub(crate) fn service(log: Arc<dyn TaskBackend>, program: Program) -> ManagedService {
     ManagedService::builder(card(&["application/json"]), log, program)
         .build()
         .unwrap()
 }
 
 /// A managed service of `program` over `log` with the host id `host`.
-pub(crate) fn service_on(log: Arc<dyn TaskLog>, program: Program, host: &str) -> ManagedService {
+pub(crate) fn service_on(
+    log: Arc<dyn TaskBackend>,
+    program: Program,
+    host: &str,
+) -> ManagedService {
     ManagedService::builder(card(&["application/json"]), log, program)
         .host_id(host)
         .build()
@@ -344,7 +348,7 @@ pub(crate) fn question_ids(task: &Task) -> BTreeMap<(String, String), String> {
 
 /// Waits until the task lists `n` open questions.
 pub(crate) async fn until_pending(
-    log: &dyn TaskLog,
+    log: &dyn TaskBackend,
     authority: &str,
     id: &str,
     n: usize,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_tower::engine::{Authority, Execution, TaskLayer, TaskService};
-use a2a_tower::log::{Record, TaskLog};
+use a2a_tower::log::{Record, TaskBackend, TaskLog};
 use a2a_tower::types::{
     AgentCard, Artifact, AuthenticationInfo, ListTaskPushNotificationConfigsRequest, Message, Part,
     SendMessageConfiguration, SendMessageRequest, SendMessageResponse, Task,
@@ -43,7 +43,7 @@ impl Engines {
     /// if `push`. Its executor: `hold` emits WORKING, waits for the gate,
     /// then emits an artifact and completes; `done` completes; `ask` and
     /// any later message but `done` ask for input; anything else completes.
-    pub(crate) fn engine(&self, host: &str, log: Arc<dyn TaskLog>, push: bool) -> Svc {
+    pub(crate) fn engine(&self, host: &str, log: Arc<dyn TaskBackend>, push: bool) -> Svc {
         let gate = self.gate.subscribe();
         let inner = BoxCloneSyncService::new(tower::service_fn(move |ex: Execution| {
             let mut gate = gate.clone();
@@ -212,7 +212,7 @@ async fn four_kinds(svc: &Svc, tenant: &str, task: &str) -> [ErrorKind; 4] {
 
 /// Create, get, list with pages, replace, delete, validation, authority
 /// scoping, terminal tasks, the inline config and the capability.
-pub(crate) async fn push_config_rules(log: Arc<dyn TaskLog>) {
+pub(crate) async fn push_config_rules(log: Arc<dyn TaskBackend>) {
     let engines = Engines::new();
     let svc = engines.engine("a", log.clone(), true);
     let task = send(&svc, "alice", "", "ask", None, false).await.unwrap();
@@ -399,8 +399,8 @@ pub(crate) async fn push_config_rules(log: Arc<dyn TaskLog>) {
 /// task: `a`'s execution folds them in and finishes as if nothing happened.
 /// `a` and `b` are two handles of one log (the same `Arc` for memory).
 pub(crate) async fn configs_fold_into_a_running_execution(
-    a: Arc<dyn TaskLog>,
-    b: Arc<dyn TaskLog>,
+    a: Arc<dyn TaskBackend>,
+    b: Arc<dyn TaskBackend>,
 ) {
     let engines = Engines::new();
     let (writer, other) = (
@@ -452,7 +452,7 @@ pub(crate) async fn configs_fold_into_a_running_execution(
 
 /// Configs written through a log handle `a` are read back through `b` (a
 /// reopened file, another connection).
-pub(crate) async fn configs_written(a: Arc<dyn TaskLog>) -> (String, String) {
+pub(crate) async fn configs_written(a: Arc<dyn TaskBackend>) -> (String, String) {
     let engines = Engines::new();
     let svc = engines.engine("a", a, true);
     let task = send(&svc, "alice", "", "ask", None, false).await.unwrap();
@@ -467,7 +467,7 @@ pub(crate) async fn configs_written(a: Arc<dyn TaskLog>) -> (String, String) {
 }
 
 /// Checks what [`configs_written`] wrote, through another handle `b`.
-pub(crate) async fn configs_read_back(b: Arc<dyn TaskLog>, written: (String, String)) {
+pub(crate) async fn configs_read_back(b: Arc<dyn TaskBackend>, written: (String, String)) {
     let (prefix, task) = written;
     let engines = Engines {
         prefix,

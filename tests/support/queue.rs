@@ -19,7 +19,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use a2a_tower::engine::{Execution, Executor, TaskLayer};
-use a2a_tower::log::{MemoryTaskLog, Record, Sequenced, SqliteTaskLog, TaskLog};
+use a2a_tower::log::{MemoryTaskLog, Record, Sequenced, SqliteTaskLog, TaskBackend};
 use a2a_tower::queue::{Entry, QUEUE_AUTHORITY, QueueRecord, Team, TeamService};
 use a2a_tower::types::{
     AgentCard, Artifact, ListTasksRequest, Message, Part, SendMessageConfiguration,
@@ -248,7 +248,7 @@ pub(crate) fn echoes(lab: &Lab, names: &[&str]) -> Team {
 pub(crate) enum Store {
     /// A memory log (default bounds: a finished task nobody watches is
     /// packed); every open shares it.
-    Memory(Arc<dyn TaskLog>),
+    Memory(Arc<dyn TaskBackend>),
     /// A SQLite file in a directory of its own; each open opens it anew.
     Sqlite(TempDir),
     /// A PostgreSQL schema of its own; each open connects anew.
@@ -266,7 +266,7 @@ impl Store {
     }
 
     /// The log (for SQLite, no other open one may be alive).
-    pub(crate) async fn open(&self) -> Arc<dyn TaskLog> {
+    pub(crate) async fn open(&self) -> Arc<dyn TaskBackend> {
         match self {
             Self::Memory(log) => log.clone(),
             Self::Sqlite(dir) => Arc::new(SqliteTaskLog::open(dir.0.join("tasks.db")).unwrap()),
@@ -339,7 +339,7 @@ pub(crate) use queue_cases;
 pub(crate) fn die<T, F, Fut>(store: &Store, host: F) -> T
 where
     T: Send,
-    F: FnOnce(Arc<dyn TaskLog>) -> Fut + Send,
+    F: FnOnce(Arc<dyn TaskBackend>) -> Fut + Send,
     Fut: Future<Output = T>,
 {
     std::thread::scope(|s| {
@@ -368,7 +368,7 @@ pub(crate) fn card() -> AgentCard {
 /// over it, and a new context.
 pub(crate) struct Host {
     pub(crate) lab: Lab,
-    pub(crate) log: Arc<dyn TaskLog>,
+    pub(crate) log: Arc<dyn TaskBackend>,
     pub(crate) svc: TeamService,
     pub(crate) ctx: String,
 }
@@ -402,7 +402,7 @@ pub(crate) async fn held(
 }
 
 /// `team` served over `log` (host id `local`), recovered.
-pub(crate) async fn serve(log: Arc<dyn TaskLog>, team: Team) -> TeamService {
+pub(crate) async fn serve(log: Arc<dyn TaskBackend>, team: Team) -> TeamService {
     let svc = team.service(TaskLayer::new(card(), log).unwrap());
     svc.recover().await.unwrap();
     svc
@@ -485,7 +485,7 @@ pub(crate) fn output(task: &Task) -> Vec<String> {
 // -------------------------------------------------------- the queue stream
 
 /// The id of the queue stream of the context `ctx` (it must exist).
-async fn stream_id(log: &dyn TaskLog, ctx: &str) -> String {
+async fn stream_id(log: &dyn TaskBackend, ctx: &str) -> String {
     let mut after: Option<(String, String)> = None;
     loop {
         let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
@@ -505,7 +505,7 @@ async fn stream_id(log: &dyn TaskLog, ctx: &str) -> String {
     }
 }
 
-async fn read_stream(log: &dyn TaskLog, id: &str) -> Vec<QueueRecord> {
+async fn read_stream(log: &dyn TaskBackend, id: &str) -> Vec<QueueRecord> {
     log.read(QUEUE_AUTHORITY, id, 0)
         .await
         .expect("read the queue stream")
@@ -518,7 +518,7 @@ async fn read_stream(log: &dyn TaskLog, id: &str) -> Vec<QueueRecord> {
 }
 
 /// Every record of the context's queue stream so far.
-pub(crate) async fn queue_records(log: &dyn TaskLog, ctx: &str) -> Vec<QueueRecord> {
+pub(crate) async fn queue_records(log: &dyn TaskBackend, ctx: &str) -> Vec<QueueRecord> {
     read_stream(log, &stream_id(log, ctx).await).await
 }
 
@@ -526,7 +526,7 @@ pub(crate) async fn queue_records(log: &dyn TaskLog, ctx: &str) -> Vec<QueueReco
 /// records (read whole each time, so a commit is seen whole); the records
 /// then.
 pub(crate) async fn until_queue(
-    log: &dyn TaskLog,
+    log: &dyn TaskBackend,
     ctx: &str,
     what: &str,
     done: impl Fn(&[QueueRecord]) -> bool,
@@ -580,7 +580,7 @@ pub(crate) fn how_many(records: &[QueueRecord], is: impl Fn(&QueueRecord) -> boo
 
 /// Every record of the context's queue stream so far, with its sequence
 /// number (an entry's arrival).
-pub(crate) async fn queue_sequenced(log: &dyn TaskLog, ctx: &str) -> Vec<Sequenced> {
+pub(crate) async fn queue_sequenced(log: &dyn TaskBackend, ctx: &str) -> Vec<Sequenced> {
     let id = stream_id(log, ctx).await;
     log.read(QUEUE_AUTHORITY, &id, 0)
         .await
@@ -667,7 +667,7 @@ pub(crate) fn admissions(stream: &[Sequenced]) -> Vec<String> {
 
 /// The task's records, checked to show one run: exactly one admitted
 /// message, one execution started and one terminal record. The records.
-pub(crate) async fn ran_once(log: &dyn TaskLog, id: &str) -> Vec<Record> {
+pub(crate) async fn ran_once(log: &dyn TaskBackend, id: &str) -> Vec<Record> {
     let records = super::tasks::records(log, AUTH, id).await;
     let admitted = records
         .iter()

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_tower::engine::{EmitError, Execution, RESTARTED_MESSAGE, TaskLayer, TaskService};
-use a2a_tower::log::{AppendRequest, Record, TaskLog};
+use a2a_tower::log::{AppendRequest, Record, TaskBackend, TaskLog};
 use a2a_tower::types::{
     AgentCard, Artifact, GetTaskRequest, Message, Part, SendMessageConfiguration,
     SendMessageRequest, SendMessageResponse, StreamResponse, Task, TaskState, TaskStatus,
@@ -56,7 +56,7 @@ impl Harness {
     /// INPUT_REQUIRED; any other text emits WORKING, reports the task as
     /// started, waits for the gate, then emits an artifact and reports how
     /// that went.
-    fn engine(&self, host: &str, log: Arc<dyn TaskLog>) -> Svc {
+    fn engine(&self, host: &str, log: Arc<dyn TaskBackend>) -> Svc {
         let (started, reports, gate) = (
             self.started_tx.clone(),
             self.reports_tx.clone(),
@@ -169,7 +169,10 @@ fn assert_restarted(task: &Task) {
 /// as they are. Fencing: the old host, still alive, is fenced: its executors
 /// are cancelled and append nothing, no second terminal is written, its
 /// blocking call answers with the task as the log has it and its stream ends.
-pub(crate) async fn restart_recovery_and_fencing(log_a: Arc<dyn TaskLog>, log_b: Arc<dyn TaskLog>) {
+pub(crate) async fn restart_recovery_and_fencing(
+    log_a: Arc<dyn TaskBackend>,
+    log_b: Arc<dyn TaskBackend>,
+) {
     let mut h = Harness::new();
     let old = h.engine("h1", log_a.clone());
     let other = h.engine("h2", log_a.clone());
@@ -304,8 +307,8 @@ pub(crate) async fn restart_recovery_and_fencing(log_a: Arc<dyn TaskLog>, log_b:
 /// executor is cancelled), its blocking call answers with the task as the log
 /// has it, and it never writes a terminal.
 pub(crate) async fn fenced_execution_stops_cleanly(
-    log_a: Arc<dyn TaskLog>,
-    log_b: Arc<dyn TaskLog>,
+    log_a: Arc<dyn TaskBackend>,
+    log_b: Arc<dyn TaskBackend>,
 ) {
     let mut h = Harness::new();
     let old = h.engine("h1", log_a.clone());

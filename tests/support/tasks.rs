@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_tower::log::{Record, TaskLog};
+use a2a_tower::log::{Record, TaskBackend};
 use a2a_tower::types::Task;
 use futures_util::StreamExt as _;
 
@@ -16,7 +16,7 @@ pub(crate) const GUARD: Duration = Duration::from_secs(30);
 /// Waits, following the task's committed records, until `done` holds for
 /// the task (within [`GUARD`]); the task then.
 pub(crate) async fn until(
-    log: &dyn TaskLog,
+    log: &dyn TaskBackend,
     authority: &str,
     id: &str,
     done: impl Fn(&Task) -> bool,
@@ -53,12 +53,12 @@ pub(crate) fn meta(task: &Task, key: &str) -> serde_json::Value {
 }
 
 /// Waits until the task is terminal.
-pub(crate) async fn until_terminal(log: &dyn TaskLog, authority: &str, id: &str) -> Arc<Task> {
+pub(crate) async fn until_terminal(log: &dyn TaskBackend, authority: &str, id: &str) -> Arc<Task> {
     until(log, authority, id, |t| t.status.state.is_terminal()).await
 }
 
 /// Every committed record of the task.
-pub(crate) async fn records(log: &dyn TaskLog, authority: &str, id: &str) -> Vec<Record> {
+pub(crate) async fn records(log: &dyn TaskBackend, authority: &str, id: &str) -> Vec<Record> {
     log.read(authority, id, 0)
         .await
         .expect("read")
@@ -71,7 +71,7 @@ pub(crate) async fn records(log: &dyn TaskLog, authority: &str, id: &str) -> Vec
 /// until its terminal one (the watch is registered when this returns, so a
 /// memory log cannot pack the task away first). Read with [`collected`].
 pub(crate) async fn recorded(
-    log: &dyn TaskLog,
+    log: &dyn TaskBackend,
     authority: &str,
     id: &str,
 ) -> tokio::task::JoinHandle<Vec<Record>> {

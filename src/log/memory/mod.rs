@@ -18,8 +18,9 @@ pub use self::builder::{Eviction, MemoryTaskLogBuilder};
 
 use self::shards::Shard;
 use super::{
-    Advance, AppendRequest, Appended, DeliveryCursor, ListPage, ListQuery, LiveTask, LogError,
-    LogErrorKind, LogFuture, PendingDelivery, Sequenced, Snapshot, TaskLog, Watch,
+    Advance, AppendRequest, Appended, DeliveryCursor, DeliveryLog, ListPage, ListQuery, LiveTask,
+    LiveTaskScan, LogError, LogErrorKind, LogFuture, PendingDelivery, Sequenced, Snapshot, TaskLog,
+    Watch,
 };
 
 /// A bounded in-process task log for tests and short-lived hosts.
@@ -135,7 +136,9 @@ impl TaskLog for MemoryTaskLog {
     fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
         Box::pin(std::future::ready(self.inner.list(authority, query)))
     }
+}
 
+impl LiveTaskScan for MemoryTaskLog {
     fn live_tasks<'a>(
         &'a self,
         after: Option<(&'a str, &'a str)>,
@@ -143,7 +146,9 @@ impl TaskLog for MemoryTaskLog {
     ) -> LogFuture<'a, Vec<LiveTask>> {
         Box::pin(std::future::ready(Ok(self.inner.live_tasks(after, limit))))
     }
+}
 
+impl DeliveryLog for MemoryTaskLog {
     fn delivery_cursors<'a>(
         &'a self,
         authority: &'a str,

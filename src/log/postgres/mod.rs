@@ -20,8 +20,9 @@ use self::sql::Sql;
 use super::hub::{self, Fetch, Hub};
 use super::stored::ProjectionCache;
 use super::{
-    Advance, AppendRequest, Appended, DeliveryCursor, ListPage, ListQuery, LiveTask, LogError,
-    LogErrorKind, LogFuture, PendingDelivery, Sequenced, Snapshot, TaskLog, Watch,
+    Advance, AppendRequest, Appended, DeliveryCursor, DeliveryLog, ListPage, ListQuery, LiveTask,
+    LiveTaskScan, LogError, LogErrorKind, LogFuture, PendingDelivery, Sequenced, Snapshot, TaskLog,
+    Watch,
 };
 
 /// A [`TaskLog`] in PostgreSQL, shared by several hosts.
@@ -157,7 +158,9 @@ impl TaskLog for PostgresTaskLog {
     fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
         Box::pin(self.inner.list(authority, query))
     }
+}
 
+impl LiveTaskScan for PostgresTaskLog {
     fn live_tasks<'a>(
         &'a self,
         after: Option<(&'a str, &'a str)>,
@@ -165,7 +168,9 @@ impl TaskLog for PostgresTaskLog {
     ) -> LogFuture<'a, Vec<LiveTask>> {
         Box::pin(self.inner.live(after, limit))
     }
+}
 
+impl DeliveryLog for PostgresTaskLog {
     fn delivery_cursors<'a>(
         &'a self,
         authority: &'a str,

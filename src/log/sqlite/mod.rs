@@ -19,8 +19,9 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::hub::{self, Fetch, Hub};
 use super::{
-    Advance, AppendRequest, Appended, DeliveryCursor, ListPage, ListQuery, LiveTask, LogError,
-    LogErrorKind, LogFuture, PendingDelivery, Sequenced, Snapshot, TaskLog, Watch,
+    Advance, AppendRequest, Appended, DeliveryCursor, DeliveryLog, ListPage, ListQuery, LiveTask,
+    LiveTaskScan, LogError, LogErrorKind, LogFuture, PendingDelivery, Sequenced, Snapshot, TaskLog,
+    Watch,
 };
 use heads::Heads;
 
@@ -229,7 +230,9 @@ impl TaskLog for SqliteTaskLog {
         let (a, q) = (authority.to_owned(), query.clone());
         Box::pin(self.inner.readers.run(move |c| read::list(c, &a, &q)))
     }
+}
 
+impl LiveTaskScan for SqliteTaskLog {
     fn live_tasks<'a>(
         &'a self,
         after: Option<(&'a str, &'a str)>,
@@ -238,7 +241,9 @@ impl TaskLog for SqliteTaskLog {
         let after = after.map(|(a, t)| (a.to_owned(), t.to_owned()));
         Box::pin(self.inner.readers.run(move |c| read::live(c, after, limit)))
     }
+}
 
+impl DeliveryLog for SqliteTaskLog {
     fn delivery_cursors<'a>(
         &'a self,
         authority: &'a str,

@@ -55,7 +55,7 @@ pub(super) async fn drive(inner: Arc<Inner>, key: (String, String), active: Arc<
     loop {
         active.dirty.store(false, Ordering::SeqCst);
         let claimed = inner
-            .log
+            .deliveries
             .claim_deliveries(authority, task_id, &inner.holder, inner.lease)
             .await
             .unwrap_or(false);
@@ -63,7 +63,7 @@ pub(super) async fn drive(inner: Arc<Inner>, key: (String, String), active: Arc<
             run(&inner, authority, task_id, &active).await;
             // Another host may take the task over at once.
             let _ = inner
-                .log
+                .deliveries
                 .release_deliveries(authority, task_id, &inner.holder)
                 .await;
         }
@@ -92,7 +92,7 @@ async fn run(inner: &Arc<Inner>, authority: &str, task_id: &str, active: &Active
     renew.tick().await;
     loop {
         active.dirty.store(false, Ordering::SeqCst);
-        let Ok(cursors) = inner.log.delivery_cursors(authority, task_id).await else {
+        let Ok(cursors) = inner.deliveries.delivery_cursors(authority, task_id).await else {
             break;
         };
         let Ok(snapshot) = inner.log.snapshot(authority, task_id).await else {
@@ -153,7 +153,7 @@ async fn run(inner: &Arc<Inner>, authority: &str, task_id: &str, active: &Active
 
 async fn renew_lease(inner: &Inner, authority: &str, task_id: &str) -> bool {
     inner
-        .log
+        .deliveries
         .claim_deliveries(authority, task_id, &inner.holder, inner.lease)
         .await
         .unwrap_or(false)
@@ -222,7 +222,7 @@ impl Worker {
         };
         let moved = self
             .inner
-            .log
+            .deliveries
             .advance_delivery(&advance)
             .await
             .unwrap_or(false);

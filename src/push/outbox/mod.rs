@@ -8,7 +8,7 @@
 //! the [log's rules](crate::log#push-delivery)). The [`Outbox`] drives
 //! delivery:
 //!
-//! - **Triggers.** [`Outbox::log`] wraps the log the engine writes to: after
+//! - **Triggers.** [`Outbox::store`] observes the log the engine writes to: after
 //!   each commit of a task that has push configs, the task is driven at once
 //!   (in the background: the writer never waits). [`Outbox::start`] sweeps
 //!   the log at start-up and then periodically for tasks with pending
@@ -49,8 +49,9 @@
 //! let sent = Recorder::default();
 //! let outbox = Outbox::builder(MemoryTaskLog::new(), sent.clone()).host_id("host-1").build().unwrap();
 //! let _sweeper = outbox.start();
-//! // The engine would be given `outbox.log()`; here we append to it directly.
-//! let log = outbox.log();
+//! // The engine would be given `outbox.store()`; here we append to its records directly.
+//! let store = outbox.store();
+//! let log = store.records();
 //! let config = TaskPushNotificationConfig { id: "p-1".into(), task_id: "t-1".into(), url: "https://example.com/hook".into(), ..Default::default() };
 //! log.append(AppendRequest::create("public", "t-1", vec![
 //!     Record::created("t-1", "c-1"),
@@ -70,7 +71,6 @@
 
 mod deliver;
 mod drive;
-mod log;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -81,11 +81,10 @@ use std::time::Duration;
 use tokio::sync::{Notify, Semaphore};
 
 pub use self::deliver::{Deliver, Delivery};
-pub use self::log::OutboxLog;
 
 use self::deliver::DynDeliver;
 use crate::ConfigError;
-use crate::log::{LogError, TaskLog};
+use crate::log::{DeliveryLog, LiveTaskScan, LogError, TaskLog, TaskStore};
 
 /// The push-notification delivery driver (see the [module docs](self)).
 /// Cloning shares it.
@@ -106,6 +105,8 @@ impl fmt::Debug for Outbox {
 
 struct Inner {
     log: Arc<dyn TaskLog>,
+    live: Arc<dyn LiveTaskScan>,
+    deliveries: Arc<dyn DeliveryLog>,
     deliver: Box<dyn DynDeliver>,
     /// The lease holder: this host's id.
     holder: String,
@@ -128,7 +129,7 @@ struct Active {
 /// The settings of an [`Outbox`].
 #[must_use]
 pub struct OutboxBuilder {
-    log: Arc<dyn TaskLog>,
+    store: TaskStore,
     deliver: Box<dyn DynDeliver>,
     host_id: String,
     lease: Duration,
@@ -199,7 +200,9 @@ impl OutboxBuilder {
         }
         Ok(Outbox {
             inner: Arc::new(Inner {
-                log: self.log,
+                log: self.store.records().clone(),
+                live: self.store.live().clone(),
+                deliveries: self.store.deliveries().clone(),
                 deliver: self.deliver,
                 holder: self.host_id,
                 lease: self.lease,
@@ -224,10 +227,10 @@ impl Drop for Sweeper {
 }
 
 impl Outbox {
-    /// An outbox delivering the events of `log` through `deliver`.
-    pub fn builder<L: TaskLog, D: Deliver>(log: L, deliver: D) -> OutboxBuilder {
+    /// An outbox delivering the events of `store` through `deliver`.
+    pub fn builder<D: Deliver>(store: impl Into<TaskStore>, deliver: D) -> OutboxBuilder {
         OutboxBuilder {
-            log: Arc::new(log),
+            store: store.into(),
             deliver: Box::new(deliver),
             host_id: crate::engine::DEFAULT_HOST_ID.to_owned(),
             lease: Duration::from_secs(30),
@@ -237,11 +240,24 @@ impl Outbox {
         }
     }
 
-    /// The log to give the engine (and anything else that commits tasks):
-    /// the outbox's log, which drives a task with push configs after each of
-    /// its commits.
-    pub fn log(&self) -> OutboxLog {
-        OutboxLog::new(self.clone())
+    /// The store to give the engine (and anything else that commits
+    /// tasks): the outbox's store, whose records are [observed](TaskStore::observe)
+    /// so that a commit that leaves its task with push configs (from any
+    /// writer: executions, cancels, recovery, the queue, the managed layer)
+    /// drives the task's deliveries in the background. Commits by other
+    /// processes are found by the sweep.
+    pub fn store(&self) -> TaskStore {
+        let outbox = self.clone();
+        TaskStore::from_parts(
+            self.inner.log.clone(),
+            self.inner.live.clone(),
+            self.inner.deliveries.clone(),
+        )
+        .observe(move |authority, appended| {
+            if !appended.snapshot.projection.push_configs().is_empty() {
+                outbox.notify(authority, &appended.snapshot.task.id);
+            }
+        })
     }
 
     /// Drives the task's pending deliveries in the background (coalesced
@@ -273,7 +289,7 @@ impl Outbox {
             let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
             let page = self
                 .inner
-                .log
+                .deliveries
                 .pending_deliveries(key, self.inner.page)
                 .await?;
             for p in &page {

@@ -6,7 +6,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_tower::log::{Advance, AppendRequest, DeliveryCursor, PendingDelivery, Record, TaskLog};
+use a2a_tower::log::{
+    Advance, AppendRequest, DeliveryCursor, PendingDelivery, Record, TaskBackend, TaskLog,
+};
 use a2a_tower::types::{TaskPushNotificationConfig, TaskState};
 
 use super::{authority, msg, status, uid};
@@ -51,7 +53,7 @@ pub(crate) fn advance(
 /// A config given with the creation starts before it; one set later starts
 /// before its own commit; replacing keeps the cursor; deleting removes it.
 /// Another authority sees and claims nothing.
-pub(crate) async fn deliveries_cursors_follow_the_configs(log: Arc<dyn TaskLog>) {
+pub(crate) async fn deliveries_cursors_follow_the_configs(log: Arc<dyn TaskBackend>) {
     let (auth, other, t) = (authority(), authority(), uid("t"));
     log.append(AppendRequest::create(
         &auth,
@@ -153,7 +155,7 @@ pub(crate) async fn deliveries_cursors_follow_the_configs(log: Arc<dyn TaskLog>)
 
 /// An advance moves a cursor only from where it is, within the task's
 /// records, and only by the lease holder.
-pub(crate) async fn deliveries_advance_is_conditional(log: Arc<dyn TaskLog>) {
+pub(crate) async fn deliveries_advance_is_conditional(log: Arc<dyn TaskBackend>) {
     let (auth, t) = (authority(), uid("t"));
     log.append(AppendRequest::create(
         &auth,
@@ -220,7 +222,7 @@ pub(crate) async fn deliveries_advance_is_conditional(log: Arc<dyn TaskLog>) {
 }
 
 /// Pending: tasks with a cursor below their head, in key order, paged.
-pub(crate) async fn deliveries_pending_pages(log: Arc<dyn TaskLog>) {
+pub(crate) async fn deliveries_pending_pages(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let mut ids: Vec<String> = (0..3).map(|_| uid("t")).collect();
     ids.sort();
@@ -268,7 +270,7 @@ pub(crate) async fn deliveries_pending_pages(log: Arc<dyn TaskLog>) {
 
 /// One holder at a time: renewed by its holder, taken over once expired
 /// (the old holder can no longer advance), given up by a release.
-pub(crate) async fn deliveries_lease_is_exclusive_and_expires(log: Arc<dyn TaskLog>) {
+pub(crate) async fn deliveries_lease_is_exclusive_and_expires(log: Arc<dyn TaskBackend>) {
     let (auth, t) = (authority(), uid("t"));
     log.append(AppendRequest::create(
         &auth,
@@ -322,7 +324,7 @@ pub(crate) async fn deliveries_lease_is_exclusive_and_expires(log: Arc<dyn TaskL
 
 /// A terminal task whose cursors all reach its head loses its cursors and
 /// lease; its records stay readable.
-pub(crate) async fn deliveries_cleanup_after_the_end(log: Arc<dyn TaskLog>) {
+pub(crate) async fn deliveries_cleanup_after_the_end(log: Arc<dyn TaskBackend>) {
     let (auth, t) = (authority(), uid("t"));
     log.append(AppendRequest::create(
         &auth,
