@@ -38,8 +38,8 @@ use std::time::{Duration, Instant};
 
 use a2a_tower::engine::{Agent, AgentExecutor, AgentInput, TaskLayer};
 use a2a_tower::log::{
-    AppendRequest, Appended, ListPage, ListQuery, LogFuture, Record, Sequenced, Snapshot,
-    SqliteTaskLog, TaskBackend, TaskLog, TaskStore, Watch,
+    AppendRequest, Appended, ListPage, ListQuery, LogFuture, Sequenced, Snapshot, SqliteTaskLog,
+    TaskBackend, TaskLog, TaskStore, Watch,
 };
 use a2a_tower::queue::{QUEUE_AUTHORITY, QueueRecord, Team, TeamService};
 use a2a_tower::types::{
@@ -323,8 +323,8 @@ async fn sample(
     let mut records = watch.records;
     loop {
         let r = records.next().await.expect("queue record").expect("read");
-        if let Record::Queue(QueueRecord::Settled { task_id, .. }) = &*r.record
-            && *task_id == task.id
+        if let Some(QueueRecord::Settled { task_id, .. }) = QueueRecord::of(&r.record)
+            && task_id == task.id
         {
             break;
         }

@@ -100,14 +100,13 @@ pub(crate) async fn recover(shared: &Shared) -> Result<Recovered, LogError> {
         let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
         let page = shared.live.live_tasks(key, PAGE).await?;
         for task in page.iter().filter(|t| is_orphan(shared, t)) {
-            // A managed run is resumed by the managed layer, and a queued
-            // input waits for its turn: neither is failed here.
-            if task.authority == crate::queue::QUEUE_AUTHORITY
-                || shared
-                    .log
-                    .snapshot(&task.authority, &task.task_id)
-                    .await
-                    .is_ok_and(|s| s.projection.is_managed() || s.projection.is_queued())
+            // A task a feature holds (a managed run, a queued input, a
+            // queue's stream) is the feature's to resume: not failed here.
+            if shared
+                .log
+                .snapshot(&task.authority, &task.task_id)
+                .await
+                .is_ok_and(|s| s.projection.hold().is_some())
             {
                 continue;
             }

@@ -127,6 +127,7 @@
 mod arc;
 mod delivery;
 mod error;
+mod feature;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod hub;
 mod memory;
@@ -136,12 +137,15 @@ mod page;
 mod postgres;
 mod projection;
 mod record;
+mod record_serde;
 mod recovery;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod store;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod stored;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod upgrade;
 
 use std::fmt;
 use std::future::Future;
@@ -154,6 +158,7 @@ use crate::types::{Task, TaskState, Timestamp};
 
 pub use delivery::{Advance, DeliveryCursor, DeliveryLog, PendingDelivery};
 pub use error::{LogError, LogErrorKind};
+pub use feature::{FeatureRecord, Hold};
 pub use memory::{Eviction, MemoryTaskLog, MemoryTaskLogBuilder};
 pub use observed::Observed;
 pub use page::PageCursor;

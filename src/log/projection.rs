@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::Record;
+use super::{Hold, Record};
 use crate::types::{
     Artifact, Message, Part, PartContent, Task, TaskPushNotificationConfig, TaskState, TaskStatus,
 };
@@ -43,7 +43,8 @@ pub struct Projection {
     cancel_requested: bool,
     push_configs: Vec<TaskPushNotificationConfig>,
     host: Option<String>,
-    queued: bool,
+    /// Boxed: most tasks have none, and a projection is kept per task.
+    hold: Option<Arc<Hold>>,
 }
 
 impl Default for Projection {
@@ -57,13 +58,10 @@ impl Default for Projection {
             cancel_requested: false,
             push_configs: Vec::new(),
             host: None,
-            queued: false,
+            hold: None,
         }
     }
 }
-
-/// The task metadata key naming a managed run's program.
-pub(crate) const MANAGED_PROGRAM_KEY: &str = "scope.program";
 
 /// A record that cannot follow the records before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,21 +122,25 @@ impl Projection {
     }
 
     /// Some host must be running the task: it is neither terminal nor
-    /// waiting for the client, or it is a managed run (its metadata names a
-    /// program, `scope.program`), which a host resumes even while it waits.
-    /// Start-up recovery looks only at live tasks.
+    /// waiting for the client, or a feature [holds](Self::hold) it (a
+    /// managed run, which a host resumes even while it waits). Start-up
+    /// recovery looks only at live tasks.
     pub fn is_live(&self) -> bool {
         let state = self.task.status.state;
         self.created
-            && (super::LiveTask::is_live(state) || (!state.is_terminal() && self.is_managed()))
+            && (super::LiveTask::is_live(state) || (!state.is_terminal() && self.hold.is_some()))
     }
 
-    /// The task is a managed program run (its metadata names the program).
-    pub fn is_managed(&self) -> bool {
-        self.task
-            .metadata
-            .as_ref()
-            .is_some_and(|m| m.contains_key(MANAGED_PROGRAM_KEY))
+    /// The hold of the feature whose record last held the task (see
+    /// [`FeatureRecord::holding`](super::FeatureRecord::holding)), unless
+    /// it lasted until a message was admitted and one was.
+    pub fn hold(&self) -> Option<&Hold> {
+        self.hold.as_deref()
+    }
+
+    /// The feature holding the task, if any.
+    pub fn held_by(&self) -> Option<&str> {
+        self.hold.as_ref().map(|h| h.by.as_str())
     }
 
     /// A client asked to cancel the task.
@@ -150,12 +152,6 @@ impl Projection {
     /// ([`Record::ExecutionStarted`]), if one was recorded.
     pub fn host(&self) -> Option<&str> {
         self.host.as_deref()
-    }
-
-    /// The task waits in a delivery queue ([`Record::InputQueued`]) and no
-    /// message of it has been admitted since.
-    pub fn is_queued(&self) -> bool {
-        self.queued
     }
 
     /// The task's push-notification configs.
@@ -214,15 +210,7 @@ impl Projection {
                     ..Task::default()
                 });
             }
-            Record::InputQueued { .. } => self.queued = true,
-            Record::MessageAdmitted { message } => {
-                self.queued = false;
-                let task = Arc::make_mut(&mut self.task);
-                if let Some(m) = task.status.message.take() {
-                    task.history.push(m);
-                }
-                task.history.push(message.clone());
-            }
+            Record::MessageAdmitted { message } => self.admit(message),
             Record::StatusChanged { status } => set_status(&mut self.task, status.clone()),
             Record::Replied { message, at } => set_status(
                 &mut self.task,
@@ -264,20 +252,30 @@ impl Projection {
             Record::MetadataChanged { metadata } => {
                 Arc::make_mut(&mut self.task).metadata = Some(metadata.clone());
             }
-            Record::SignalAdmitted { message, .. } => {
-                let task = Arc::make_mut(&mut self.task);
-                if let Some(m) = task.status.message.take() {
-                    task.history.push(m);
+            Record::Feature(f) => {
+                if let Some(hold) = f.hold()
+                    && self.hold.as_deref() != Some(hold)
+                {
+                    self.hold = Some(Arc::new(hold.clone()));
                 }
-                task.history.push(message.clone());
+                if let Some(message) = f.message() {
+                    self.admit(message);
+                }
             }
-            Record::RunStarted { .. }
-            | Record::StepRecorded { .. }
-            | Record::WaitOpened { .. }
-            | Record::ChildStarted { .. }
-            | Record::ProcessExited { .. }
-            | Record::Queue(_) => {}
         }
+    }
+
+    /// A message joins the history (after the status message it answers),
+    /// ending a hold that lasted until then.
+    fn admit(&mut self, message: &Message) {
+        if self.hold.as_ref().is_some_and(|h| h.until_admitted) {
+            self.hold = None;
+        }
+        let task = Arc::make_mut(&mut self.task);
+        if let Some(m) = task.status.message.take() {
+            task.history.push(m);
+        }
+        task.history.push(message.clone());
     }
 
     /// The projection of a created task from its parts (the memory log's
@@ -287,6 +285,7 @@ impl Projection {
         cancel_requested: bool,
         push_configs: Vec<TaskPushNotificationConfig>,
         host: Option<String>,
+        hold: Option<Hold>,
     ) -> Self {
         Self {
             task,
@@ -294,7 +293,7 @@ impl Projection {
             cancel_requested,
             push_configs,
             host,
-            queued: false,
+            hold: hold.map(Arc::new),
         }
     }
 

@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::FeatureRecord;
 use crate::types::{
     Artifact, Message, Metadata, TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp,
 };
@@ -21,7 +21,7 @@ use crate::types::{
 /// assert_eq!(serde_json::from_str::<Record>(&json).unwrap(), r);
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(remote = "Self", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Record {
     /// The task exists (always the first record): SUBMITTED at `at`.
@@ -95,81 +95,40 @@ pub enum Record {
         /// The new metadata, whole.
         metadata: Metadata,
     },
-    /// A managed program run started (the journal's first entry): the
-    /// program's name, the root process id and the admitted input, with its
-    /// numbers' exact text.
-    RunStarted {
-        /// The program's name.
-        program: String,
-        /// The root process id.
-        root: String,
-        /// The input.
-        input: Value,
-    },
-    /// A step of a managed process finished with `output`; on replay the
-    /// output is returned and the step is not run again.
-    StepRecorded {
-        /// The process.
-        process: String,
-        /// The step's name (its occurrences are counted in order).
-        name: String,
-        /// The step's result.
-        output: Value,
-    },
-    /// A managed process opened a wait: an external question addressed by
-    /// `(process, key)`.
-    WaitOpened {
-        /// The process.
-        process: String,
-        /// The wait's key, unique within its process.
-        key: String,
-        /// The question, if any.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        question: Option<Value>,
-        /// The answer's JSON Schema, if any.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        schema: Option<Value>,
-    },
-    /// An answer to a wait was admitted (by any host, without a writer
-    /// epoch); the message that carried it joins the history.
-    SignalAdmitted {
-        /// The process of the wait.
-        process: String,
-        /// The wait's key.
-        key: String,
-        /// The answer, validated against the wait's schema.
-        answer: Value,
-        /// The message that carried it.
-        message: Message,
-    },
-    /// A managed process started a child process.
-    ChildStarted {
-        /// The parent process.
-        parent: String,
-        /// The child process.
-        process: String,
-    },
-    /// The task waits in its context's delivery queue with this input (see
-    /// [`queue`](crate::queue)); its admission turns the input into the
-    /// task's admitted message.
-    InputQueued {
-        /// The queued input.
-        input: crate::queue::QueuedInput,
-    },
-    /// A fact of a context's delivery queue, recorded in the context's queue
-    /// stream (see [`queue`](crate::queue)). No event, no state change.
-    Queue(crate::queue::QueueRecord),
-    /// A managed child process returned `output` (or failed, without one).
-    ProcessExited {
-        /// The process.
-        process: String,
-        /// Its result, when it returned one.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        output: Option<Value>,
-    },
+    /// A record of a feature built on the log (managed runs, the delivery
+    /// queue, a host's own): stored, read back and numbered like every
+    /// record, and read by the log only for the message it admits and the
+    /// hold it sets (see [`FeatureRecord`]).
+    #[serde(skip)]
+    Feature(FeatureRecord),
 }
 
 impl Record {
+    /// The names of the log's own records; any other name is a feature's.
+    pub(super) const CORE: [&'static str; 10] = [
+        "created",
+        "messageAdmitted",
+        "statusChanged",
+        "artifactChunk",
+        "replied",
+        "cancelRequested",
+        "pushConfigSet",
+        "pushConfigDeleted",
+        "executionStarted",
+        "metadataChanged",
+    ];
+
+    /// The derived form of the log's own records.
+    pub(super) fn serialize_core<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Record::serialize(self, s)
+    }
+
+    /// The derived form of the log's own records (`d` is one of
+    /// [`CORE`](Self::CORE), tagged).
+    pub(super) fn deserialize_core<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Record::deserialize(d)
+    }
+
     /// A `Created` record stamped now.
     pub fn created(task_id: impl Into<String>, context_id: impl Into<String>) -> Self {
         Self::Created {

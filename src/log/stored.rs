@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    AppendRequest, Appended, LogError, LogErrorKind, Projection, Record, Sequenced, Snapshot,
+    AppendRequest, Appended, Hold, LogError, LogErrorKind, Projection, Record, Sequenced, Snapshot,
 };
 use crate::types::{Task, TaskPushNotificationConfig};
 
@@ -44,8 +44,8 @@ struct SnapshotRef<'a> {
     push_configs: &'a [TaskPushNotificationConfig],
     #[serde(skip_serializing_if = "Option::is_none")]
     host: Option<&'a str>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    queued: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hold: Option<&'a Hold>,
 }
 
 #[derive(Deserialize)]
@@ -61,7 +61,7 @@ struct SnapshotOwned {
     #[serde(default)]
     host: Option<String>,
     #[serde(default)]
-    queued: bool,
+    hold: Option<Hold>,
 }
 
 #[derive(Deserialize)]
@@ -79,13 +79,12 @@ pub(crate) fn encode_projection(p: &Projection, seq: Option<u64>) -> Result<Stri
         cancel_requested: p.cancel_requested(),
         push_configs: p.push_configs(),
         host: p.host(),
-        queued: p.is_queued(),
+        hold: p.hold(),
     })
     .map_err(LogError::backend)
 }
 
-/// Rebuilds a projection from its stored snapshot by applying records that
-/// recreate it exactly (the projection's own rules, no private access).
+/// Rebuilds a projection from its stored snapshot.
 #[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
 pub(crate) fn decode_projection(json: &str) -> Result<Projection, LogError> {
     decode_projection_at(json).map(|(p, _)| p)
@@ -95,53 +94,13 @@ pub(crate) fn decode_projection(json: &str) -> Result<Projection, LogError> {
 /// (`None`: the snapshot is at the task's sequence number).
 pub(crate) fn decode_projection_at(json: &str) -> Result<(Projection, Option<u64>), LogError> {
     let s: SnapshotOwned = serde_json::from_str(json).map_err(LogError::backend)?;
-    let Task {
-        id,
-        context_id,
-        status,
-        artifacts,
-        history,
-        metadata,
-    } = s.task;
-    let mut p = Projection::default();
-    p.apply(&Record::Created {
-        task_id: id,
-        context_id,
-        at: status
-            .timestamp
-            .unwrap_or_else(crate::types::Timestamp::now),
-        metadata,
-    });
-    for message in history {
-        p.apply(&Record::MessageAdmitted { message });
-    }
-    for artifact in artifacts {
-        p.apply(&Record::ArtifactChunk {
-            artifact,
-            append: false,
-            last_chunk: false,
-        });
-    }
-    p.apply(&Record::StatusChanged { status });
-    if s.cancel_requested {
-        p.apply(&Record::CancelRequested {
-            at: crate::types::Timestamp::now(),
-        });
-    }
-    for config in s.push_configs {
-        p.apply(&Record::PushConfigSet { config });
-    }
-    if let Some(host) = s.host {
-        p.apply(&Record::ExecutionStarted { host });
-    }
-    if s.queued {
-        // The input itself is in the records; the flag is what reads need.
-        p.apply(&Record::InputQueued {
-            input: crate::queue::QueuedInput::Handoff {
-                task_id: String::new(),
-            },
-        });
-    }
+    let p = Projection::restore(
+        Arc::new(s.task),
+        s.cancel_requested,
+        s.push_configs,
+        s.host,
+        s.hold,
+    );
     Ok((p, s.seq))
 }
 

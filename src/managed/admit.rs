@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::entry::{JournalEntry, MANAGED_FEATURE};
 use super::input;
 use super::journal::Journal;
 use super::pending::{self, Names, WAIT_KEY};
@@ -62,11 +63,12 @@ pub(crate) async fn start(
         Record::MessageAdmitted {
             message: message.clone(),
         },
-        Record::RunStarted {
+        JournalEntry::RunStarted {
             program: program.name().to_owned(),
             root: task_id.clone(),
             input: input.clone(),
-        },
+        }
+        .record(),
         Record::ExecutionStarted {
             host: inner.host_id.to_string(),
         },
@@ -107,7 +109,7 @@ pub(crate) async fn start(
                 .snapshot(authority, &task_id)
                 .await
                 .map_err(not_found(&task_id))?;
-            let same = snap.projection.is_managed()
+            let same = snap.projection.held_by() == Some(MANAGED_FEATURE)
                 && snap.task.history.first().is_some_and(|first| {
                     input::value(first, program.input_schema(), "input").ok() == Some(input)
                 });
@@ -180,7 +182,7 @@ pub(crate) async fn answer(
             .await
             .map_err(not_found(&task_id))?;
         let task = &snap.task;
-        if !snap.projection.is_managed() {
+        if snap.projection.held_by() != Some(MANAGED_FEATURE) {
             return Err(A2aError::task_not_found(task_id));
         }
         if !message.context_id.is_empty() && message.context_id != task.context_id {
@@ -233,12 +235,12 @@ pub(crate) async fn answer(
             task_id: &task.id,
             context_id: &task.context_id,
         };
-        let mut records = vec![Record::SignalAdmitted {
-            process: address.0.clone(),
-            key: address.1.clone(),
-            answer: value,
-            message: message.clone(),
-        }];
+        let mut records = vec![JournalEntry::signal(
+            address.0.clone(),
+            address.1.clone(),
+            value,
+            message.clone(),
+        )];
         records.extend(inline_record(config.clone(), &task_id));
         records.push(Record::MetadataChanged {
             metadata: pending::metadata(&names, &rest, pending::root_status(&rest), false),

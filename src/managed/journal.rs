@@ -4,6 +4,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
+use super::entry::JournalEntry;
 use super::pending::{OpenWait, Waits};
 use crate::log::Record;
 
@@ -38,42 +39,41 @@ impl Journal {
             return false;
         }
         self.seq = seq;
-        match record {
-            Record::StepRecorded {
+        if matches!(record, Record::CancelRequested { .. }) {
+            return true;
+        }
+        match JournalEntry::of(record) {
+            Some(JournalEntry::StepRecorded {
                 process,
                 name,
                 output,
-            } => {
-                self.record_step(process, name, output.clone());
+            }) => {
+                self.record_step(&process, &name, output);
                 false
             }
-            Record::WaitOpened { process, key, .. } => {
-                self.opened.insert((process.clone(), key.clone()));
+            Some(JournalEntry::WaitOpened { process, key, .. }) => {
+                self.opened.insert((process, key));
                 false
             }
-            Record::SignalAdmitted {
+            Some(JournalEntry::SignalAdmitted {
                 process,
                 key,
                 answer,
-                ..
-            } => {
-                self.answers
-                    .entry((process.clone(), key.clone()))
-                    .or_insert_with(|| answer.clone());
+            }) => {
+                self.answers.entry((process, key)).or_insert(answer);
                 true
             }
-            Record::ChildStarted { process, .. } => {
-                self.children.insert(process.clone());
+            Some(JournalEntry::ChildStarted { process, .. }) => {
+                self.children.insert(process);
                 false
             }
-            Record::ProcessExited {
+            Some(JournalEntry::ProcessExited {
                 process,
                 output: Some(output),
-            } => {
-                self.exited.insert(process.clone(), output.clone());
+            }) => {
+                self.exited.insert(process, output);
                 false
             }
-            Record::CancelRequested { .. } => true,
             _ => false,
         }
     }
@@ -112,22 +112,16 @@ impl Journal {
     pub(crate) fn open_waits(&self, records: &[Record]) -> Waits {
         let mut waits = Waits::new();
         for r in records {
-            if let Record::WaitOpened {
+            if let Some(JournalEntry::WaitOpened {
                 process,
                 key,
                 question,
                 schema,
-            } = r
+            }) = JournalEntry::of(r)
             {
-                let address = (process.clone(), key.clone());
+                let address = (process, key);
                 if !self.answers.contains_key(&address) {
-                    waits.insert(
-                        address,
-                        OpenWait {
-                            question: question.clone(),
-                            schema: schema.clone(),
-                        },
-                    );
+                    waits.insert(address, OpenWait { question, schema });
                 }
             }
         }

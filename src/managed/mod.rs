@@ -64,6 +64,7 @@
 //! ```
 
 mod admit;
+mod entry;
 mod input;
 mod journal;
 mod pending;
@@ -76,6 +77,7 @@ mod runs;
 mod service;
 
 pub use crate::schema::Schema;
+pub use entry::{JournalEntry, MANAGED_FEATURE};
 pub use pending::{
     ANSWER_SCHEMA_KEY, EXTERNAL_WAIT_EXTENSION, PENDING_KEY, PROGRAM_KEY, ROOT_KEY,
     ROOT_STATUS_KEY, TERMINATION_KEY, WAIT_KEY,

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::admit::spawn;
+use super::entry::JournalEntry;
 use super::journal::Journal;
 use super::pending::PROGRAM_KEY;
 use super::run::{Head, Run};
@@ -71,8 +72,8 @@ async fn resume_one(inner: &Arc<Inner>, authority: &str, task_id: &str) -> Resul
     let mut all = Vec::with_capacity(records.len());
     for s in &records {
         journal.absorb(s.seq, &s.record);
-        if let Record::RunStarted { input: i, .. } = &*s.record {
-            input = Some(i.clone());
+        if let Some(JournalEntry::RunStarted { input: i, .. }) = JournalEntry::of(&s.record) {
+            input = Some(i);
         }
         all.push((*s.record).clone());
     }

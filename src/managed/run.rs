@@ -11,6 +11,7 @@ use std::time::Duration;
 use futures_util::{FutureExt, StreamExt};
 use serde_json::Value;
 
+use super::entry::JournalEntry;
 use super::journal::Journal;
 use super::pending::{self, Names, OpenWait, Waits};
 use super::policy::OutputPolicy;
@@ -178,11 +179,14 @@ impl Run {
                 process,
                 name,
                 output,
-            } => vec![Record::StepRecorded {
-                process: process.clone(),
-                name: name.clone(),
-                output: output.clone(),
-            }],
+            } => vec![
+                JournalEntry::StepRecorded {
+                    process: process.clone(),
+                    name: name.clone(),
+                    output: output.clone(),
+                }
+                .record(),
+            ],
             Intent::Open {
                 process,
                 key,
@@ -200,21 +204,30 @@ impl Run {
                         schema: schema.clone(),
                     },
                 );
-                vec![Record::WaitOpened {
-                    process: process.clone(),
-                    key: key.clone(),
-                    question: question.clone(),
-                    schema: schema.clone(),
-                }]
+                vec![
+                    JournalEntry::WaitOpened {
+                        process: process.clone(),
+                        key: key.clone(),
+                        question: question.clone(),
+                        schema: schema.clone(),
+                    }
+                    .record(),
+                ]
             }
-            Intent::Child { parent, process } => vec![Record::ChildStarted {
-                parent: parent.clone(),
-                process: process.clone(),
-            }],
-            Intent::Exit { process, output } => vec![Record::ProcessExited {
-                process: process.clone(),
-                output: Some(output.clone()),
-            }],
+            Intent::Child { parent, process } => vec![
+                JournalEntry::ChildStarted {
+                    parent: parent.clone(),
+                    process: process.clone(),
+                }
+                .record(),
+            ],
+            Intent::Exit { process, output } => vec![
+                JournalEntry::ProcessExited {
+                    process: process.clone(),
+                    output: Some(output.clone()),
+                }
+                .record(),
+            ],
             Intent::Finish(finish) => {
                 waits.clear();
                 let (state, status, text) = match finish {
@@ -234,10 +247,13 @@ impl Run {
                         append: false,
                         last_chunk: true,
                     });
-                    records.push(Record::ProcessExited {
-                        process: self.root.clone(),
-                        output: Some(output.clone()),
-                    });
+                    records.push(
+                        JournalEntry::ProcessExited {
+                            process: self.root.clone(),
+                            output: Some(output.clone()),
+                        }
+                        .record(),
+                    );
                 }
                 records.push(Record::MetadataChanged {
                     metadata: pending::metadata(&names, &waits, status, true),
@@ -328,8 +344,10 @@ impl Run {
             if s.record.is_terminal() {
                 return false;
             }
-            if let Record::SignalAdmitted { process, key, .. } = &*s.record {
-                head.waits.remove(&(process.clone(), key.clone()));
+            if let Some(JournalEntry::SignalAdmitted { process, key, .. }) =
+                JournalEntry::of(&s.record)
+            {
+                head.waits.remove(&(process, key));
             }
             self.absorb(s.seq, &s.record);
             head.seq = s.seq;

@@ -176,10 +176,10 @@ async fn input(core: &Core, slot: &Slot, snap: &Snapshot) -> Result<Option<Messa
         .log
         .read(&slot.authority, &snap.task.id, 0)
         .await?;
-    let queued = records.iter().rev().find_map(|r| match &*r.record {
-        Record::InputQueued { input } => Some(input.clone()),
-        _ => None,
-    });
+    let queued = records
+        .iter()
+        .rev()
+        .find_map(|r| QueuedInput::of(&r.record));
     let mut message = match queued {
         Some(QueuedInput::Message { message }) => message,
         Some(QueuedInput::Handoff { task_id }) => {

@@ -29,7 +29,7 @@ pub(crate) async fn cancel(
                 LogErrorKind::NotFound => A2aError::task_not_found(req.id.clone()),
                 _ => e.into(),
             })?;
-        if !snap.projection.is_queued() || snap.state().is_terminal() {
+        if !super::record::is_queued(&snap.projection) || snap.state().is_terminal() {
             break;
         }
         let slot = core.slots.get(&authority, &snap.task.context_id);
@@ -39,7 +39,7 @@ pub(crate) async fn cancel(
         let Some(snap) = task(core, &slot, &req.id).await? else {
             break;
         };
-        if !snap.projection.is_queued() || !st.contains(&req.id) {
+        if !super::record::is_queued(&snap.projection) || !st.contains(&req.id) {
             break;
         }
         let records = Record::canceled();

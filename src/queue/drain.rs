@@ -120,7 +120,9 @@ async fn head(core: &Arc<Core>, slot: &Slot, st: &ContextQueue) -> Result<Step, 
         return Ok(Step::Rest);
     };
     let snap = task(core, slot, &head.task_id).await?;
-    let Some(snap) = snap.filter(|s| s.projection.is_queued() && !s.state().is_terminal()) else {
+    let Some(snap) =
+        snap.filter(|s| super::record::is_queued(&s.projection) && !s.state().is_terminal())
+    else {
         // Canceled while queued (or gone): it leaves the queue, never runs.
         let removed = QueueRecord::Removed {
             task_id: head.task_id.clone(),

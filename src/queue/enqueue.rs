@@ -124,11 +124,10 @@ pub(crate) async fn enqueue(
         if let Record::Created { metadata, .. } = &mut created {
             metadata.clone_from(&req.metadata);
         }
-        let queued = Record::InputQueued {
-            input: QueuedInput::Message {
-                message: message.clone(),
-            },
-        };
+        let queued = QueuedInput::Message {
+            message: message.clone(),
+        }
+        .record();
         let mut records = vec![created, queued];
         records.extend(crate::engine::push_config::inline_record(
             push.clone(),

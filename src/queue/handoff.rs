@@ -79,11 +79,10 @@ pub(crate) fn handoffs(
             if let Record::Created { metadata, .. } = &mut created {
                 *metadata = Some(meta);
             }
-            let queued = Record::InputQueued {
-                input: QueuedInput::Handoff {
-                    task_id: snap.task.id.clone(),
-                },
-            };
+            let queued = QueuedInput::Handoff {
+                task_id: snap.task.id.clone(),
+            }
+            .record();
             let request = AppendRequest::create(
                 slot.authority.clone(),
                 task_id.clone(),

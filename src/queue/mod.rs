@@ -118,7 +118,7 @@ pub use ext::extension_methods;
 pub use ext::{GET_QUEUE_METHOD, REORDER_QUEUE_METHOD};
 pub use gate::DrainGate;
 pub use handoff::MAX_HOPS;
-pub use record::{QueueRecord, QueuedInput};
+pub use record::{QUEUE_FEATURE, QueueRecord, QueuedInput};
 pub use service::TeamService;
 pub use stream::QUEUE_AUTHORITY;
 pub use team::{Team, TeamBuilder};

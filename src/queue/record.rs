@@ -1,10 +1,28 @@
 //! The facts the delivery queue commits: [`QueueRecord`]s on a context's
-//! queue stream and the [`QueuedInput`] of a queued task.
+//! queue stream and the [`QueuedInput`] of a queued task, kept by the log
+//! as [feature records](crate::log::FeatureRecord) (`queue` and
+//! `inputQueued`).
 
 use serde::{Deserialize, Serialize};
 
 use super::entry::Priority;
+use crate::log::{FeatureRecord, Hold, Projection, Record};
 use crate::types::Message;
+
+/// The name of the queue's [`Hold`] on queued tasks and on its streams.
+pub const QUEUE_FEATURE: &str = "queue";
+
+/// The name of a queue stream's records.
+const QUEUE_RECORD: &str = "queue";
+
+/// The name of a queued task's input record.
+const INPUT_RECORD: &str = "inputQueued";
+
+/// The body of an input record.
+#[derive(Serialize, Deserialize)]
+struct Queued<I> {
+    input: I,
+}
 
 /// One committed fact about a context's queue, recorded in the context's
 /// queue stream (see [`queue`](super)): an entry entered, the order was
@@ -23,6 +41,10 @@ use crate::types::Message;
 /// let json = serde_json::to_string(&r).unwrap();
 /// assert_eq!(json, r#"{"entered":{"taskId":"t-1","target":"upper","priority":"urgent","hops":0}}"#);
 /// assert_eq!(serde_json::from_str::<QueueRecord>(&json).unwrap(), r);
+/// // In the log: a `queue` record.
+/// let stored = serde_json::to_string(&r.record()).unwrap();
+/// assert_eq!(stored, format!(r#"{{"queue":{json}}}"#));
+/// assert_eq!(QueueRecord::of(&r.record()), Some(r));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -91,6 +113,13 @@ pub enum QueueRecord {
 /// use a2a_tower::queue::QueuedInput;
 /// let r = QueuedInput::Handoff { task_id: "t-1".into() };
 /// assert_eq!(serde_json::to_string(&r).unwrap(), r#"{"handoff":{"taskId":"t-1"}}"#);
+/// // In the log: an `inputQueued` record, which holds its task for the queue
+/// // until its message is admitted.
+/// assert_eq!(
+///     serde_json::to_string(&r.record()).unwrap(),
+///     r#"{"inputQueued":{"hold":{"by":"queue","untilAdmitted":true},"input":{"handoff":{"taskId":"t-1"}}}}"#
+/// );
+/// assert_eq!(QueuedInput::of(&r.record()), Some(r));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -107,4 +136,55 @@ pub enum QueuedInput {
         /// The task whose reply this input is.
         task_id: String,
     },
+}
+
+impl QueueRecord {
+    /// The record as a record of the log's queue stream.
+    pub fn record(&self) -> Record {
+        Record::Feature(
+            FeatureRecord::new(QUEUE_RECORD, self).expect("a queue record is an object"),
+        )
+    }
+
+    /// The first record of a queue stream: it holds the stream for the
+    /// queue, so that no recovery but the queue's takes it for a task.
+    pub(crate) fn first_record(&self) -> Record {
+        let f = FeatureRecord::new(QUEUE_RECORD, self).expect("a queue record is an object");
+        Record::Feature(f.holding(Hold::always(QUEUE_FEATURE)))
+    }
+
+    /// The queue record a record is, if it is one.
+    pub fn of(record: &Record) -> Option<Self> {
+        match record {
+            Record::Feature(f) if f.name() == QUEUE_RECORD => f.decode().ok(),
+            _ => None,
+        }
+    }
+}
+
+impl QueuedInput {
+    /// The record of a task queued with this input: it holds the task for
+    /// the queue until its message is admitted.
+    pub fn record(&self) -> Record {
+        let f = FeatureRecord::new(INPUT_RECORD, &Queued { input: self })
+            .expect("a queued input is an object");
+        Record::Feature(f.holding(Hold::until_admitted(QUEUE_FEATURE)))
+    }
+
+    /// The queued input a record is, if it is one.
+    pub fn of(record: &Record) -> Option<Self> {
+        match record {
+            Record::Feature(f) if f.name() == INPUT_RECORD => {
+                f.decode::<Queued<Self>>().ok().map(|q| q.input)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The task waits in its context's queue: the queue holds it and no message
+/// of it has been admitted since.
+pub(crate) fn is_queued(p: &Projection) -> bool {
+    p.hold()
+        .is_some_and(|h| h.by == QUEUE_FEATURE && h.until_admitted)
 }

@@ -61,8 +61,8 @@ impl Slot {
             Err(e) => return Err(e),
         };
         for r in records {
-            if let Record::Queue(q) = &*r.record {
-                state.apply(r.seq, q);
+            if let Some(q) = QueueRecord::of(&r.record) {
+                state.apply(r.seq, &q);
             } else {
                 state.seq = r.seq;
             }
@@ -83,7 +83,11 @@ impl Slot {
             }
             all.push(created);
         }
-        all.extend(records.into_iter().map(Record::Queue));
+        let mut records = records.iter();
+        if state.seq == 0 {
+            all.extend(records.next().map(QueueRecord::first_record));
+        }
+        all.extend(records.map(QueueRecord::record));
         AppendRequest::new(
             QUEUE_AUTHORITY,
             self.id.clone(),

@@ -11,5 +11,7 @@ mod log_memory;
 mod log_postgres;
 #[cfg(feature = "sqlite")]
 mod log_sqlite;
+#[cfg(all(feature = "managed", any(feature = "sqlite", feature = "postgres")))]
+mod log_upgrade;
 #[cfg(all(feature = "postgres", feature = "jsonrpc", feature = "rest"))]
 mod multihost_postgres;

@@ -13,9 +13,9 @@ use std::sync::Arc;
 
 use a2a_tower::log::{MemoryTaskLog, Record, TaskBackend};
 use a2a_tower::managed::{
-    ANSWER_SCHEMA_KEY, EXTERNAL_WAIT_EXTENSION, ManagedService, OUTPUT_INVALID_MESSAGE,
-    PROGRAM_FAILED_MESSAGE, PROGRAM_KEY, Process, Program, ROOT_KEY, ROOT_STATUS_KEY,
-    TERMINATION_KEY, WAIT_KEY, Wait,
+    ANSWER_SCHEMA_KEY, EXTERNAL_WAIT_EXTENSION, JournalEntry, ManagedService,
+    OUTPUT_INVALID_MESSAGE, PROGRAM_FAILED_MESSAGE, PROGRAM_KEY, Process, Program, ROOT_KEY,
+    ROOT_STATUS_KEY, TERMINATION_KEY, WAIT_KEY, Wait,
 };
 use a2a_tower::server::A2aServer;
 use a2a_tower::types::{
@@ -155,12 +155,24 @@ async fn a_retried_start_returns_the_task_already_started() {
     until_pending(&*log, &auth, &first.id, 2).await;
     let recs = records(&*log, &auth, &first.id).await;
     assert_eq!(count(&recs, |r| matches!(r, Record::Created { .. })), 1);
-    assert_eq!(count(&recs, |r| matches!(r, Record::RunStarted { .. })), 1);
+    assert_eq!(
+        count(&recs, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::RunStarted { .. })
+        )),
+        1
+    );
     assert_eq!(
         count(&recs, |r| matches!(r, Record::MessageAdmitted { .. })),
         1
     );
-    assert_eq!(count(&recs, |r| matches!(r, Record::WaitOpened { .. })), 2);
+    assert_eq!(
+        count(&recs, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::WaitOpened { .. })
+        )),
+        2
+    );
     assert_eq!(lookups.get(), 1, "one run, one lookup");
     assert_eq!(list(&svc, ListTasksRequest::default()).await.len(), 1);
 }
@@ -255,8 +267,8 @@ async fn an_input_is_json_text_or_a_data_part_with_exact_numbers() {
         let recs = records(&*log, &auth, &task.id).await;
         let input = recs
             .iter()
-            .find_map(|r| match r {
-                Record::RunStarted { input, .. } => Some(input.to_string()),
+            .find_map(|r| match JournalEntry::of(r) {
+                Some(JournalEntry::RunStarted { input, .. }) => Some(input.to_string()),
                 _ => None,
             })
             .unwrap();
@@ -602,8 +614,8 @@ async fn answers_are_checked_with_exact_numbers() {
     let recs = records(&*log, &auth, &task.id).await;
     let admitted: Vec<String> = recs
         .iter()
-        .filter_map(|r| match r {
-            Record::SignalAdmitted { answer, .. } => Some(answer.to_string()),
+        .filter_map(|r| match JournalEntry::of(r) {
+            Some(JournalEntry::SignalAdmitted { answer, .. }) => Some(answer.to_string()),
             _ => None,
         })
         .collect();
@@ -757,7 +769,10 @@ async fn a_repeated_answer_returns_the_result_already_admitted() {
     }
     let recs = records(&*log, &auth, &root).await;
     assert_eq!(
-        count(&recs, |r| matches!(r, Record::SignalAdmitted { .. })),
+        count(&recs, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::SignalAdmitted { .. })
+        )),
         2
     );
     assert_eq!(terminals(&recs), 1);
@@ -868,17 +883,23 @@ async fn concurrent_starts_and_answers_admit_one_of_each() {
     let recs = records(&*log, &auth, &root).await;
     let signals: Vec<(String, Value)> = recs
         .iter()
-        .filter_map(|r| match r {
-            Record::SignalAdmitted {
+        .filter_map(|r| match JournalEntry::of(r) {
+            Some(JournalEntry::SignalAdmitted {
                 process, answer, ..
-            } => Some((process.clone(), answer.clone())),
+            }) => Some((process.clone(), answer.clone())),
             _ => None,
         })
         .collect();
     assert_eq!(signals.len(), 2);
     let note = signals.iter().find(|(p, _)| *p == root).unwrap().1["note"].clone();
     assert_eq!(result(&done)["note"], note);
-    assert_eq!(count(&recs, |r| matches!(r, Record::RunStarted { .. })), 1);
+    assert_eq!(
+        count(&recs, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::RunStarted { .. })
+        )),
+        1
+    );
     assert_eq!(terminals(&recs), 1);
     assert_eq!(lookups.get(), 1);
 }
@@ -1441,14 +1462,20 @@ async fn interleaving(ops: Vec<(bool, Op)>) {
         .filter(|r| matches!(r, Record::StatusChanged { status } if status.state.is_terminal()))
         .count();
     assert_eq!(status_terminals, 1);
-    assert_eq!(count(&recs, |r| matches!(r, Record::WaitOpened { .. })), 2);
+    assert_eq!(
+        count(&recs, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::WaitOpened { .. })
+        )),
+        2
+    );
     for address in [&root, &child] {
-        let admitted: Vec<&Value> = recs
+        let admitted: Vec<Value> = recs
             .iter()
-            .filter_map(|r| match r {
-                Record::SignalAdmitted {
+            .filter_map(|r| match JournalEntry::of(r) {
+                Some(JournalEntry::SignalAdmitted {
                     process, answer, ..
-                } if process == address => Some(answer),
+                }) if process == *address => Some(answer),
                 _ => None,
             })
             .collect();
@@ -1458,7 +1485,7 @@ async fn interleaving(ops: Vec<(bool, Op)>) {
         } else {
             json!(7)
         };
-        assert!(admitted.iter().all(|a| **a == valid), "{admitted:?}");
+        assert!(admitted.iter().all(|a| *a == valid), "{admitted:?}");
     }
     match done.status.state {
         TaskState::Completed => {

@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use a2a_tower::engine::TaskLayer;
 use a2a_tower::log::{MemoryTaskLog, Record, SqliteTaskLog, TaskBackend, TaskLog};
+use a2a_tower::managed::JournalEntry;
 use a2a_tower::types::{ListTasksRequest, Part, StreamResponse, TaskState};
 use a2a_tower::{ErrorKind, managed::TERMINATION_KEY};
 use serde_json::json;
@@ -170,33 +171,51 @@ async fn refund_flow(log: Arc<dyn TaskBackend>, b_log: Arc<dyn TaskBackend>) {
     }
     let records = collected(all).await;
     assert_eq!(
-        count(&records, |r| matches!(r, Record::RunStarted { .. })),
+        count(&records, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::RunStarted { .. })
+        )),
         1
     );
     assert_eq!(
-        count(&records, |r| matches!(r, Record::StepRecorded { .. })),
+        count(&records, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::StepRecorded { .. })
+        )),
         1
     );
     assert_eq!(
-        count(&records, |r| matches!(r, Record::WaitOpened { .. })),
+        count(&records, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::WaitOpened { .. })
+        )),
         2
     );
     assert_eq!(
-        count(&records, |r| matches!(r, Record::ChildStarted { .. })),
+        count(&records, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::ChildStarted { .. })
+        )),
         1
     );
     assert_eq!(
-        count(&records, |r| matches!(r, Record::SignalAdmitted { .. })),
+        count(&records, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::SignalAdmitted { .. })
+        )),
         2
     );
     assert_eq!(
-        count(&records, |r| matches!(r, Record::ProcessExited { .. })),
+        count(&records, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::ProcessExited { .. })
+        )),
         2
     );
     assert_eq!(count(&records, |r| r.is_terminal()), 1);
     assert!(records.last().unwrap().is_terminal());
-    let started_input = records.iter().find_map(|r| match r {
-        Record::RunStarted { input, .. } => Some(input.to_string()),
+    let started_input = records.iter().find_map(|r| match JournalEntry::of(r) {
+        Some(JournalEntry::RunStarted { input, .. }) => Some(input.to_string()),
         _ => None,
     });
     assert_eq!(
@@ -389,23 +408,38 @@ async fn resumes_without_running_a_step_again(
         .collect();
     let answers = if meanwhile == WhileDead::Cancel { 1 } else { 2 };
     assert_eq!(
-        count(&records, |r| matches!(r, Record::RunStarted { .. })),
+        count(&records, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::RunStarted { .. })
+        )),
         1
     );
     assert_eq!(
-        count(&records, |r| matches!(r, Record::StepRecorded { .. })),
+        count(&records, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::StepRecorded { .. })
+        )),
         1
     );
     assert_eq!(
-        count(&records, |r| matches!(r, Record::WaitOpened { .. })),
+        count(&records, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::WaitOpened { .. })
+        )),
         2
     );
     assert_eq!(
-        count(&records, |r| matches!(r, Record::ChildStarted { .. })),
+        count(&records, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::ChildStarted { .. })
+        )),
         1
     );
     assert_eq!(
-        count(&records, |r| matches!(r, Record::SignalAdmitted { .. })),
+        count(&records, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::SignalAdmitted { .. })
+        )),
         answers
     );
     assert_eq!(

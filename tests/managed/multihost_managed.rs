@@ -29,7 +29,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use a2a_tower::log::{PostgresTaskLog, Record, Sequenced, TaskLog};
-use a2a_tower::managed::{ManagedService, PENDING_KEY, RESULT_ARTIFACT_ID};
+use a2a_tower::managed::{JournalEntry, ManagedService, PENDING_KEY, RESULT_ARTIFACT_ID};
 use a2a_tower::types::{
     GetTaskRequest, Message, PartContent, SendMessageRequest, SendMessageResponse, StreamResponse,
     SubscribeToTaskRequest, Task, TaskState,
@@ -444,8 +444,7 @@ async fn answer_on_b_does_not_fence_a(schema: &str) {
     // B admits the score while A writes; A folds it in and commits the
     // child's exit after it: A was not fenced.
     b.answer(&task, &score_owner, "score", json!(49)).await;
-    let exited =
-        |r: &Record| matches!(r, Record::ProcessExited { process, .. } if *process == score_owner);
+    let exited = |r: &Record| matches!(JournalEntry::of(r), Some(JournalEntry::ProcessExited { process, .. }) if process == score_owner);
     let records = b.until_record(&id, exited).await;
     let seq = |is: &dyn Fn(&Record) -> bool| {
         records
@@ -454,7 +453,9 @@ async fn answer_on_b_does_not_fence_a(schema: &str) {
             .map(|s| s.seq)
             .unwrap()
     };
-    let admitted = seq(&|r| matches!(r, Record::SignalAdmitted { key, .. } if key == "score"));
+    let admitted = seq(
+        &|r| matches!(JournalEntry::of(r), Some(JournalEntry::SignalAdmitted { key, .. }) if key == "score"),
+    );
     assert!(seq(&exited) > admitted, "A committed after B's answer");
     assert_eq!(a.host.svc.running(), 1, "A still runs the task");
     assert_eq!(b.svc.running(), 0);
@@ -521,15 +522,24 @@ async fn crash_of_a_is_recovered_by_b(schema: &str) {
     assert_eq!(executions(&records), ["A", "B"]);
     assert_eq!(b.epoch(&id).await, 2);
     assert_eq!(
-        count(&records, |r| matches!(r, Record::StepRecorded { .. })),
+        count(&records, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::StepRecorded { .. })
+        )),
         1
     );
     assert_eq!(
-        count(&records, |r| matches!(r, Record::WaitOpened { .. })),
+        count(&records, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::WaitOpened { .. })
+        )),
         2
     );
     assert_eq!(
-        count(&records, |r| matches!(r, Record::ChildStarted { .. })),
+        count(&records, |r| matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::ChildStarted { .. })
+        )),
         1
     );
     // The run leaves B's table once its program has returned, which may be
@@ -565,7 +575,12 @@ async fn answer_while_no_writer_is_delivered_by_recovery(schema: &str) {
         .answer_as("score-1", &before, &score_owner, "score", json!(7))
         .await;
     assert_eq!(pending(&again), open);
-    let signals = |r: &Record| matches!(r, Record::SignalAdmitted { .. });
+    let signals = |r: &Record| {
+        matches!(
+            JournalEntry::of(r),
+            Some(JournalEntry::SignalAdmitted { .. })
+        )
+    };
     assert_eq!(count(&b.records(&id).await, signals), 1);
     assert_eq!(b.epoch(&id).await, 1);
 
@@ -574,8 +589,7 @@ async fn answer_while_no_writer_is_delivered_by_recovery(schema: &str) {
     // with the id it had on A.
     let resumed = b.svc.recover_host("A").await.expect("recover A's runs");
     assert_eq!(resumed.resumed, 1);
-    let exited =
-        |r: &Record| matches!(r, Record::ProcessExited { process, .. } if *process == score_owner);
+    let exited = |r: &Record| matches!(JournalEntry::of(r), Some(JournalEntry::ProcessExited { process, .. }) if process == score_owner);
     b.until_record(&id, exited).await;
     assert_eq!(b.epoch(&id).await, 2);
     let waiting = b.get(&id).await;

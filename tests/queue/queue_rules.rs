@@ -23,7 +23,7 @@ use a2a_tower::engine::{EXECUTOR_FAILED_MESSAGE, RESTARTED_MESSAGE, TaskLayer};
 use a2a_tower::log::Record;
 use a2a_tower::queue::{
     AGENT_KEY, ERROR_KEY, HANDOFF_FROM_KEY, HANDOFF_KEY, MAX_HOPS, MODE_KEY, PRIORITY_KEY,
-    Priority, QueueRecord, TARGET_KEY, TARGET_UNAVAILABLE_MESSAGE, Team,
+    Priority, QueueRecord, QueuedInput, TARGET_KEY, TARGET_UNAVAILABLE_MESSAGE, Team,
 };
 use a2a_tower::types::{StreamResponse, TaskState};
 use a2a_tower::{A2aError, ErrorKind};
@@ -418,7 +418,7 @@ async fn admission_is_one_commit_after_the_queued_records(store: Store) {
     assert!(
         matches!(
             queued.as_slice(),
-            [Record::Created { .. }, Record::InputQueued { .. }]
+            [Record::Created { .. }, input] if QueuedInput::of(input).is_some()
         ),
         "{queued:?}"
     );

@@ -510,10 +510,7 @@ async fn read_stream(log: &dyn TaskBackend, id: &str) -> Vec<QueueRecord> {
         .await
         .expect("read the queue stream")
         .into_iter()
-        .filter_map(|s| match &*s.record {
-            Record::Queue(q) => Some(q.clone()),
-            _ => None,
-        })
+        .filter_map(|s| QueueRecord::of(&s.record))
         .collect()
 }
 
@@ -597,10 +594,10 @@ pub(crate) fn admissions(stream: &[Sequenced]) -> Vec<String> {
     let mut running: BTreeMap<String, String> = BTreeMap::new();
     let mut admitted = Vec::new();
     for r in stream {
-        let Record::Queue(q) = &*r.record else {
+        let Some(q) = QueueRecord::of(&r.record) else {
             continue;
         };
-        match q {
+        match &q {
             QueueRecord::Entered {
                 task_id,
                 target,

@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use crate::log::projection::approx_task_bytes;
-use crate::log::{LogError, Projection};
+use crate::log::{Hold, LogError, Projection};
 use crate::types::{Task, TaskPushNotificationConfig, TaskState, Timestamp};
 
 /// A terminal task as its JSON.
@@ -29,6 +29,8 @@ pub(super) struct Packed {
     push_configs: Box<[TaskPushNotificationConfig]>,
     /// The host of the task's latest execution.
     host: Option<Box<str>>,
+    /// The feature holding the task (a managed run).
+    hold: Option<Box<Hold>>,
 }
 
 impl Packed {
@@ -48,6 +50,7 @@ impl Packed {
             cancel_requested: p.cancel_requested(),
             push_configs: p.push_configs().into(),
             host: p.host().map(Into::into),
+            hold: p.hold().cloned().map(Box::new),
         })
     }
 
@@ -59,6 +62,7 @@ impl Packed {
             self.cancel_requested,
             self.push_configs.to_vec(),
             self.host.as_deref().map(str::to_owned),
+            self.hold.as_deref().cloned(),
         ))
     }
 
@@ -89,6 +93,7 @@ impl Packed {
             + 16
             + self.context_id.len()
             + self.host.as_ref().map_or(0, |h| h.len())
+            + self.hold.as_ref().map_or(0, |h| h.by.len())
             + self
                 .push_configs
                 .iter()

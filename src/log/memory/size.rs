@@ -5,7 +5,7 @@
 use std::mem::size_of;
 
 use super::entry::Entry;
-use crate::log::projection::{artifact_bytes, map_bytes, message_bytes, value_bytes};
+use crate::log::projection::{artifact_bytes, map_bytes, message_bytes};
 use crate::log::{Record, Sequenced};
 
 /// The bytes a task entry costs besides its task and records.
@@ -34,42 +34,6 @@ pub(super) fn record_bytes(r: &Record) -> usize {
             }
             Record::PushConfigDeleted { id } | Record::ExecutionStarted { host: id } => id.len(),
             Record::MetadataChanged { metadata } => map_bytes(metadata),
-            Record::RunStarted {
-                program,
-                root,
-                input,
-            } => program.len() + root.len() + value_bytes(input),
-            Record::StepRecorded {
-                process,
-                name,
-                output,
-            } => process.len() + name.len() + value_bytes(output),
-            Record::WaitOpened {
-                process,
-                key,
-                question,
-                schema,
-            } => {
-                process.len()
-                    + key.len()
-                    + question.as_ref().map_or(0, value_bytes)
-                    + schema.as_ref().map_or(0, value_bytes)
-            }
-            Record::SignalAdmitted {
-                process,
-                key,
-                answer,
-                message,
-            } => process.len() + key.len() + value_bytes(answer) + message_bytes(message),
-            Record::ChildStarted { parent, process } => parent.len() + process.len(),
-            Record::ProcessExited { process, output } => {
-                process.len() + output.as_ref().map_or(0, value_bytes)
-            }
-            Record::InputQueued { input } => match input {
-                crate::queue::QueuedInput::Message { message } => message_bytes(message),
-                crate::queue::QueuedInput::Handoff { task_id } => task_id.len(),
-            },
-            // The queue's records are small and bounded but for their ids.
-            Record::Queue(q) => serde_json::to_string(q).map_or(64, |s| s.len()),
+            Record::Feature(f) => f.approx_bytes(),
         }
 }

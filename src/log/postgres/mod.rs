@@ -50,7 +50,7 @@ use super::{
 ///   (default `a2a`), with a `schema_version` table.
 ///
 /// ```no_run
-/// use a2a_tower::log::{PostgresTaskLog, TaskLog};
+/// use a2a_tower::log::{LiveTaskScan, PostgresTaskLog, TaskLog};
 /// # async fn f() -> Result<(), a2a_tower::log::LogError> {
 /// let log = PostgresTaskLog::builder("postgres://postgres@127.0.0.1:5432/test")
 ///    .schema("a2a")

@@ -1,15 +1,22 @@
 //! The PostgreSQL schema and its migrations, serialized across hosts by a
 //! transaction-scoped advisory lock.
 
-use tokio_postgres::Client;
+use tokio_postgres::{Client, Transaction};
 
 use crate::log::LogError;
+
+/// One migration: SQL, or a rewrite of stored JSON in Rust.
+enum Step {
+    Sql(&'static str),
+    Holds,
+}
 
 /// Migration `i` moves the schema from version `i` to `i + 1`. `{s}` is the
 /// quoted schema name. Text columns compare byte-wise (`COLLATE "C"`), the
 /// order page cursors and live-task keys use.
-const MIGRATIONS: &[&str] = &[
-    r#"
+const MIGRATIONS: &[Step] = &[
+    Step::Sql(
+        r#"
     CREATE TABLE {s}.tasks (
         task_id    text COLLATE "C" NOT NULL PRIMARY KEY,
         authority  text COLLATE "C" NOT NULL,
@@ -36,12 +43,14 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (task_id, seq)
     );
 "#,
+    ),
     // 2: the host of each task's latest execution (start-up recovery).
-    "ALTER TABLE {s}.tasks ADD COLUMN host text;",
+    Step::Sql("ALTER TABLE {s}.tasks ADD COLUMN host text;"),
     // 3: push delivery (see the log's rules): one cursor per push config,
     // the sequence number delivered up to, and one lease per task being
     // delivered.
-    r#"
+    Step::Sql(
+        r#"
     CREATE TABLE {s}.push_cursors (
         task_id    text COLLATE "C" NOT NULL,
         config_id  text COLLATE "C" NOT NULL,
@@ -56,7 +65,57 @@ const MIGRATIONS: &[&str] = &[
         until      timestamptz NOT NULL
     );
 "#,
+    ),
+    // 4: feature records hold their tasks (a managed run's start, a queued
+    // input, a queue stream's records; and stored snapshots): see
+    // `log::upgrade`. Rewrites the JSON of the rows that need it.
+    Step::Holds,
 ];
+
+/// Migration 4: the records and snapshots that need a hold.
+async fn upgrade_holds(tx: &Transaction<'_>, s: &str) -> Result<(), LogError> {
+    let records = tx
+        .query(
+            &format!(
+                "SELECT task_id, seq, record FROM {s}.records \
+                 WHERE record LIKE '{{\"inputQueued\":%' OR record LIKE '{{\"runStarted\":%' \
+                    OR record LIKE '{{\"queue\":%'"
+            ),
+            &[],
+        )
+        .await
+        .map_err(LogError::backend)?;
+    let update = format!("UPDATE {s}.records SET record = $3 WHERE task_id = $1 AND seq = $2");
+    for row in records {
+        let (task_id, seq, record): (String, i64, String) = (row.get(0), row.get(1), row.get(2));
+        if let Some(new) = crate::log::upgrade::record(&record)? {
+            tx.execute(&update, &[&task_id, &seq, &new])
+                .await
+                .map_err(LogError::backend)?;
+        }
+    }
+    let tasks = tx
+        .query(
+            &format!(
+                "SELECT task_id, snapshot FROM {s}.tasks \
+                 WHERE snapshot LIKE '%\"queued\"%' OR snapshot LIKE '%scope.program%' \
+                    OR snapshot LIKE '%queue.authority%'"
+            ),
+            &[],
+        )
+        .await
+        .map_err(LogError::backend)?;
+    let update = format!("UPDATE {s}.tasks SET snapshot = $2 WHERE task_id = $1");
+    for row in tasks {
+        let (task_id, snapshot): (String, String) = (row.get(0), row.get(1));
+        if let Some(new) = crate::log::upgrade::snapshot(&snapshot)? {
+            tx.execute(&update, &[&task_id, &new])
+                .await
+                .map_err(LogError::backend)?;
+        }
+    }
+    Ok(())
+}
 
 /// The schema version this crate writes.
 pub(crate) const VERSION: i64 = MIGRATIONS.len() as i64;
@@ -96,10 +155,14 @@ pub(crate) async fn migrate(client: &mut Client, schema: &str) -> Result<(), Log
             "task log schema version {current} is newer than this crate's ({VERSION})"
         )));
     }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        tx.batch_execute(&sql.replace("{s}", &s))
-            .await
-            .map_err(LogError::backend)?;
+    for (i, step) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        match step {
+            Step::Sql(sql) => tx
+                .batch_execute(&sql.replace("{s}", &s))
+                .await
+                .map_err(LogError::backend)?,
+            Step::Holds => upgrade_holds(&tx, &s).await?,
+        }
         tx.execute(
             &format!("UPDATE {s}.schema_version SET version = $1"),
             &[&(i as i64 + 1)],

@@ -1,13 +1,20 @@
 //! The SQLite schema and its migrations, applied by the writer connection.
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::log::LogError;
 
+/// One migration: SQL, or a rewrite of stored JSON in Rust.
+enum Step {
+    Sql(&'static str),
+    Rust(fn(&Transaction<'_>) -> Result<(), LogError>),
+}
+
 /// Migration `i` moves the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[
+const MIGRATIONS: &[Step] = &[
     // 1: tasks (one row per task, the projected snapshot) and records.
-    r#"
+    Step::Sql(
+        r#"
     CREATE TABLE tasks (
         task_id    TEXT    NOT NULL PRIMARY KEY,
         authority  TEXT    NOT NULL,
@@ -34,8 +41,9 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (task_id, seq)
     ) WITHOUT ROWID;
     "#,
+    ),
     // 2: the host of each task's latest execution (start-up recovery).
-    "ALTER TABLE tasks ADD COLUMN host TEXT;",
+    Step::Sql("ALTER TABLE tasks ADD COLUMN host TEXT;"),
     // 3: one row per append (`entries`: the JSON array of its records, the
     // first numbered `first`, the last `seq`), appended in rowid order, with
     // the task's snapshot after it when that append stored one; the task row
@@ -43,7 +51,8 @@ const MIGRATIONS: &[&str] = &[
     // the latest stored snapshot (0: none yet; replay from the first record).
     // Rowid order makes every insert an append to the table's last page, and
     // the task rows stay small enough to update in place.
-    r#"
+    Step::Sql(
+        r#"
     CREATE TABLE entries (
         id         INTEGER PRIMARY KEY,
         task_id    TEXT    NOT NULL,
@@ -65,29 +74,35 @@ const MIGRATIONS: &[&str] = &[
     UPDATE tasks SET snapshot_seq = seq;
     ALTER TABLE tasks DROP COLUMN snapshot;
     "#,
+    ),
     // 4: indexes that live tasks' updates leave alone. The context index
     // loses the status timestamp (a task's context never changes, so it is
     // written once per task; a list sorts a context's few tasks), and the
     // list index holds only rested tasks: a list merges in the live ones
     // from `tasks_live`, so status changes of a running task touch neither.
-    r#"
+    Step::Sql(
+        r#"
     DROP INDEX tasks_context;
     CREATE INDEX tasks_context ON tasks (authority, context_id);
     DROP INDEX tasks_list;
     CREATE INDEX tasks_list ON tasks (authority, status_ts DESC, task_id) WHERE live = 0;
     "#,
+    ),
     // 5: the list index in the order tasks come to rest (the status
     // timestamp ascending), so that a new entry lands in its last leaf
     // instead of splitting its first one; a list walks it backwards, which
     // `task_id DESC` makes the order lists want (newest first, ties by id).
-    r#"
+    Step::Sql(
+        r#"
     DROP INDEX tasks_list;
     CREATE INDEX tasks_list ON tasks (authority, status_ts, task_id DESC) WHERE live = 0;
     "#,
+    ),
     // 6: push delivery (see the log's rules): one cursor per push config,
     // the sequence number delivered up to, and one lease per task being
     // delivered (`until`: Unix milliseconds).
-    r#"
+    Step::Sql(
+        r#"
     CREATE TABLE push_cursors (
         task_id    TEXT    NOT NULL,
         config_id  TEXT    NOT NULL,
@@ -102,7 +117,56 @@ const MIGRATIONS: &[&str] = &[
         until      INTEGER NOT NULL
     ) WITHOUT ROWID;
     "#,
+    ),
+    // 7: feature records hold their tasks (a managed run's start, a queued
+    // input, a queue stream's records; and stored snapshots): see
+    // `log::upgrade`. Rewrites the JSON of the entries that need it.
+    Step::Rust(upgrade_holds),
 ];
+
+/// Migration 7: the entries whose records or snapshot need a hold.
+fn upgrade_holds(tx: &Transaction<'_>) -> Result<(), LogError> {
+    let mut select = tx
+        .prepare(
+            "SELECT id, records, snapshot FROM entries \
+             WHERE records LIKE '%\"inputQueued\"%' OR records LIKE '%\"runStarted\"%' \
+                OR records LIKE '%\"queue\"%' OR snapshot LIKE '%\"queued\"%' \
+                OR snapshot LIKE '%scope.program%' OR snapshot LIKE '%queue.authority%'",
+        )
+        .map_err(LogError::backend)?;
+    let rows = select
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<String>>(2)?,
+            ))
+        })
+        .map_err(LogError::backend)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(LogError::backend)?;
+    let mut update = tx
+        .prepare("UPDATE entries SET records = ?2, snapshot = ?3 WHERE id = ?1")
+        .map_err(LogError::backend)?;
+    for (id, records, snapshot) in rows {
+        let new_records = crate::log::upgrade::records(&records)?;
+        let new_snapshot = match &snapshot {
+            Some(s) => crate::log::upgrade::snapshot(s)?,
+            None => None,
+        };
+        if new_records.is_none() && new_snapshot.is_none() {
+            continue;
+        }
+        update
+            .execute(params![
+                id,
+                new_records.unwrap_or(records),
+                new_snapshot.or(snapshot)
+            ])
+            .map_err(LogError::backend)?;
+    }
+    Ok(())
+}
 
 /// The schema version this crate writes.
 pub(crate) const VERSION: i64 = MIGRATIONS.len() as i64;
@@ -129,8 +193,11 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), LogError> {
             "task log schema version {current} is newer than this crate's ({VERSION})"
         )));
     }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        tx.execute_batch(sql).map_err(LogError::backend)?;
+    for (i, step) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        match step {
+            Step::Sql(sql) => tx.execute_batch(sql).map_err(LogError::backend)?,
+            Step::Rust(f) => f(&tx)?,
+        }
         tx.execute("UPDATE schema_version SET version = ?1", [i as i64 + 1])
             .map_err(LogError::backend)?;
     }

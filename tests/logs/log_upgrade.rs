@@ -1,0 +1,207 @@
+//! Data written before feature records held their tasks opens after the
+//! change: a SQLite file of schema 6 and a PostgreSQL schema of version 3,
+//! both written by main at dd8faf8 (the fixtures under `tests/fixtures/`),
+//! migrate on open, and every task reads, recovers and replays as before.
+//!
+//! The fixtures hold: a plain task some host (`h1`) was running; a finished
+//! task with a push config; a task waiting in its context's queue and that
+//! queue's stream (72 records, so a snapshot was stored); a managed run
+//! waiting for its second answer (82 records, a stored snapshot, a signal
+//! that carried a message, an input with an exact `1.50`).
+
+use std::sync::Arc;
+
+use a2a_tower::engine::TaskLayer;
+use a2a_tower::log::{FeatureRecord, Record, TaskBackend, TaskStore};
+use a2a_tower::managed::{JournalEntry, MANAGED_FEATURE};
+use a2a_tower::queue::{QUEUE_AUTHORITY, QUEUE_FEATURE, QueueRecord, QueuedInput};
+use a2a_tower::types::TaskState;
+
+use crate::support;
+
+const STREAM: &str = "queue:6:public:c-q";
+const RUN_AUTHORITY: &str = "prog/public";
+
+fn feature(r: &Record) -> Option<&FeatureRecord> {
+    match r {
+        Record::Feature(f) => Some(f),
+        _ => None,
+    }
+}
+
+/// What every backend must read from the upgraded fixture.
+async fn assert_upgraded(log: Arc<dyn TaskBackend>) {
+    // The holds the old flags meant.
+    let queued = log.snapshot("public", "t-queued").await.unwrap();
+    let hold = queued.projection.hold().expect("the queued task is held");
+    assert_eq!(
+        (hold.by.as_str(), hold.until_admitted),
+        (QUEUE_FEATURE, true)
+    );
+    let records = log.read("public", "t-queued", 0).await.unwrap();
+    let input = QueuedInput::of(&records[1].record).expect("the queued input");
+    let held = |r: &Record| feature(r).and_then(|f| f.hold()).map(|h| h.by.clone());
+    assert_eq!(
+        held(&records[1].record).as_deref(),
+        Some(QUEUE_FEATURE),
+        "the record holds too"
+    );
+    assert!(matches!(input, QueuedInput::Message { message } if message.message_id == "m-4"));
+
+    let stream = log.snapshot(QUEUE_AUTHORITY, STREAM).await.unwrap();
+    assert_eq!(stream.seq, 72);
+    assert_eq!(stream.projection.held_by(), Some(QUEUE_FEATURE));
+    let records = log.read(QUEUE_AUTHORITY, STREAM, 0).await.unwrap();
+    let queue: Vec<QueueRecord> = records
+        .iter()
+        .filter_map(|r| QueueRecord::of(&r.record))
+        .collect();
+    assert_eq!(queue.len(), 71);
+    assert!(
+        records[1..]
+            .iter()
+            .all(|r| held(&r.record).as_deref() == Some(QUEUE_FEATURE))
+    );
+    assert!(matches!(&queue[0], QueueRecord::Entered { task_id, .. } if task_id == "t-queued"));
+
+    let run = log.snapshot(RUN_AUTHORITY, "m-run").await.unwrap();
+    assert_eq!(run.seq, 82);
+    assert_eq!(run.projection.held_by(), Some(MANAGED_FEATURE));
+    assert!(run.projection.is_live(), "a waiting run is live");
+    assert_eq!(run.state(), TaskState::InputRequired);
+    let history: Vec<&str> = run
+        .task
+        .history
+        .iter()
+        .map(|m| m.message_id.as_str())
+        .collect();
+    assert_eq!(
+        history,
+        ["m-5", "m-6"],
+        "the signal's message joined the history"
+    );
+    let records = log.read(RUN_AUTHORITY, "m-run", 0).await.unwrap();
+    let journal: Vec<JournalEntry> = records
+        .iter()
+        .filter_map(|r| JournalEntry::of(&r.record))
+        .collect();
+    let count = |f: fn(&JournalEntry) -> bool| journal.iter().filter(|e| f(e)).count();
+    assert_eq!(count(|e| matches!(e, JournalEntry::RunStarted { .. })), 1);
+    assert_eq!(
+        count(|e| matches!(e, JournalEntry::StepRecorded { .. })),
+        70
+    );
+    assert_eq!(count(|e| matches!(e, JournalEntry::WaitOpened { .. })), 2);
+    assert_eq!(
+        count(|e| matches!(e, JournalEntry::SignalAdmitted { .. })),
+        1
+    );
+    assert_eq!(count(|e| matches!(e, JournalEntry::ChildStarted { .. })), 1);
+    assert_eq!(
+        count(|e| matches!(e, JournalEntry::ProcessExited { .. })),
+        1
+    );
+    let start = records
+        .iter()
+        .find(|r| {
+            matches!(
+                JournalEntry::of(&r.record),
+                Some(JournalEntry::RunStarted { .. })
+            )
+        })
+        .unwrap();
+    assert_eq!(held(&start.record).as_deref(), Some(MANAGED_FEATURE));
+    let Some(JournalEntry::RunStarted { input, .. }) = journal.first() else {
+        panic!("{journal:?}")
+    };
+    assert_eq!(
+        input.to_string(),
+        r#"{"n":1.50}"#,
+        "numbers keep their text"
+    );
+    let signal = records
+        .iter()
+        .filter_map(|r| feature(&r.record))
+        .find(|f| f.name() == "signalAdmitted")
+        .unwrap();
+    assert_eq!(signal.message().unwrap().message_id, "m-6");
+
+    let done = log.snapshot("public", "t-done").await.unwrap();
+    assert_eq!(done.state(), TaskState::Completed);
+    assert_eq!(done.projection.push_configs().len(), 1);
+    assert_eq!(done.projection.hold(), None);
+
+    // The engine's recovery of h1 closes its plain task only: the run, the
+    // queued task and the stream are held by their features.
+    let store = TaskStore::from(log.clone());
+    let tasks = TaskLayer::new(support::engine::card(), store)
+        .unwrap()
+        .host_id("h1")
+        .unwrap();
+    let recovered = tasks.recover().await.unwrap();
+    assert_eq!((recovered.closed, recovered.skipped), (1, 0));
+    let live = log.snapshot("public", "t-live").await.unwrap();
+    assert_eq!(live.state(), TaskState::Failed);
+    assert_eq!(
+        log.snapshot("public", "t-queued").await.unwrap().state(),
+        TaskState::Submitted
+    );
+    assert_eq!(log.snapshot(RUN_AUTHORITY, "m-run").await.unwrap().seq, 82);
+    assert_eq!(log.snapshot(QUEUE_AUTHORITY, STREAM).await.unwrap().seq, 72);
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sqlite_file_of_schema_6_opens_and_reads_as_before() {
+    let dir = std::env::temp_dir().join(format!("a2a-upgrade-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("tasks.db");
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sqlite-schema6.db"
+    );
+    std::fs::copy(fixture, &path).unwrap();
+    {
+        let log = a2a_tower::log::SqliteTaskLog::open(&path).unwrap();
+        assert_eq!(a2a_tower::log::SqliteTaskLog::SCHEMA_VERSION, 7);
+        assert_upgraded(Arc::new(log)).await;
+    }
+    // Opened again: migrated once, the recovery's commit is there.
+    let log = a2a_tower::log::SqliteTaskLog::open(&path).unwrap();
+    let live = a2a_tower::log::TaskLog::snapshot(&log, "public", "t-live")
+        .await
+        .unwrap();
+    assert_eq!(live.state(), TaskState::Failed);
+    let run = a2a_tower::log::TaskLog::snapshot(&log, RUN_AUTHORITY, "m-run")
+        .await
+        .unwrap();
+    assert_eq!(run.projection.held_by(), Some(MANAGED_FEATURE));
+    drop(log);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_postgres_schema_of_version_3_opens_and_reads_as_before() {
+    use support::postgres::{connect, url, with_schema};
+
+    with_schema(|schema| async move {
+        let dump = include_str!("../fixtures/postgres-schema3.sql").replace("{schema}", &schema);
+        let (client, conn) = tokio_postgres::connect(&url(), tokio_postgres::NoTls)
+            .await
+            .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e}", url()));
+        let driver = tokio::spawn(conn);
+        client.batch_execute(&dump).await.expect("load the fixture");
+        drop(client);
+        let _ = driver.await;
+        assert_eq!(a2a_tower::log::PostgresTaskLog::SCHEMA_VERSION, 4);
+        assert_upgraded(Arc::new(connect(&schema).await)).await;
+        // A second host opening the schema finds it migrated.
+        let again = connect(&schema).await;
+        let run = a2a_tower::log::TaskLog::snapshot(&again, RUN_AUTHORITY, "m-run")
+            .await
+            .unwrap();
+        assert_eq!(run.projection.held_by(), Some(MANAGED_FEATURE));
+    })
+    .await;
+}
