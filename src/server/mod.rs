@@ -98,6 +98,9 @@ mod serve;
 #[cfg(all(feature = "jsonrpc", feature = "rest"))]
 #[cfg_attr(docsrs, doc(cfg(all(feature = "jsonrpc", feature = "rest"))))]
 pub use crate::binding::router::{BindingsLayer, BindingsService, ResponseFuture};
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "jsonrpc", feature = "rest"))))]
+pub use crate::binding::{codec::Codec, layer::BindingLayer, service::BindingService};
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 #[cfg_attr(
     docsrs,
