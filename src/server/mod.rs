@@ -1,5 +1,6 @@
 //! One-call assembly of the whole A2A surface ([`A2aServer`]), the
-//! [`BindingsService`] the card advertises as one service,
+//! [`BindingsService`] the card advertises as one service (each HTTP binding
+//! the one [`BindingService`] shape, filled with its [`Codec`]),
 //! [`A2aServiceBuilderExt`] for composing by hand, and [`serve`] for hosts
 //! without a web framework (feature `serve`).
 //!
