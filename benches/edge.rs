@@ -12,8 +12,8 @@ use a2a_tower::types::{
     TaskState, TaskStatus,
 };
 use a2a_tower::{
-    A2aBodyLimitLayer, A2aError, A2aExtensionsLayer, A2aRequest, A2aResponse, A2aVersionLayer,
-    AgentCardLayer, ErrorKind, JsonRpcLayer, Operation,
+    A2aError, A2aRequest, A2aResponse, AgentCardLayer, BodyLimitLayer, ErrorKind, ExtensionsLayer,
+    JsonRpcLayer, Operation, VersionLayer,
 };
 use bytes::Bytes;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -54,9 +54,9 @@ fn bench(c: &mut Criterion) {
     let card = card();
     let edge = ServiceBuilder::new()
         .layer(AgentCardLayer::new(&card).unwrap())
-        .layer(A2aBodyLimitLayer::new(&card).unwrap())
-        .layer(A2aVersionLayer::new(&card).unwrap())
-        .layer(A2aExtensionsLayer::new(&card).unwrap())
+        .layer(BodyLimitLayer::new(&card).unwrap())
+        .layer(VersionLayer::new(&card).unwrap())
+        .layer(ExtensionsLayer::new(&card).unwrap())
         .layer(JsonRpcLayer::new(&card).unwrap())
         .service(tower::service_fn(trivial_core));
     let core = tower::service_fn(trivial_core);

@@ -56,8 +56,8 @@ use a2a_tower::types::{
     SecurityScheme, TaskState,
 };
 use a2a_tower::{
-    A2aBodyLimitLayer, A2aExtensionsLayer, A2aVersionLayer, AgentCardLayer, BoxError, JsonRpcLayer,
-    RestLayer,
+    AgentCardLayer, BodyLimitLayer, BoxError, ExtensionsLayer, JsonRpcLayer, RestLayer,
+    VersionLayer,
 };
 use tower::{Layer, ServiceBuilder};
 
@@ -310,7 +310,7 @@ async fn main() -> Result<(), BoxError> {
     );
     let rest = RestLayer::new(&card)?.layer(core.clone());
     #[cfg(feature = "grpc")]
-    let rest = a2a_tower::GrpcLayer::new(&card)?
+    let rest = a2a_tower::GrpcBindingLayer::new(&card)?
         .fallback(rest)
         .layer(core.clone());
     let app = ServiceBuilder::new()
@@ -322,9 +322,9 @@ async fn main() -> Result<(), BoxError> {
                 .grpc(cfg!(feature = "grpc")),
         )?)
         .map_request(authenticate)
-        .layer(A2aBodyLimitLayer::new(&card)?)
-        .layer(A2aVersionLayer::new(&card)?)
-        .layer(A2aExtensionsLayer::new(&card)?)
+        .layer(BodyLimitLayer::new(&card)?)
+        .layer(VersionLayer::new(&card)?)
+        .layer(ExtensionsLayer::new(&card)?)
         .layer(JsonRpcLayer::new(&card)?.fallback(rest))
         .service(core);
     common::serve(listener, app).await?;

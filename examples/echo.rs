@@ -32,7 +32,7 @@
 //! The full edge stack serves JSON-RPC at `/` and HTTP+JSON under `/rest`:
 //!
 //! ```text
-//! AgentCardLayer ─ A2aBodyLimitLayer ─ A2aVersionLayer ─ A2aExtensionsLayer
+//! AgentCardLayer ─ BodyLimitLayer ─ VersionLayer ─ ExtensionsLayer
 //!   └ JsonRpcLayer (at /), falling back to RestLayer (under /rest)
 //!       └ TaskService (TaskLayer over a SqliteTaskLog) ─ AgentExecutor(Echo)
 //! ```
@@ -62,8 +62,8 @@ use a2a_tower::push::outbox::Outbox;
 use a2a_tower::push::{PushSender, WebhookGuard};
 use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
 use a2a_tower::{
-    A2aBodyLimitLayer, A2aExtensionsLayer, A2aVersionLayer, AgentCardLayer, Body, BoxError,
-    JsonRpcLayer, RestLayer,
+    AgentCardLayer, Body, BodyLimitLayer, BoxError, ExtensionsLayer, JsonRpcLayer, RestLayer,
+    VersionLayer,
 };
 use tower::{Layer, Service, ServiceBuilder};
 
@@ -111,9 +111,9 @@ pub(crate) fn app_with(
             card,
             StackCapabilities::new().push_notifications(true),
         )?)
-        .layer(A2aBodyLimitLayer::new(card)?)
-        .layer(A2aVersionLayer::new(card)?)
-        .layer(A2aExtensionsLayer::new(card)?)
+        .layer(BodyLimitLayer::new(card)?)
+        .layer(VersionLayer::new(card)?)
+        .layer(ExtensionsLayer::new(card)?)
         .layer(JsonRpcLayer::new(card)?.fallback(rest))
         .service(core))
 }

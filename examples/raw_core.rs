@@ -19,8 +19,8 @@ use a2a_tower::types::{
     TaskStatusUpdateEvent,
 };
 use a2a_tower::{
-    A2aBodyLimitLayer, A2aError, A2aExtensionsLayer, A2aRequest, A2aResponse, A2aVersionLayer,
-    AgentCardLayer, ErrorKind, EventStream, JsonRpcLayer, Operation,
+    A2aError, A2aRequest, A2aResponse, AgentCardLayer, BodyLimitLayer, ErrorKind, EventStream,
+    ExtensionsLayer, JsonRpcLayer, Operation, VersionLayer,
 };
 use tower::ServiceBuilder;
 
@@ -135,9 +135,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let card = card(&common::base_url(addr));
     let app = ServiceBuilder::new()
         .layer(AgentCardLayer::new(&card)?)
-        .layer(A2aBodyLimitLayer::new(&card)?)
-        .layer(A2aVersionLayer::new(&card)?)
-        .layer(A2aExtensionsLayer::new(&card)?)
+        .layer(BodyLimitLayer::new(&card)?)
+        .layer(VersionLayer::new(&card)?)
+        .layer(ExtensionsLayer::new(&card)?)
         .layer(JsonRpcLayer::new(&card)?)
         .service(tower::service_fn(echo_core));
     common::serve(listener, app).await?;

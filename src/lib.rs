@@ -9,9 +9,9 @@
 //! HTTP request (the host's server)
 //!  └ host layers: TLS, authentication, timeouts, rate limits      (the host's own)
 //!    └ AgentCardLayer        GET /.well-known/agent-card.json, frozen bytes, ETag
-//!      └ A2aBodyLimitLayer   bounds the request body before anything decodes it (4 MiB)
-//!        └ A2aVersionLayer   A2A-Version header / query → negotiated version
-//!          └ A2aExtensionsLayer  A2A-Extensions → activated extensions, required ones enforced
+//!      └ BodyLimitLayer      bounds the request body before anything decodes it (4 MiB)
+//!        └ VersionLayer      A2A-Version header / query → negotiated version
+//!          └ ExtensionsLayer     A2A-Extensions → activated extensions, required ones enforced
 //!            └ JsonRpcLayer | RestLayer   HTTP ⇄ A2aRequest / A2aResponse, SSE for streams
 //!              └ host A2aRequest layers: authority, quotas, audit   (the host's own)
 //!                └ the core, one of:
@@ -94,7 +94,7 @@
 //! | `managed` | yes | managed tasks (`managed`): durable programs served as A2A tasks, JSON Schema checks through `jsonschema` |
 //! | `tools` | yes | remote agents as tools (`tool`): the `Tool` contract, `ToolSet` and continuations, with the client and `jsonschema` |
 //! | `push` | yes | push notifications (`push`): the outbox over the task log, `PushSender` delivering task events to webhooks (hyper-util, rustls) behind the `WebhookGuard` SSRF guard, `A2aServerBuilder::push_notifications` |
-//! | `grpc` | no | the gRPC binding (`GrpcLayer`, `grpc`): the spec's `a2a.proto` through tonic, generated at build time without `protoc`; `A2aServer` serves it for a `GRPC` interface |
+//! | `grpc` | no | the gRPC binding (`GrpcBindingLayer`, `grpc`): the spec's `a2a.proto` through tonic, generated at build time without `protoc`; `A2aServer` serves it for a `GRPC` interface |
 //! | `serve` | yes | [`server::serve`]: an app on a Tokio TCP listener through hyper-util (HTTP/1.1 and HTTP/2, graceful shutdown) |
 //! | `mcp` | no | tools served as an MCP server (`tool::mcp::McpServer`) through the official Rust MCP SDK, `rmcp` |
 //!
@@ -153,15 +153,18 @@ pub use binding::jsonrpc;
 #[cfg(feature = "rest")]
 pub use binding::rest;
 #[cfg(feature = "grpc")]
-pub use grpc::{GrpcLayer, GrpcService};
+#[allow(deprecated)]
+pub use grpc::{GrpcBindingLayer, GrpcBindingService, GrpcLayer, GrpcService};
 
 #[cfg(any(feature = "jsonrpc", feature = "rest"))]
 pub use binding::extension_method::ExtensionMethod;
 pub use card::AgentCardLayer;
-pub use extensions::A2aExtensionsLayer;
+#[allow(deprecated)]
+pub use extensions::{A2aExtensionsLayer, ExtensionsLayer};
 #[cfg(feature = "jsonrpc")]
 pub use jsonrpc::{JsonRpcLayer, JsonRpcService};
-pub use limit::A2aBodyLimitLayer;
+#[allow(deprecated)]
+pub use limit::{A2aBodyLimitLayer, BodyLimitLayer};
 pub use plumbing::{Body, NotFound};
 pub use protocol::{
     A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
@@ -170,7 +173,8 @@ pub use protocol::{
 };
 #[cfg(feature = "rest")]
 pub use rest::{RestLayer, RestService};
-pub use version::A2aVersionLayer;
+#[allow(deprecated)]
+pub use version::{A2aVersionLayer, VersionLayer};
 
 /// The README's code blocks, compiled as doctests.
 #[cfg(doctest)]

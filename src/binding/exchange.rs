@@ -127,8 +127,14 @@ impl Expected {
     }
 }
 
-/// How a binding writes a complete answer.
-pub(crate) trait EncodeResult {
+/// How a binding writes a complete answer. Public (unnameable) because a
+/// codec's framing implements it; the gRPC binding
+/// alone uses it inside the crate.
+#[cfg_attr(
+    not(any(feature = "jsonrpc", feature = "rest")),
+    allow(unreachable_pub)
+)]
+pub trait EncodeResult {
     /// The response body for `value`.
     fn encode<T: Serialize + ?Sized>(&self, value: &T) -> Result<Bytes, A2aError>;
 }

@@ -1,8 +1,15 @@
 //! The HTTP bindings: HTTP ⇄ [`A2aRequest`](crate::A2aRequest) /
 //! [`A2aResponse`](crate::A2aResponse), with SSE for streams.
 //!
-//! - [`jsonrpc`] (JSON-RPC 2.0) and [`rest`] (HTTP+JSON): one layer each,
+//! - [`jsonrpc`] (JSON-RPC 2.0) and [`rest`] (HTTP+JSON): each a codec
+//!   ([`JsonRpcCodec`](crate::jsonrpc::JsonRpcCodec),
+//!   [`RestCodec`](crate::rest::RestCodec)) filling the one generic shape,
 //!   public as `a2a_tower::jsonrpc` and `a2a_tower::rest`;
+//! - `codec`, `layer`, `service`: that shape, the [`Codec`](crate::server::Codec)
+//!   trait, [`BindingLayer`](crate::server::BindingLayer) and
+//!   [`BindingService`](crate::server::BindingService) (public under
+//!   [`server`](crate::server)): route the binding's requests to the core
+//!   and the rest to the fallback;
 //! - `exchange`: what both bindings do alike around the core (body read,
 //!   media type, the readiness of the core, the answer's variant, opening a
 //!   stream);
@@ -31,6 +38,8 @@
 //! let _svc = JsonRpcLayer::new(&card).unwrap().layer(core);
 //! ```
 
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+pub(crate) mod codec;
 #[cfg(any(feature = "jsonrpc", feature = "rest", feature = "grpc"))]
 mod exchange;
 #[cfg(any(feature = "jsonrpc", feature = "rest"))]
@@ -41,10 +50,14 @@ pub mod grpc;
 #[cfg(feature = "jsonrpc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "jsonrpc")))]
 pub mod jsonrpc;
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+pub(crate) mod layer;
 #[cfg(feature = "rest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rest")))]
 pub mod rest;
 #[cfg(all(feature = "jsonrpc", feature = "rest"))]
 pub(crate) mod router;
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+pub(crate) mod service;
 #[cfg(any(feature = "jsonrpc", feature = "rest"))]
 mod sse;

@@ -28,7 +28,7 @@ use crate::{
 pub struct BindingsService<S> {
     kind: Kind<S>,
     #[cfg(feature = "grpc")]
-    grpc: Option<crate::GrpcService<S>>,
+    grpc: Option<crate::GrpcBindingService<S>>,
 }
 
 #[derive(Debug, Clone)]
@@ -45,7 +45,7 @@ pub struct BindingsLayer {
     jsonrpc: Option<JsonRpcLayer>,
     rest: Option<RestLayer>,
     #[cfg(feature = "grpc")]
-    grpc: Option<crate::GrpcLayer>,
+    grpc: Option<crate::GrpcBindingLayer>,
 }
 
 impl BindingsLayer {
@@ -71,13 +71,13 @@ impl BindingsLayer {
             #[cfg(feature = "grpc")]
             grpc: card
                 .interface(crate::types::BINDING_GRPC)
-                .map(|_| crate::GrpcLayer::new(card))
+                .map(|_| crate::GrpcBindingLayer::new(card))
                 .transpose()?,
         })
     }
 
     /// The gRPC binding's largest request message (see
-    /// [`GrpcLayer::max_message_bytes`](crate::GrpcLayer::max_message_bytes));
+    /// [`GrpcBindingLayer::max_message_bytes`](crate::GrpcBindingLayer::max_message_bytes));
     /// the HTTP bindings are bounded by the body-limit layer alone.
     #[cfg(feature = "grpc")]
     #[cfg_attr(docsrs, doc(cfg(feature = "grpc")))]

@@ -35,7 +35,7 @@ pub(crate) const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
 pub(crate) const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// The JSON payload of each frame, per binding.
-pub(crate) trait EncodeFrame: Send + Unpin + 'static {
+pub trait EncodeFrame: Send + Unpin + 'static {
     /// The JSON of one event.
     fn event(&self, event: &StreamResponse) -> Result<Bytes, A2aError>;
     /// The JSON of the error that ends the stream.

@@ -1,4 +1,4 @@
-//! [`ResponseFuture`] of [`A2aExtensionsService`](super::A2aExtensionsService).
+//! [`ResponseFuture`] of [`ExtensionsService`](super::ExtensionsService).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -12,7 +12,7 @@ use super::A2A_EXTENSIONS;
 use crate::{Body, BoxError};
 
 pin_project! {
-    /// Response future of [`A2aExtensionsService`](super::A2aExtensionsService): the inner
+    /// Response future of [`ExtensionsService`](super::ExtensionsService): the inner
     /// service's response with the activated extensions in `A2A-Extensions`,
     /// or the ExtensionSupportRequired refusal.
     #[must_use = "futures do nothing unless polled"]

@@ -1,10 +1,10 @@
-//! [`A2aExtensionsLayer`]: the extensions the card declares.
+//! [`ExtensionsLayer`]: the extensions the card declares.
 
 use std::sync::Arc;
 
 use tower_layer::Layer;
 
-use super::A2aExtensionsService;
+use super::ExtensionsService;
 use crate::ConfigError;
 use crate::plumbing::routes::Routes;
 use crate::types::AgentCard;
@@ -13,7 +13,7 @@ use crate::types::AgentCard;
 /// [module docs](crate::extensions).
 #[derive(Debug, Clone)]
 #[must_use]
-pub struct A2aExtensionsLayer {
+pub struct ExtensionsLayer {
     config: Arc<Config>,
 }
 
@@ -27,7 +27,7 @@ pub(super) struct Config {
     pub(super) required: Vec<String>,
 }
 
-impl A2aExtensionsLayer {
+impl ExtensionsLayer {
     /// A layer for the extensions `card` declares in `capabilities.extensions`.
     ///
     /// Fails if an interface URL is not an absolute `http(s)` URL, or an
@@ -62,11 +62,11 @@ impl A2aExtensionsLayer {
     }
 }
 
-impl<S> Layer<S> for A2aExtensionsLayer {
-    type Service = A2aExtensionsService<S>;
+impl<S> Layer<S> for ExtensionsLayer {
+    type Service = ExtensionsService<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        A2aExtensionsService::new(inner, Arc::clone(&self.config))
+        ExtensionsService::new(inner, Arc::clone(&self.config))
     }
 }
 
@@ -88,7 +88,7 @@ mod tests {
         let mut card = AgentCard::default();
         card.capabilities.extensions =
             vec![ext("urn:a", false), ext("urn:b", true), ext("urn:a", true)];
-        let layer = A2aExtensionsLayer::new(&card).unwrap();
+        let layer = ExtensionsLayer::new(&card).unwrap();
         assert_eq!(layer.config.declared, ["urn:a", "urn:b"]);
         assert_eq!(layer.config.required, ["urn:b", "urn:a"]);
     }
@@ -105,7 +105,7 @@ mod tests {
         ] {
             let mut card = AgentCard::default();
             card.capabilities.extensions = vec![ext(bad, false)];
-            assert!(A2aExtensionsLayer::new(&card).is_err(), "{bad:?}");
+            assert!(ExtensionsLayer::new(&card).is_err(), "{bad:?}");
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Activates the protocol extensions a client asks for in `A2A-Extensions`
 //! and enforces the card's required ones (a2a-spec.md §1.5).
 //!
-//! [`A2aExtensionsLayer`], on the card's JSON-RPC path and under its HTTP+JSON
+//! [`ExtensionsLayer`], on the card's JSON-RPC path and under its HTTP+JSON
 //! prefix:
 //!
 //! - reads `A2A-Extensions` as a comma-separated list of URIs, across any
@@ -25,7 +25,7 @@
 //! # Example
 //!
 //! ```
-//! use a2a_tower::{A2aExtensionsLayer, ActivatedExtensions};
+//! use a2a_tower::{ExtensionsLayer, ActivatedExtensions};
 //! use a2a_tower::types::{AgentCard, AgentExtension, AgentInterface};
 //! use http::{Request, Response, StatusCode};
 //! use tower::{ServiceBuilder, ServiceExt, service_fn};
@@ -38,7 +38,7 @@
 //!     ..Default::default()
 //! });
 //! let svc = ServiceBuilder::new()
-//!     .layer(A2aExtensionsLayer::new(&card)?)
+//!     .layer(ExtensionsLayer::new(&card)?)
 //!     .service(service_fn(|req: Request<String>| async move {
 //!         let active = req.extensions().get::<ActivatedExtensions>().cloned().unwrap_or_default();
 //!         Ok::<_, std::convert::Infallible>(Response::new(active.0.join(" ")))
@@ -59,8 +59,16 @@ mod layer;
 mod service;
 
 pub use self::future::ResponseFuture;
-pub use self::layer::A2aExtensionsLayer;
-pub use self::service::A2aExtensionsService;
+pub use self::layer::ExtensionsLayer;
+pub use self::service::ExtensionsService;
+
+/// The former name of [`ExtensionsLayer`].
+#[deprecated(note = "renamed to `ExtensionsLayer`")]
+pub type A2aExtensionsLayer = ExtensionsLayer;
+
+/// The former name of [`ExtensionsService`].
+#[deprecated(note = "renamed to `ExtensionsService`")]
+pub type A2aExtensionsService<S> = ExtensionsService<S>;
 
 /// The request and response header listing extension URIs.
 const A2A_EXTENSIONS: &str = "A2A-Extensions";

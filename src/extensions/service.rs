@@ -1,4 +1,4 @@
-//! [`A2aExtensionsService`]: extension activation.
+//! [`ExtensionsService`]: extension activation.
 
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -13,9 +13,9 @@ use super::layer::Config;
 use crate::plumbing::routes::error_response;
 use crate::{A2aError, ActivatedExtensions, Body, BoxError, ErrorKind};
 
-/// Activates extensions; built by [`A2aExtensionsLayer`](super::A2aExtensionsLayer).
+/// Activates extensions; built by [`ExtensionsLayer`](super::ExtensionsLayer).
 #[derive(Debug, Clone)]
-pub struct A2aExtensionsService<S> {
+pub struct ExtensionsService<S> {
     inner: S,
     config: Arc<Config>,
 }
@@ -63,7 +63,7 @@ impl Config {
     }
 }
 
-impl<S> A2aExtensionsService<S> {
+impl<S> ExtensionsService<S> {
     pub(super) fn new(inner: S, config: Arc<Config>) -> Self {
         Self { inner, config }
     }
@@ -71,7 +71,7 @@ impl<S> A2aExtensionsService<S> {
     crate::protocol::service::define_inner_service_accessors!(inner);
 }
 
-impl<S, B, ResBody> Service<Request<B>> for A2aExtensionsService<S>
+impl<S, B, ResBody> Service<Request<B>> for ExtensionsService<S>
 where
     S: Service<Request<B>, Response = Response<ResBody>>,
     ResBody: http_body::Body<Data = Bytes> + Send + 'static,
@@ -133,8 +133,8 @@ mod tests {
     fn service_and_future_are_send_and_sync() {
         type Inner = tower::util::BoxCloneSyncService<Request<Body>, Response<Body>, Infallible>;
         type Fut = ResponseFuture<std::future::Ready<Result<Response<Body>, Infallible>>>;
-        assert_send::<A2aExtensionsService<Inner>>();
-        assert_sync::<A2aExtensionsService<Inner>>();
+        assert_send::<ExtensionsService<Inner>>();
+        assert_sync::<ExtensionsService<Inner>>();
         assert_send::<Fut>();
     }
 }

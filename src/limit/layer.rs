@@ -1,10 +1,10 @@
-//! [`A2aBodyLimitLayer`]: configuration of the body limit.
+//! [`BodyLimitLayer`]: configuration of the body limit.
 
 use std::sync::Arc;
 
 use tower_layer::Layer;
 
-use super::A2aBodyLimitService;
+use super::BodyLimitService;
 use crate::ConfigError;
 use crate::plumbing::routes::Routes;
 use crate::types::AgentCard;
@@ -16,12 +16,12 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// See the [module docs](crate::limit).
 #[derive(Debug, Clone)]
 #[must_use]
-pub struct A2aBodyLimitLayer {
+pub struct BodyLimitLayer {
     routes: Arc<Routes>,
     max: usize,
 }
 
-impl A2aBodyLimitLayer {
+impl BodyLimitLayer {
     /// A layer with the default limit ([`DEFAULT_MAX_BODY_BYTES`]), shaping
     /// refusals for the JSON-RPC and HTTP+JSON interfaces of `card`.
     ///
@@ -49,11 +49,11 @@ impl A2aBodyLimitLayer {
     }
 }
 
-impl<S> Layer<S> for A2aBodyLimitLayer {
-    type Service = A2aBodyLimitService<S>;
+impl<S> Layer<S> for BodyLimitLayer {
+    type Service = BodyLimitService<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        A2aBodyLimitService::new(inner, Arc::clone(&self.routes), self.max)
+        BodyLimitService::new(inner, Arc::clone(&self.routes), self.max)
     }
 }
 
@@ -65,7 +65,7 @@ mod tests {
     #[test]
     fn builder() {
         let card = AgentCard::default().with_interface(AgentInterface::jsonrpc("http://h/rpc"));
-        let layer = A2aBodyLimitLayer::new(&card).unwrap();
+        let layer = BodyLimitLayer::new(&card).unwrap();
         assert_eq!(layer.limit(), DEFAULT_MAX_BODY_BYTES);
         assert_eq!(DEFAULT_MAX_BODY_BYTES, 4_194_304);
         assert_eq!(layer.clone().max_bytes(10).unwrap().limit(), 10);
@@ -75,6 +75,6 @@ mod tests {
     #[test]
     fn bad_card_url_is_a_config_error() {
         let card = AgentCard::default().with_interface(AgentInterface::jsonrpc("/relative"));
-        assert!(A2aBodyLimitLayer::new(&card).is_err());
+        assert!(BodyLimitLayer::new(&card).is_err());
     }
 }

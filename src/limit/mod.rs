@@ -1,7 +1,7 @@
 //! Bounds the request body before anything decodes it, answering an oversized
 //! request with a 413 shaped for its binding.
 //!
-//! [`A2aBodyLimitLayer`] (default [`DEFAULT_MAX_BODY_BYTES`], 4 MiB):
+//! [`BodyLimitLayer`] (default [`DEFAULT_MAX_BODY_BYTES`], 4 MiB):
 //!
 //! - refuses a request whose `Content-Length` (or exact size hint) is over the
 //!   limit **before** the inner service is called or a byte is read;
@@ -30,7 +30,7 @@
 //! # Example
 //!
 //! ```
-//! use a2a_tower::A2aBodyLimitLayer;
+//! use a2a_tower::BodyLimitLayer;
 //! use a2a_tower::types::{AgentCard, AgentInterface};
 //! use http::{Request, Response, StatusCode, header};
 //! use http_body_util::BodyExt;
@@ -40,7 +40,7 @@
 //! # async fn main() -> Result<(), a2a_tower::BoxError> {
 //! let card = AgentCard::default().with_interface(AgentInterface::jsonrpc("https://agent.example/rpc"));
 //! let svc = ServiceBuilder::new()
-//!     .layer(A2aBodyLimitLayer::new(&card)?.max_bytes(16)?)
+//!     .layer(BodyLimitLayer::new(&card)?.max_bytes(16)?)
 //!     .service(service_fn(|_req: Request<_>| async {
 //!         Ok::<_, std::convert::Infallible>(Response::new(String::from("ok")))
 //!     }));
@@ -60,8 +60,16 @@
 mod layer;
 mod service;
 
-pub use self::layer::{A2aBodyLimitLayer, DEFAULT_MAX_BODY_BYTES};
-pub use self::service::A2aBodyLimitService;
+pub use self::layer::{BodyLimitLayer, DEFAULT_MAX_BODY_BYTES};
+pub use self::service::BodyLimitService;
+
+/// The former name of [`BodyLimitLayer`].
+#[deprecated(note = "renamed to `BodyLimitLayer`")]
+pub type A2aBodyLimitLayer = BodyLimitLayer;
+
+/// The former name of [`BodyLimitService`].
+#[deprecated(note = "renamed to `BodyLimitService`")]
+pub type A2aBodyLimitService<S> = BodyLimitService<S>;
 
 #[cfg(any(feature = "jsonrpc", feature = "rest", feature = "grpc"))]
 use crate::BoxError;
@@ -89,6 +97,16 @@ pub(crate) fn is_length_limit(err: &BoxError) -> bool {
 #[cfg(all(test, any(feature = "jsonrpc", feature = "rest")))]
 mod tests {
     use super::*;
+
+    #[test]
+    #[allow(deprecated)]
+    fn the_former_names_still_build() {
+        use crate::types::{AgentCard, AgentInterface};
+        let card = AgentCard::default().with_interface(AgentInterface::jsonrpc("http://h/"));
+        let _: crate::A2aBodyLimitLayer = crate::A2aBodyLimitLayer::new(&card).unwrap();
+        let _: crate::A2aVersionLayer = crate::A2aVersionLayer::new(&card).unwrap();
+        let _: crate::A2aExtensionsLayer = crate::A2aExtensionsLayer::new(&card).unwrap();
+    }
     use std::fmt;
 
     #[derive(Debug)]
@@ -133,6 +151,6 @@ mod tests {
 }
 
 crate::plumbing::future::opaque_future! {
-    /// Response future of [`A2aBodyLimitService`].
+    /// Response future of [`BodyLimitService`].
     pub type ResponseFuture<F> = crate::plumbing::future::EdgeFuture<F>;
 }

@@ -1,4 +1,4 @@
-//! [`A2aBodyLimitService`]: the body limit service.
+//! [`BodyLimitService`]: the body limit service.
 
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -13,15 +13,15 @@ use crate::plumbing::future::EdgeFuture;
 use crate::plumbing::routes::{Routes, error_response};
 use crate::{A2aError, Body, BoxError, ErrorKind};
 
-/// Bounds request bodies; built by [`A2aBodyLimitLayer`](super::A2aBodyLimitLayer).
+/// Bounds request bodies; built by [`BodyLimitLayer`](super::BodyLimitLayer).
 #[derive(Debug, Clone)]
-pub struct A2aBodyLimitService<S> {
+pub struct BodyLimitService<S> {
     inner: S,
     routes: Arc<Routes>,
     max: usize,
 }
 
-impl<S> A2aBodyLimitService<S> {
+impl<S> BodyLimitService<S> {
     pub(super) fn new(inner: S, routes: Arc<Routes>, max: usize) -> Self {
         Self { inner, routes, max }
     }
@@ -57,7 +57,7 @@ impl<S> A2aBodyLimitService<S> {
     }
 }
 
-impl<S, B, ResBody> Service<Request<B>> for A2aBodyLimitService<S>
+impl<S, B, ResBody> Service<Request<B>> for BodyLimitService<S>
 where
     S: Service<Request<Limited<B>>, Response = Response<ResBody>>,
     B: http_body::Body,
@@ -89,7 +89,7 @@ mod tests {
     use tower::{ServiceExt, service_fn};
 
     use super::*;
-    use crate::A2aBodyLimitLayer;
+    use crate::BodyLimitLayer;
     use crate::types::{AgentCard, AgentInterface};
     use tower_layer::Layer;
 
@@ -98,7 +98,7 @@ mod tests {
 
     #[test]
     fn service_and_future_are_send_and_sync() {
-        type Svc = A2aBodyLimitService<
+        type Svc = BodyLimitService<
             tower::util::BoxCloneSyncService<Request<Limited<Body>>, Response<Body>, Infallible>,
         >;
         assert_send::<Svc>();
@@ -109,7 +109,7 @@ mod tests {
     #[tokio::test]
     async fn exact_size_hint_over_the_limit_is_refused_without_a_header() {
         let card = AgentCard::default().with_interface(AgentInterface::http_json("http://h/"));
-        let layer = A2aBodyLimitLayer::new(&card).unwrap().max_bytes(3).unwrap();
+        let layer = BodyLimitLayer::new(&card).unwrap().max_bytes(3).unwrap();
         let svc = layer.layer(service_fn(|_: Request<Limited<Full<Bytes>>>| async {
             Ok::<_, Infallible>(Response::new(Body::empty()))
         }));
@@ -126,7 +126,7 @@ mod tests {
     #[tokio::test]
     async fn unparsable_content_length_is_left_to_the_body_limit() {
         let card = AgentCard::default();
-        let layer = A2aBodyLimitLayer::new(&card).unwrap().max_bytes(3).unwrap();
+        let layer = BodyLimitLayer::new(&card).unwrap().max_bytes(3).unwrap();
         let svc = layer.layer(service_fn(
             |req: Request<Limited<Full<Bytes>>>| async move {
                 let read = req.into_body().collect().await.is_ok();

@@ -7,15 +7,15 @@ use tower_layer::{Identity, Layer, Stack};
 use crate::binding::router::BindingsService;
 use crate::card::{AgentCardService, ExtendedCard, StackCapabilities};
 use crate::engine::{Authority, TaskLayer};
-use crate::extensions::A2aExtensionsService;
-use crate::limit::{A2aBodyLimitService, DEFAULT_MAX_BODY_BYTES};
+use crate::extensions::ExtensionsService;
+use crate::limit::{BodyLimitService, DEFAULT_MAX_BODY_BYTES};
 use crate::log::TaskStore;
 use crate::types::AgentCard;
-use crate::version::A2aVersionService;
+use crate::version::VersionService;
 use crate::{BoxError, ExtensionMethod};
 
 /// The HTTP stack below the card endpoint and the host's HTTP layers.
-pub type Edge<S> = A2aBodyLimitService<A2aVersionService<A2aExtensionsService<BindingsService<S>>>>;
+pub type Edge<S> = BodyLimitService<VersionService<ExtensionsService<BindingsService<S>>>>;
 
 /// The assembled service: the card endpoint around the host's HTTP layers
 /// (`HL`) around the A2A edge over the core.
@@ -60,9 +60,9 @@ impl A2aServer {
 /// ```text
 /// AgentCardLayer            GET /.well-known/agent-card.json (public)
 ///  └ http_layer(..)         host HTTP layers, in the order added (first = outermost)
-///    └ A2aBodyLimitLayer → A2aVersionLayer → A2aExtensionsLayer
+///    └ BodyLimitLayer → VersionLayer → ExtensionsLayer
 ///      └ JsonRpcService / RestService  the card's JSONRPC and HTTP+JSON interfaces
-///        (and GrpcService for a GRPC interface, by content type; `grpc` feature)
+///        (and GrpcBindingService for a GRPC interface, by content type; `grpc` feature)
 ///        └ a2a_layer(..)    host A2aRequest layers (authority, quotas, audit)
 ///          └ ExtendedCardService  GetExtendedAgentCard, when `extended_card` is set
 ///            └ TaskService  the task engine over the task log (or a raw core)

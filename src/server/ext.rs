@@ -7,7 +7,7 @@ use tower_layer::Stack;
 #[cfg(all(feature = "jsonrpc", feature = "rest"))]
 use crate::binding::router::BindingsLayer;
 use crate::types::AgentCard;
-use crate::{A2aBodyLimitLayer, A2aExtensionsLayer, A2aVersionLayer, AgentCardLayer, ConfigError};
+use crate::{AgentCardLayer, BodyLimitLayer, ConfigError, ExtensionsLayer, VersionLayer};
 
 mod sealed {
     pub trait Sealed {}
@@ -48,23 +48,23 @@ pub trait A2aServiceBuilderExt<L>: sealed::Sealed + Sized {
         card: &AgentCard,
     ) -> Result<ServiceBuilder<Stack<AgentCardLayer, L>>, ConfigError>;
 
-    /// Adds [`A2aBodyLimitLayer`] with the default limit.
+    /// Adds [`BodyLimitLayer`] with the default limit.
     fn a2a_body_limit(
         self,
         card: &AgentCard,
-    ) -> Result<ServiceBuilder<Stack<A2aBodyLimitLayer, L>>, ConfigError>;
+    ) -> Result<ServiceBuilder<Stack<BodyLimitLayer, L>>, ConfigError>;
 
-    /// Adds [`A2aVersionLayer`].
+    /// Adds [`VersionLayer`].
     fn a2a_version(
         self,
         card: &AgentCard,
-    ) -> Result<ServiceBuilder<Stack<A2aVersionLayer, L>>, ConfigError>;
+    ) -> Result<ServiceBuilder<Stack<VersionLayer, L>>, ConfigError>;
 
-    /// Adds [`A2aExtensionsLayer`].
+    /// Adds [`ExtensionsLayer`].
     fn a2a_extensions(
         self,
         card: &AgentCard,
-    ) -> Result<ServiceBuilder<Stack<A2aExtensionsLayer, L>>, ConfigError>;
+    ) -> Result<ServiceBuilder<Stack<ExtensionsLayer, L>>, ConfigError>;
 
     /// Adds the card, body limit, version and extensions layers, in that order.
     #[allow(clippy::type_complexity)]
@@ -74,8 +74,8 @@ pub trait A2aServiceBuilderExt<L>: sealed::Sealed + Sized {
     ) -> Result<
         ServiceBuilder<
             Stack<
-                A2aExtensionsLayer,
-                Stack<A2aVersionLayer, Stack<A2aBodyLimitLayer, Stack<AgentCardLayer, L>>>,
+                ExtensionsLayer,
+                Stack<VersionLayer, Stack<BodyLimitLayer, Stack<AgentCardLayer, L>>>,
             >,
         >,
         ConfigError,
@@ -106,22 +106,22 @@ impl<L> A2aServiceBuilderExt<L> for ServiceBuilder<L> {
     fn a2a_body_limit(
         self,
         card: &AgentCard,
-    ) -> Result<ServiceBuilder<Stack<A2aBodyLimitLayer, L>>, ConfigError> {
-        Ok(self.layer(A2aBodyLimitLayer::new(card)?))
+    ) -> Result<ServiceBuilder<Stack<BodyLimitLayer, L>>, ConfigError> {
+        Ok(self.layer(BodyLimitLayer::new(card)?))
     }
 
     fn a2a_version(
         self,
         card: &AgentCard,
-    ) -> Result<ServiceBuilder<Stack<A2aVersionLayer, L>>, ConfigError> {
-        Ok(self.layer(A2aVersionLayer::new(card)?))
+    ) -> Result<ServiceBuilder<Stack<VersionLayer, L>>, ConfigError> {
+        Ok(self.layer(VersionLayer::new(card)?))
     }
 
     fn a2a_extensions(
         self,
         card: &AgentCard,
-    ) -> Result<ServiceBuilder<Stack<A2aExtensionsLayer, L>>, ConfigError> {
-        Ok(self.layer(A2aExtensionsLayer::new(card)?))
+    ) -> Result<ServiceBuilder<Stack<ExtensionsLayer, L>>, ConfigError> {
+        Ok(self.layer(ExtensionsLayer::new(card)?))
     }
 
     #[cfg(all(feature = "jsonrpc", feature = "rest"))]

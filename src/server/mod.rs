@@ -1,5 +1,6 @@
 //! One-call assembly of the whole A2A surface ([`A2aServer`]), the
-//! [`BindingsService`] the card advertises as one service,
+//! [`BindingsService`] the card advertises as one service (each HTTP binding
+//! the one [`BindingService`] shape, filled with its [`Codec`]),
 //! [`A2aServiceBuilderExt`] for composing by hand, and [`serve`] for hosts
 //! without a web framework (feature `serve`).
 //!
@@ -98,6 +99,9 @@ mod serve;
 #[cfg(all(feature = "jsonrpc", feature = "rest"))]
 #[cfg_attr(docsrs, doc(cfg(all(feature = "jsonrpc", feature = "rest"))))]
 pub use crate::binding::router::{BindingsLayer, BindingsService, ResponseFuture};
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "jsonrpc", feature = "rest"))))]
+pub use crate::binding::{codec::Codec, layer::BindingLayer, service::BindingService};
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 #[cfg_attr(
     docsrs,

@@ -27,8 +27,8 @@ use crate::engine::{
 };
 use crate::log::{MemoryTaskLog, TaskStore};
 use crate::{
-    A2aBodyLimitLayer, A2aExtensionsLayer, A2aService, A2aVersionLayer, AgentCardLayer, BoxError,
-    ConfigError,
+    A2aService, AgentCardLayer, BodyLimitLayer, BoxError, ConfigError, ExtensionsLayer,
+    VersionLayer,
 };
 
 impl<AL, HL> A2aServerBuilder<AL, HL> {
@@ -267,12 +267,12 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         let core = self
             .a2a_layers
             .layer(ExtendedCardService::optional(core, self.extended_card));
-        let edge = A2aBodyLimitLayer::new(card)?
+        let edge = BodyLimitLayer::new(card)?
             .max_bytes(self.max_body_bytes)?
             .layer(
-                A2aVersionLayer::new(card)?
+                VersionLayer::new(card)?
                     .lenient(self.lenient_version)
-                    .layer(A2aExtensionsLayer::new(card)?.layer(bindings.layer(core))),
+                    .layer(ExtensionsLayer::new(card)?.layer(bindings.layer(core))),
             );
         Ok(card_layer.layer(self.http_layers.layer(edge)))
     }

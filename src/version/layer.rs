@@ -1,11 +1,11 @@
-//! [`A2aVersionLayer`]: which versions the agent serves, and how a missing
+//! [`VersionLayer`]: which versions the agent serves, and how a missing
 //! header is read.
 
 use std::sync::Arc;
 
 use tower_layer::Layer;
 
-use super::A2aVersionService;
+use super::VersionService;
 use crate::plumbing::routes::Routes;
 use crate::types::{AgentCard, BINDING_HTTP_JSON, BINDING_JSONRPC};
 use crate::{ConfigError, ProtocolVersion};
@@ -13,7 +13,7 @@ use crate::{ConfigError, ProtocolVersion};
 /// Checks `A2A-Version` on A2A paths. See the [module docs](crate::version).
 #[derive(Debug, Clone)]
 #[must_use]
-pub struct A2aVersionLayer {
+pub struct VersionLayer {
     config: Arc<Config>,
 }
 
@@ -51,7 +51,7 @@ fn versions(card: &AgentCard, binding: &str) -> Result<Vec<ProtocolVersion>, Con
     Ok(out)
 }
 
-impl A2aVersionLayer {
+impl VersionLayer {
     /// A layer serving, on each binding's path, the `protocolVersion`s the
     /// card declares for that binding.
     ///
@@ -81,11 +81,11 @@ impl A2aVersionLayer {
     }
 }
 
-impl<S> Layer<S> for A2aVersionLayer {
-    type Service = A2aVersionService<S>;
+impl<S> Layer<S> for VersionLayer {
+    type Service = VersionService<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        A2aVersionService::new(inner, Arc::clone(&self.config))
+        VersionService::new(inner, Arc::clone(&self.config))
     }
 }
 
@@ -103,7 +103,7 @@ mod tests {
             .with_interface(old)
             .with_interface(AgentInterface::jsonrpc("http://h/rpc2"))
             .with_interface(AgentInterface::http_json("http://h/rest"));
-        let layer = A2aVersionLayer::new(&card).unwrap();
+        let layer = VersionLayer::new(&card).unwrap();
         assert_eq!(
             layer.config.jsonrpc,
             [ProtocolVersion::V0_3, ProtocolVersion::V1_0]
@@ -118,11 +118,11 @@ mod tests {
         let mut bad = AgentInterface::http_json("http://h/rest");
         bad.protocol_version = "one".into();
         let card = AgentCard::default().with_interface(bad);
-        assert!(A2aVersionLayer::new(&card).is_err());
+        assert!(VersionLayer::new(&card).is_err());
         let mut empty = AgentInterface::jsonrpc("http://h/rpc");
         empty.protocol_version = String::new();
         let card = AgentCard::default().with_interface(empty);
-        assert!(A2aVersionLayer::new(&card).is_err());
+        assert!(VersionLayer::new(&card).is_err());
     }
 
     #[test]
@@ -130,18 +130,18 @@ mod tests {
         let mut other = AgentInterface::new("h:9000", "OTHER");
         other.protocol_version = "whatever".into();
         let card = AgentCard::default().with_interface(other);
-        assert!(A2aVersionLayer::new(&card).is_ok());
+        assert!(VersionLayer::new(&card).is_ok());
     }
 
     #[cfg(feature = "grpc")]
     #[test]
     fn grpc_versions_are_read() {
         let card = AgentCard::default().with_interface(AgentInterface::new("h:9000", "GRPC"));
-        let layer = A2aVersionLayer::new(&card).unwrap();
+        let layer = VersionLayer::new(&card).unwrap();
         assert_eq!(layer.config.grpc, [ProtocolVersion::V1_0]);
         let mut bad = AgentInterface::new("h:9000", "GRPC");
         bad.protocol_version = "whatever".into();
         let card = AgentCard::default().with_interface(bad);
-        assert!(A2aVersionLayer::new(&card).is_err());
+        assert!(VersionLayer::new(&card).is_err());
     }
 }

@@ -1,7 +1,7 @@
 //! Checks the `A2A-Version` of every A2A request and hands the negotiated
 //! version to the binding (a2a-spec.md §1.3).
 //!
-//! [`A2aVersionLayer`], on the card's JSON-RPC path and under its HTTP+JSON
+//! [`VersionLayer`], on the card's JSON-RPC path and under its HTTP+JSON
 //! prefix:
 //!
 //! - reads the version from the `A2A-Version` header, else from the
@@ -10,7 +10,7 @@
 //! - compares `Major.Minor` only: a patch component (`1.0.2`) is ignored;
 //! - treats a missing or empty value as `0.3`, as the spec requires, so a
 //!   1.0-only agent refuses a request without the header. The opt-in
-//!   [`A2aVersionLayer::lenient`] treats a missing or empty value as `1.0`
+//!   [`VersionLayer::lenient`] treats a missing or empty value as `1.0`
 //!   instead, for curl and clients that never send the header; it is off by
 //!   default;
 //! - accepts the versions the card declares (`protocolVersion`) on the
@@ -33,7 +33,7 @@
 //! # Example
 //!
 //! ```
-//! use a2a_tower::{A2aVersionLayer, ProtocolVersion};
+//! use a2a_tower::{VersionLayer, ProtocolVersion};
 //! use a2a_tower::types::{AgentCard, AgentInterface};
 //! use http::{Request, Response, StatusCode};
 //! use http_body_util::BodyExt;
@@ -43,7 +43,7 @@
 //! # async fn main() -> Result<(), a2a_tower::BoxError> {
 //! let card = AgentCard::default().with_interface(AgentInterface::http_json("https://agent.example/a2a"));
 //! let svc = ServiceBuilder::new()
-//!     .layer(A2aVersionLayer::new(&card)?)
+//!     .layer(VersionLayer::new(&card)?)
 //!     .service(service_fn(|req: Request<String>| async move {
 //!         let v = req.extensions().get::<ProtocolVersion>().copied();
 //!         Ok::<_, std::convert::Infallible>(Response::new(format!("{v:?}")))
@@ -65,10 +65,18 @@
 mod layer;
 mod service;
 
-pub use self::layer::A2aVersionLayer;
-pub use self::service::A2aVersionService;
+pub use self::layer::VersionLayer;
+pub use self::service::VersionService;
+
+/// The former name of [`VersionLayer`].
+#[deprecated(note = "renamed to `VersionLayer`")]
+pub type A2aVersionLayer = VersionLayer;
+
+/// The former name of [`VersionService`].
+#[deprecated(note = "renamed to `VersionService`")]
+pub type A2aVersionService<S> = VersionService<S>;
 
 crate::plumbing::future::opaque_future! {
-    /// Response future of [`A2aVersionService`].
+    /// Response future of [`VersionService`].
     pub type ResponseFuture<F> = crate::plumbing::future::EdgeFuture<F>;
 }

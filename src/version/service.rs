@@ -1,4 +1,4 @@
-//! [`A2aVersionService`]: the version check.
+//! [`VersionService`]: the version check.
 
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -16,9 +16,9 @@ use crate::{A2aError, Body, BoxError, ErrorKind, ProtocolVersion};
 /// The header and query parameter carrying the requested version.
 const A2A_VERSION: &str = "A2A-Version";
 
-/// Checks `A2A-Version`; built by [`A2aVersionLayer`](super::A2aVersionLayer).
+/// Checks `A2A-Version`; built by [`VersionLayer`](super::VersionLayer).
 #[derive(Debug, Clone)]
-pub struct A2aVersionService<S> {
+pub struct VersionService<S> {
     inner: S,
     config: Arc<Config>,
 }
@@ -118,7 +118,7 @@ impl Config {
     }
 }
 
-impl<S> A2aVersionService<S> {
+impl<S> VersionService<S> {
     pub(super) fn new(inner: S, config: Arc<Config>) -> Self {
         Self { inner, config }
     }
@@ -126,7 +126,7 @@ impl<S> A2aVersionService<S> {
     crate::protocol::service::define_inner_service_accessors!(inner);
 }
 
-impl<S, B, ResBody> Service<Request<B>> for A2aVersionService<S>
+impl<S, B, ResBody> Service<Request<B>> for VersionService<S>
 where
     S: Service<Request<B>, Response = Response<ResBody>>,
     ResBody: http_body::Body<Data = Bytes> + Send + 'static,
@@ -216,8 +216,8 @@ mod tests {
     fn service_and_future_are_send_and_sync() {
         type Inner = tower::util::BoxCloneSyncService<Request<Body>, Response<Body>, Infallible>;
         type Fut = ResponseFuture<std::future::Ready<Result<Response<Body>, Infallible>>>;
-        assert_send::<A2aVersionService<Inner>>();
-        assert_sync::<A2aVersionService<Inner>>();
+        assert_send::<VersionService<Inner>>();
+        assert_sync::<VersionService<Inner>>();
         assert_send::<Fut>();
     }
 }

@@ -1,4 +1,4 @@
-//! A2aExtensionsLayer over a trivial inner service (a2a-spec.md §1.5): parsing
+//! ExtensionsLayer over a trivial inner service (a2a-spec.md §1.5): parsing
 //! `A2A-Extensions`, activation, required extensions, the response header;
 //! and a required extension enforced, with no fallback to another version of
 //! it, by the whole `A2aServer` (`support::assembled`) on both bindings.
@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use a2a_tower::types::{AgentCard, AgentExtension, AgentInterface};
-use a2a_tower::{A2aExtensionsLayer, ActivatedExtensions, Body};
+use a2a_tower::{ActivatedExtensions, Body, ExtensionsLayer};
 use http::{HeaderMap, Request, Response, StatusCode, header};
 use serde_json::{Value, json};
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
@@ -40,7 +40,7 @@ fn card(extensions: Vec<AgentExtension>) -> AgentCard {
 
 /// Echoes the activated extensions it found (`null` when none were inserted).
 fn app(
-    layer: A2aExtensionsLayer,
+    layer: ExtensionsLayer,
     calls: Arc<AtomicUsize>,
 ) -> impl Service<Request<Body>, Response = Response<Body>, Error = Infallible> {
     ServiceBuilder::new()
@@ -60,7 +60,7 @@ fn req(path: &str, lines: &[&str]) -> Request<Body> {
     b.body(Body::empty()).unwrap()
 }
 
-async fn call(layer: &A2aExtensionsLayer, req: Request<Body>) -> (StatusCode, HeaderMap, Value) {
+async fn call(layer: &ExtensionsLayer, req: Request<Body>) -> (StatusCode, HeaderMap, Value) {
     let res = app(layer.clone(), Arc::default())
         .oneshot(req)
         .await
@@ -80,7 +80,7 @@ fn echoed(headers: &HeaderMap) -> Vec<&str> {
 
 #[tokio::test]
 async fn declared_requested_extensions_are_activated_and_echoed() {
-    let layer = A2aExtensionsLayer::new(&card(vec![ext(TRACE, false), ext(COST, false)])).unwrap();
+    let layer = ExtensionsLayer::new(&card(vec![ext(TRACE, false), ext(COST, false)])).unwrap();
     // Two header lines, spaces, an empty entry, a duplicate and an unknown URI (ignored, §1.5).
     let lines = [
         " https://ext.example/cost/v1 ,https://unknown.example/x,,",
@@ -97,7 +97,7 @@ async fn declared_requested_extensions_are_activated_and_echoed() {
 
 #[tokio::test]
 async fn nothing_activated_means_no_response_header() {
-    let layer = A2aExtensionsLayer::new(&card(vec![ext(TRACE, false)])).unwrap();
+    let layer = ExtensionsLayer::new(&card(vec![ext(TRACE, false)])).unwrap();
     for lines in [&[][..], &["https://unknown.example/x"][..], &[""][..]] {
         let (status, headers, seen) = call(&layer, req("/rpc", lines)).await;
         assert_eq!(status, StatusCode::OK);
@@ -110,7 +110,7 @@ async fn nothing_activated_means_no_response_header() {
 async fn missing_required_extension_is_refused_per_binding() {
     // §1.5: a required extension the client did not request MUST give ExtensionSupportRequired.
     let calls = Arc::new(AtomicUsize::new(0));
-    let layer = A2aExtensionsLayer::new(&card(vec![ext(TRACE, false), ext(SIGNED, true)])).unwrap();
+    let layer = ExtensionsLayer::new(&card(vec![ext(TRACE, false), ext(SIGNED, true)])).unwrap();
     let expected_meta = json!({"requiredExtensions": SIGNED});
 
     let (status, headers, v) = call(&layer, req("/rpc", &[TRACE])).await;
@@ -151,7 +151,7 @@ async fn missing_required_extension_is_refused_per_binding() {
 
 #[tokio::test]
 async fn required_extension_requested_passes() {
-    let layer = A2aExtensionsLayer::new(&card(vec![ext(TRACE, true), ext(SIGNED, true)])).unwrap();
+    let layer = ExtensionsLayer::new(&card(vec![ext(TRACE, true), ext(SIGNED, true)])).unwrap();
     let (status, headers, seen) = call(&layer, req("/rpc", &[SIGNED, TRACE])).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(seen, json!([SIGNED, TRACE]));
@@ -169,7 +169,7 @@ async fn required_extension_requested_passes() {
 async fn card_endpoint_and_other_paths_pass_untouched() {
     let mut c = card(vec![ext(SIGNED, true)]);
     c.supported_interfaces = vec![AgentInterface::http_json("http://agent.example/")];
-    let layer = A2aExtensionsLayer::new(&c).unwrap();
+    let layer = ExtensionsLayer::new(&c).unwrap();
     let get = Request::get("/.well-known/agent-card.json")
         .body(Body::empty())
         .unwrap();
@@ -177,7 +177,7 @@ async fn card_endpoint_and_other_paths_pass_untouched() {
     assert_eq!((status, seen), (StatusCode::OK, Value::Null));
     assert!(echoed(&headers).is_empty());
 
-    let layer = A2aExtensionsLayer::new(&card(vec![ext(SIGNED, true)])).unwrap();
+    let layer = ExtensionsLayer::new(&card(vec![ext(SIGNED, true)])).unwrap();
     let (status, headers, seen) = call(&layer, req("/health", &[SIGNED])).await;
     assert_eq!((status, seen), (StatusCode::OK, Value::Null));
     assert!(echoed(&headers).is_empty());

@@ -745,17 +745,12 @@ async fn under_the_limit_and_version_layers() {
     // The crate's stack: body limit → version → JSON-RPC. A chunked body that
     // crosses the limit is read as a LengthLimitError by the binding → 413;
     // the negotiated version reaches the core's context (§1.3).
-    use a2a_tower::{A2aBodyLimitLayer, A2aVersionLayer, ProtocolVersion};
+    use a2a_tower::{BodyLimitLayer, ProtocolVersion, VersionLayer};
     let card = card(true);
     let stack = |log: Calls| {
         tower::ServiceBuilder::new()
-            .layer(
-                A2aBodyLimitLayer::new(&card)
-                    .unwrap()
-                    .max_bytes(64)
-                    .unwrap(),
-            )
-            .layer(A2aVersionLayer::new(&card).unwrap())
+            .layer(BodyLimitLayer::new(&card).unwrap().max_bytes(64).unwrap())
+            .layer(VersionLayer::new(&card).unwrap())
             .layer(JsonRpcLayer::new(&card).unwrap())
             .service(core(log))
     };

@@ -1,4 +1,4 @@
-//! A2aBodyLimitLayer over a trivial inner service: binding-shaped 413s, refusal
+//! BodyLimitLayer over a trivial inner service: binding-shaped 413s, refusal
 //! before the inner service is called, and a streamed body cut at the limit.
 
 use crate::support;
@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use a2a_tower::types::{AgentCard, AgentInterface};
-use a2a_tower::{A2aBodyLimitLayer, Body};
+use a2a_tower::{Body, BodyLimitLayer};
 use bytes::Bytes;
 use futures_util::StreamExt as _;
 use futures_util::stream;
@@ -35,7 +35,7 @@ struct Read {
 /// An inner service that counts its calls and reads the whole body, keeping
 /// on polling after an error to prove no byte past the limit is ever handed out.
 fn app<B>(
-    layer: A2aBodyLimitLayer,
+    layer: BodyLimitLayer,
     calls: Arc<AtomicUsize>,
 ) -> impl Service<Request<B>, Response = Response<Body>, Error = Infallible>
 where
@@ -80,10 +80,7 @@ fn oversized(path: &str, len: usize) -> Request<Full<Bytes>> {
 #[tokio::test]
 async fn jsonrpc_content_length_over_limit_is_a_jsonrpc_413_without_calling_inner() {
     let calls = Arc::new(AtomicUsize::new(0));
-    let layer = A2aBodyLimitLayer::new(&card())
-        .unwrap()
-        .max_bytes(8)
-        .unwrap();
+    let layer = BodyLimitLayer::new(&card()).unwrap().max_bytes(8).unwrap();
     for path in ["/rpc", "/rpc/"] {
         let res = app(layer.clone(), calls.clone())
             .oneshot(oversized(path, 9))
@@ -106,10 +103,7 @@ async fn jsonrpc_content_length_over_limit_is_a_jsonrpc_413_without_calling_inne
 #[tokio::test]
 async fn rest_content_length_over_limit_is_a_rest_413_without_calling_inner() {
     let calls = Arc::new(AtomicUsize::new(0));
-    let layer = A2aBodyLimitLayer::new(&card())
-        .unwrap()
-        .max_bytes(8)
-        .unwrap();
+    let layer = BodyLimitLayer::new(&card()).unwrap().max_bytes(8).unwrap();
     for path in ["/a2a/message:send", "/a2a/tenant-1/message:send", "/a2a"] {
         let res = app(layer.clone(), calls.clone())
             .oneshot(oversized(path, 9))
@@ -132,7 +126,7 @@ async fn other_paths_get_a_plain_413() {
     // REST at the root: the card path is still not an A2A path.
     let card =
         AgentCard::default().with_interface(AgentInterface::http_json("http://agent.example/"));
-    let layer = A2aBodyLimitLayer::new(&card).unwrap().max_bytes(8).unwrap();
+    let layer = BodyLimitLayer::new(&card).unwrap().max_bytes(8).unwrap();
     let res = app(layer.clone(), calls.clone())
         .oneshot(oversized("/.well-known/agent-card.json", 9))
         .await
@@ -142,7 +136,7 @@ async fn other_paths_get_a_plain_413() {
         (StatusCode::PAYLOAD_TOO_LARGE, None, Bytes::new())
     );
 
-    let layer = A2aBodyLimitLayer::new(&self::card())
+    let layer = BodyLimitLayer::new(&self::card())
         .unwrap()
         .max_bytes(8)
         .unwrap();
@@ -160,10 +154,7 @@ async fn other_paths_get_a_plain_413() {
 #[tokio::test]
 async fn a_body_at_the_limit_passes() {
     let calls = Arc::new(AtomicUsize::new(0));
-    let layer = A2aBodyLimitLayer::new(&card())
-        .unwrap()
-        .max_bytes(8)
-        .unwrap();
+    let layer = BodyLimitLayer::new(&card()).unwrap().max_bytes(8).unwrap();
     let res = app(layer, calls.clone())
         .oneshot(oversized("/rpc", 8))
         .await
@@ -178,7 +169,7 @@ async fn a_body_at_the_limit_passes() {
 #[tokio::test]
 async fn default_limit_is_four_mib() {
     let calls = Arc::new(AtomicUsize::new(0));
-    let layer = A2aBodyLimitLayer::new(&card()).unwrap();
+    let layer = BodyLimitLayer::new(&card()).unwrap();
     let mib4 = 4 * 1024 * 1024;
     let res = app(layer.clone(), calls.clone())
         .oneshot(oversized("/rpc", mib4 + 1))
@@ -210,10 +201,7 @@ async fn streamed_body_stops_at_the_limit() {
     let req = Request::post("/a2a/message:stream").body(body).unwrap();
 
     let calls = Arc::new(AtomicUsize::new(0));
-    let layer = A2aBodyLimitLayer::new(&card())
-        .unwrap()
-        .max_bytes(10)
-        .unwrap();
+    let layer = BodyLimitLayer::new(&card()).unwrap().max_bytes(10).unwrap();
     let res = app(layer, calls.clone()).oneshot(req).await.unwrap();
     // The inner read 8 bytes (two chunks), then got the limit error for the third;
     // it kept polling to the end of the stream and never received another byte.
@@ -235,10 +223,7 @@ async fn streamed_body_reading_stops_when_the_reader_stops() {
         Ok::<_, Infallible>(Frame::data(Bytes::from_static(b"abcd")))
     });
     let req = Request::post("/rpc").body(StreamBody::new(chunks)).unwrap();
-    let layer = A2aBodyLimitLayer::new(&card())
-        .unwrap()
-        .max_bytes(10)
-        .unwrap();
+    let layer = BodyLimitLayer::new(&card()).unwrap().max_bytes(10).unwrap();
     let svc = ServiceBuilder::new().layer(layer).service(service_fn(
         |req: Request<Limited<StreamBody<_>>>| async move {
             let err = req.into_body().collect().await.err();

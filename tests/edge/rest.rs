@@ -18,9 +18,9 @@ use a2a_tower::types::{
     TaskPushNotificationConfigId, TaskState, Timestamp,
 };
 use a2a_tower::{
-    A2aBodyLimitLayer, A2aError, A2aExtensionsLayer, A2aRequest, A2aResponse, A2aVersionLayer,
-    AgentCardLayer, Body, ErrorKind, EventStream, JsonRpcLayer, NotFound, Operation,
-    ProtocolVersion, RestLayer,
+    A2aError, A2aRequest, A2aResponse, AgentCardLayer, Body, BodyLimitLayer, ErrorKind,
+    EventStream, ExtensionsLayer, JsonRpcLayer, NotFound, Operation, ProtocolVersion, RestLayer,
+    VersionLayer,
 };
 use bytes::Bytes;
 use http::{Method, Request, StatusCode, header};
@@ -801,7 +801,7 @@ async fn principal_in_request_extensions_reaches_the_core() {
 #[tokio::test]
 async fn body_over_the_limit_is_413_in_the_rest_shape() {
     let log = Calls::default();
-    let svc = A2aBodyLimitLayer::new(&card())
+    let svc = BodyLimitLayer::new(&card())
         .unwrap()
         .max_bytes(16)
         .unwrap()
@@ -853,14 +853,9 @@ async fn combined_stack_shapes_refusals_per_binding() {
             tower::util::BoxCloneService::new(
                 tower::ServiceBuilder::new()
                     .layer(AgentCardLayer::with_capabilities(&card, caps).unwrap())
-                    .layer(
-                        A2aBodyLimitLayer::new(&card)
-                            .unwrap()
-                            .max_bytes(256)
-                            .unwrap(),
-                    )
-                    .layer(A2aVersionLayer::new(&card).unwrap())
-                    .layer(A2aExtensionsLayer::new(&card).unwrap())
+                    .layer(BodyLimitLayer::new(&card).unwrap().max_bytes(256).unwrap())
+                    .layer(VersionLayer::new(&card).unwrap())
+                    .layer(ExtensionsLayer::new(&card).unwrap())
                     .service($bindings),
             )
         };

@@ -1,4 +1,4 @@
-//! A2aVersionLayer over a trivial inner service (a2a-spec.md §1.3): header and
+//! VersionLayer over a trivial inner service (a2a-spec.md §1.3): header and
 //! query, patch ignored, missing = 0.3, lenient opt-in, binding-shaped refusals,
 //! card endpoint exempt; and a missing version refused by the whole
 //! `A2aServer` (`support::assembled`) on both bindings.
@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use a2a_tower::types::{AgentCard, AgentInterface};
-use a2a_tower::{A2aVersionLayer, Body, ProtocolVersion};
+use a2a_tower::{Body, ProtocolVersion, VersionLayer};
 use bytes::Bytes;
 use http::{Request, Response, StatusCode, header};
 use serde_json::Value;
@@ -30,7 +30,7 @@ fn card() -> AgentCard {
 /// Echoes the negotiated version it found in the request extensions
 /// (`none` when there was none), counting its calls.
 fn app(
-    layer: A2aVersionLayer,
+    layer: VersionLayer,
     calls: Arc<AtomicUsize>,
 ) -> impl Service<Request<Body>, Response = Response<Body>, Error = Infallible> {
     ServiceBuilder::new()
@@ -53,7 +53,7 @@ fn req(path: &str, version: Option<&str>) -> Request<Body> {
     b.body(Body::empty()).unwrap()
 }
 
-async fn call(layer: &A2aVersionLayer, req: Request<Body>) -> (StatusCode, Option<String>, Bytes) {
+async fn call(layer: &VersionLayer, req: Request<Body>) -> (StatusCode, Option<String>, Bytes) {
     let res = app(layer.clone(), Arc::default())
         .oneshot(req)
         .await
@@ -64,13 +64,13 @@ async fn call(layer: &A2aVersionLayer, req: Request<Body>) -> (StatusCode, Optio
 }
 
 /// The request passed, and the inner service saw `version`.
-async fn accepted(layer: &A2aVersionLayer, req: Request<Body>, version: &str) {
+async fn accepted(layer: &VersionLayer, req: Request<Body>, version: &str) {
     let (status, _, body) = call(layer, req).await;
     assert_eq!((status, &body[..]), (StatusCode::OK, version.as_bytes()));
 }
 
 /// A JSON-RPC VersionNotSupported: HTTP 200 (§6.1 REC), code -32009, id null.
-async fn jsonrpc_refused(layer: &A2aVersionLayer, req: Request<Body>) -> Value {
+async fn jsonrpc_refused(layer: &VersionLayer, req: Request<Body>) -> Value {
     let (status, ct, body) = call(layer, req).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(ct.as_deref(), Some("application/json"));
@@ -84,7 +84,7 @@ async fn jsonrpc_refused(layer: &A2aVersionLayer, req: Request<Body>) -> Value {
 }
 
 /// A REST VersionNotSupported: HTTP 400, FAILED_PRECONDITION (§1.3).
-async fn rest_refused(layer: &A2aVersionLayer, req: Request<Body>) -> Value {
+async fn rest_refused(layer: &VersionLayer, req: Request<Body>) -> Value {
     let (status, ct, body) = call(layer, req).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(ct.as_deref(), Some("application/json"));
@@ -101,7 +101,7 @@ fn meta(requested: &str, supported: &str) -> Value {
 
 #[tokio::test]
 async fn supported_version_passes_and_reaches_the_binding() {
-    let layer = A2aVersionLayer::new(&card()).unwrap();
+    let layer = VersionLayer::new(&card()).unwrap();
     accepted(&layer, req("/rpc", Some("1.0")), "1.0").await;
     accepted(&layer, req("/rpc/", Some("1.0")), "1.0").await;
     accepted(&layer, req("/a2a/tasks/t-1", Some("1.0")), "1.0").await;
@@ -110,26 +110,26 @@ async fn supported_version_passes_and_reaches_the_binding() {
 #[tokio::test]
 async fn patch_is_ignored() {
     // §1.1: patch numbers MUST NOT be considered when negotiating.
-    let layer = A2aVersionLayer::new(&card()).unwrap();
+    let layer = VersionLayer::new(&card()).unwrap();
     accepted(&layer, req("/rpc", Some("1.0.9")), "1.0").await;
     accepted(&layer, req("/a2a/message:send", Some("1.0.0")), "1.0").await;
     let mut iface = AgentInterface::jsonrpc("http://agent.example/rpc");
     iface.protocol_version = "1.0.3".into();
-    let layer = A2aVersionLayer::new(&AgentCard::default().with_interface(iface)).unwrap();
+    let layer = VersionLayer::new(&AgentCard::default().with_interface(iface)).unwrap();
     accepted(&layer, req("/rpc", Some("1.0")), "1.0").await;
 }
 
 #[tokio::test]
 async fn query_parameter_is_the_fallback() {
     // §1.3: a client MAY put A2A-Version in the query string.
-    let layer = A2aVersionLayer::new(&card()).unwrap();
+    let layer = VersionLayer::new(&card()).unwrap();
     accepted(&layer, req("/a2a/tasks?A2A-Version=1.0", None), "1.0").await;
     accepted(&layer, req("/rpc?A2A-Version=1.0", Some("")), "1.0").await;
 }
 
 #[tokio::test]
 async fn header_wins_over_query() {
-    let layer = A2aVersionLayer::new(&card()).unwrap();
+    let layer = VersionLayer::new(&card()).unwrap();
     accepted(&layer, req("/rpc?A2A-Version=0.3", Some("1.0")), "1.0").await;
     let m = jsonrpc_refused(&layer, req("/rpc?A2A-Version=1.0", Some("0.3"))).await;
     assert_eq!(m, meta("0.3", "1.0"));
@@ -139,7 +139,7 @@ async fn header_wins_over_query() {
 async fn missing_or_empty_means_0_3_and_is_refused() {
     // §1.3: the server MUST interpret an empty or missing value as 0.3.
     let calls = Arc::new(AtomicUsize::new(0));
-    let layer = A2aVersionLayer::new(&card()).unwrap();
+    let layer = VersionLayer::new(&card()).unwrap();
     for version in [None, Some(""), Some("  ")] {
         assert_eq!(
             jsonrpc_refused(&layer, req("/rpc", version)).await,
@@ -171,7 +171,7 @@ async fn missing_is_served_as_0_3_when_the_card_declares_0_3() {
     let mut old = AgentInterface::jsonrpc("http://agent.example/rpc");
     old.protocol_version = "0.3.0".into();
     let card = card().with_interface(old);
-    let layer = A2aVersionLayer::new(&card).unwrap();
+    let layer = VersionLayer::new(&card).unwrap();
     accepted(&layer, req("/rpc", None), "0.3").await;
     // Only the JSON-RPC interface declares 0.3: the REST binding refuses it.
     assert_eq!(
@@ -182,7 +182,7 @@ async fn missing_is_served_as_0_3_when_the_card_declares_0_3() {
 
 #[tokio::test]
 async fn unsupported_and_malformed_versions_are_refused() {
-    let layer = A2aVersionLayer::new(&card()).unwrap();
+    let layer = VersionLayer::new(&card()).unwrap();
     assert_eq!(
         jsonrpc_refused(&layer, req("/rpc", Some("2.0"))).await,
         meta("2.0", "1.0")
@@ -206,7 +206,7 @@ async fn unsupported_and_malformed_versions_are_refused() {
 
 #[tokio::test]
 async fn lenient_treats_missing_as_1_0() {
-    let layer = A2aVersionLayer::new(&card()).unwrap().lenient(true);
+    let layer = VersionLayer::new(&card()).unwrap().lenient(true);
     accepted(&layer, req("/rpc", None), "1.0").await;
     accepted(&layer, req("/a2a/tasks", Some("")), "1.0").await;
     // An explicit 0.3 is still refused.
@@ -215,7 +215,7 @@ async fn lenient_treats_missing_as_1_0() {
         meta("0.3", "1.0")
     );
     // And it is off by default.
-    let strict = A2aVersionLayer::new(&card()).unwrap();
+    let strict = VersionLayer::new(&card()).unwrap();
     assert_eq!(
         jsonrpc_refused(&strict, req("/rpc", None)).await,
         meta("0.3", "1.0")
@@ -227,7 +227,7 @@ async fn card_endpoint_and_other_paths_pass_untouched() {
     // §1.3: the well-known card fetch needs no version header, even with REST at the root.
     let card =
         AgentCard::default().with_interface(AgentInterface::http_json("http://agent.example/"));
-    let layer = A2aVersionLayer::new(&card).unwrap();
+    let layer = VersionLayer::new(&card).unwrap();
     let get = Request::get("/.well-known/agent-card.json")
         .body(Body::empty())
         .unwrap();
@@ -237,7 +237,7 @@ async fn card_endpoint_and_other_paths_pass_untouched() {
         meta("0.3", "1.0")
     );
 
-    let layer = A2aVersionLayer::new(&self::card()).unwrap();
+    let layer = VersionLayer::new(&self::card()).unwrap();
     accepted(&layer, req("/health", None), "none").await;
     accepted(&layer, req("/rpcx", Some("9.9")), "none").await;
     accepted(&layer, req("/a2ab", Some("abc")), "none").await;

@@ -1,6 +1,6 @@
 //! The gRPC binding's decoding: protobuf bytes (arbitrary, and valid
 //! requests with byte edits) through prost into the generated message, then
-//! through ProtoJSON into the crate's type, as `GrpcService` bridges them.
+//! through ProtoJSON into the crate's type, as `GrpcBindingService` bridges them.
 //! A message the crate's type takes goes back to the proto and returns
 //! unchanged, unless it holds a number that is not a 64-bit integer: those
 //! do not convert back (see docs/fuzzing.md, "Findings").

@@ -262,14 +262,14 @@ mod tests {
 
     use tower::{Layer, ServiceExt};
 
-    use crate::binding::grpc::GrpcLayer;
+    use crate::binding::grpc::GrpcBindingLayer;
     use crate::types::{AgentCapabilities, AgentCard, AgentInterface};
     use crate::{A2aError, A2aRequest, A2aResponse, Body, ErrorKind, OperationKind};
 
     type Core = tower::util::BoxCloneSyncService<A2aRequest, A2aResponse, A2aError>;
 
     /// The `grpc-status` of an RPC to `path` with an empty message.
-    async fn status_of(svc: &crate::grpc::GrpcService<Core>, path: &str) -> String {
+    async fn status_of(svc: &crate::grpc::GrpcBindingService<Core>, path: &str) -> String {
         let req = http::Request::post(path)
             .header("content-type", "application/grpc")
             .body(Body::full(vec![0u8; 5]))
@@ -295,7 +295,7 @@ mod tests {
             log.lock().unwrap().push(req.operation.kind());
             async { Err::<A2aResponse, _>(A2aError::new(ErrorKind::UnsupportedOperation)) }
         });
-        let svc = GrpcLayer::new(&card).unwrap().layer(Core::new(core));
+        let svc = GrpcBindingLayer::new(&card).unwrap().layer(Core::new(core));
         for &kind in OperationKind::ALL {
             let status = status_of(&svc, kind.grpc_path()).await;
             // FAILED_PRECONDITION from the core, or INVALID_ARGUMENT for a

@@ -1,10 +1,10 @@
-//! [`GrpcLayer`]: applies the gRPC binding to a core service.
+//! [`GrpcBindingLayer`]: applies the gRPC binding to a core service.
 
 use std::sync::Arc;
 
 use tower_layer::Layer;
 
-use super::GrpcService;
+use super::GrpcBindingService;
 use crate::limit::DEFAULT_MAX_BODY_BYTES;
 use crate::types::{AgentCapabilities, AgentCard, BINDING_GRPC};
 use crate::{ConfigError, NotFound};
@@ -13,13 +13,13 @@ use crate::{ConfigError, NotFound};
 /// [`A2aService`](crate::A2aService); see the [module docs](super).
 #[must_use]
 #[derive(Debug, Clone)]
-pub struct GrpcLayer<F = NotFound> {
+pub struct GrpcBindingLayer<F = NotFound> {
     capabilities: Arc<AgentCapabilities>,
     max_message_bytes: usize,
     fallback: F,
 }
 
-impl GrpcLayer {
+impl GrpcBindingLayer {
     /// The binding for the card's `GRPC` interface, with the card's
     /// capabilities (§4.8). Fails if the card has no GRPC interface.
     pub fn new(card: &AgentCard) -> Result<Self, ConfigError> {
@@ -34,7 +34,7 @@ impl GrpcLayer {
     }
 }
 
-impl<F> GrpcLayer<F> {
+impl<F> GrpcBindingLayer<F> {
     /// The largest request message decoded (default 4 MiB, the body
     /// limit's default); a larger one is refused with RESOURCE_EXHAUSTED
     /// (PayloadTooLarge). Set it to the body limit of the stack.
@@ -46,8 +46,8 @@ impl<F> GrpcLayer<F> {
     /// The HTTP service for requests that are not gRPC (default
     /// [`NotFound`]), for example the JSON-RPC and HTTP+JSON bindings over
     /// the same core.
-    pub fn fallback<F2>(self, fallback: F2) -> GrpcLayer<F2> {
-        GrpcLayer {
+    pub fn fallback<F2>(self, fallback: F2) -> GrpcBindingLayer<F2> {
+        GrpcBindingLayer {
             capabilities: self.capabilities,
             max_message_bytes: self.max_message_bytes,
             fallback,
@@ -55,11 +55,11 @@ impl<F> GrpcLayer<F> {
     }
 }
 
-impl<S: Clone, F: Clone> Layer<S> for GrpcLayer<F> {
-    type Service = GrpcService<S, F>;
+impl<S: Clone, F: Clone> Layer<S> for GrpcBindingLayer<F> {
+    type Service = GrpcBindingService<S, F>;
 
     fn layer(&self, core: S) -> Self::Service {
-        GrpcService::new(
+        GrpcBindingService::new(
             core,
             self.fallback.clone(),
             self.capabilities.clone(),
@@ -76,9 +76,22 @@ mod tests {
     #[test]
     fn needs_a_grpc_interface() {
         let rpc_only = AgentCard::default().with_interface(AgentInterface::jsonrpc("http://h/"));
-        assert!(GrpcLayer::new(&rpc_only).is_err());
+        assert!(GrpcBindingLayer::new(&rpc_only).is_err());
         let card = AgentCard::default().with_interface(AgentInterface::new("h:50051", "GRPC"));
-        let layer = GrpcLayer::new(&card).unwrap().max_message_bytes(10);
+        let layer = GrpcBindingLayer::new(&card).unwrap().max_message_bytes(10);
         assert_eq!(layer.max_message_bytes, 10);
+    }
+
+    #[test]
+    #[allow(deprecated)]
+    fn the_former_names_still_build() {
+        let card = AgentCard::default().with_interface(AgentInterface::new("h:50051", "GRPC"));
+        let layer: crate::GrpcLayer = crate::GrpcLayer::new(&card).unwrap();
+        let core = tower::service_fn(|_: crate::A2aRequest| async {
+            Err::<crate::A2aResponse, _>(crate::A2aError::new(
+                crate::ErrorKind::UnsupportedOperation,
+            ))
+        });
+        let _: crate::GrpcService<_> = layer.layer(core);
     }
 }

@@ -2,7 +2,7 @@
 //! service `lf.a2a.v1.A2AService` as a Tower service, through tonic's
 //! generated server, over the same core as the other bindings.
 //!
-//! [`GrpcLayer`] builds a [`GrpcService`] over a core
+//! [`GrpcBindingLayer`] builds a [`GrpcBindingService`] over a core
 //! [`A2aService`](crate::A2aService). A request whose `Content-Type` is
 //! `application/grpc` (or `application/grpc+…`) is an RPC; anything else goes
 //! to the fallback, so the gRPC binding can sit in front of the JSON-RPC and
@@ -22,20 +22,21 @@
 //! later one ends the stream with its status.
 //!
 //! - **Service parameters** travel as metadata: the version and extension
-//!   layers ([`A2aVersionLayer`](crate::A2aVersionLayer),
-//!   [`A2aExtensionsLayer`](crate::A2aExtensionsLayer)) read `a2a-version`
+//!   layers ([`VersionLayer`](crate::VersionLayer),
+//!   [`ExtensionsLayer`](crate::ExtensionsLayer)) read `a2a-version`
 //!   and `a2a-extensions` by the same rules as the HTTP headers, and refuse a
 //!   gRPC request with a gRPC status (a trailers-only response).
 //! - **Errors** are statuses with the error table's gRPC code, the safe
 //!   message, and a `google.rpc.Status` in `grpc-status-details-bin` whose
 //!   details are a `google.rpc.ErrorInfo` (reason, domain `a2a-protocol.org`,
-//!   metadata) and, for field violations, a `google.rpc.BadRequest`. The
-//!   [`rpc`] module has the messages to read them. As on any gRPC server, a
+//!   metadata) and, for field violations, a `google.rpc.BadRequest`, the
+//!   standard messages any gRPC client can read (tonic-types' `StatusExt`,
+//!   for one). As on any gRPC server, a
 //!   method the service lacks is UNIMPLEMENTED and a request that is not
 //!   valid protobuf is INTERNAL (tonic's answers, without A2A details).
-//! - **The body limit**: a message over [`GrpcLayer::max_message_bytes`] (set
+//! - **The body limit**: a message over [`GrpcBindingLayer::max_message_bytes`] (set
 //!   to the stack's body limit by [`A2aServer`]) or a body over
-//!   [`A2aBodyLimitLayer`](crate::A2aBodyLimitLayer)'s limit is
+//!   [`BodyLimitLayer`](crate::BodyLimitLayer)'s limit is
 //!   RESOURCE_EXHAUSTED with the PAYLOAD_TOO_LARGE ErrorInfo.
 //! - **Numbers in data parts and metadata** arrive as protobuf `Struct` and
 //!   `Value`, whose numbers are doubles: `1.10` arrives as `1.1`, and
@@ -53,10 +54,9 @@
 //! message), against a core that knows no task:
 //!
 //! ```
-//! use a2a_tower::grpc::{GrpcLayer, proto};
+//! use a2a_tower::grpc::GrpcBindingLayer;
 //! use a2a_tower::types::{AgentCard, AgentInterface};
 //! use a2a_tower::{A2aError, A2aRequest, A2aResponse, Body, Operation};
-//! use prost::Message as _;
 //! use tower::{Layer, ServiceExt};
 //!
 //! # tokio_test();
@@ -69,12 +69,13 @@
 //!         _ => unreachable!(),
 //!     }
 //! });
-//! let svc = GrpcLayer::new(&card).unwrap().layer(core);
+//! let svc = GrpcBindingLayer::new(&card).unwrap().layer(core);
 //!
-//! let message = proto::GetTaskRequest { id: "t-404".into(), ..Default::default() };
+//! // GetTaskRequest { id: "t-404" }: field 2, length-delimited.
+//! let message = b"\x12\x05t-404";
 //! let mut frame = vec![0u8];
-//! frame.extend((message.encoded_len() as u32).to_be_bytes());
-//! message.encode(&mut frame).unwrap();
+//! frame.extend((message.len() as u32).to_be_bytes());
+//! frame.extend(message);
 //! let req = http::Request::post("/lf.a2a.v1.A2AService/GetTask")
 //!     .header("content-type", "application/grpc")
 //!     .header("a2a-version", "1.0")
@@ -90,15 +91,29 @@
 mod convert;
 mod handler;
 mod layer;
+/// The messages and service generated from `a2a.proto`, for the tests,
+/// examples and fuzz targets: prost and tonic types, not part of the API.
+#[doc(hidden)]
 pub mod proto;
+/// The generated `google.rpc` error details, for the tests: prost types, not
+/// part of the API.
+#[doc(hidden)]
 pub mod rpc;
 mod service;
 pub(crate) mod status;
 
-pub use layer::GrpcLayer;
-pub use service::GrpcService;
+pub use layer::GrpcBindingLayer;
+pub use service::GrpcBindingService;
+
+/// The former name of [`GrpcBindingLayer`].
+#[deprecated(note = "renamed to `GrpcBindingLayer`")]
+pub type GrpcLayer<F = crate::NotFound> = GrpcBindingLayer<F>;
+
+/// The former name of [`GrpcBindingService`].
+#[deprecated(note = "renamed to `GrpcBindingService`")]
+pub type GrpcService<S, F = crate::NotFound> = GrpcBindingService<S, F>;
 
 crate::plumbing::future::opaque_future! {
-    /// Response future of [`GrpcService`].
+    /// Response future of [`GrpcBindingService`].
     pub type ResponseFuture<F> = crate::plumbing::future::BindingFuture<F>;
 }

@@ -1,4 +1,4 @@
-//! [`GrpcService`]: gRPC requests to the generated `A2AService`, everything
+//! [`GrpcBindingService`]: gRPC requests to the generated `A2AService`, everything
 //! else to the fallback.
 
 use std::sync::Arc;
@@ -21,17 +21,17 @@ use crate::{A2aError, A2aService, Body, BoxError, ErrorKind, NotFound};
 /// The gRPC binding over a core `S`: requests with a gRPC content type
 /// (`application/grpc`, `application/grpc+proto`, …) are A2A RPCs; any
 /// other request goes to the fallback `F`. Built by
-/// [`GrpcLayer`](super::GrpcLayer).
+/// [`GrpcBindingLayer`](super::GrpcBindingLayer).
 ///
 /// Readiness: `poll_ready` is the fallback's; each call clones the core and
 /// waits for its readiness inside the response future.
-pub struct GrpcService<S, F = NotFound> {
+pub struct GrpcBindingService<S, F = NotFound> {
     core: S,
     server: A2aServiceServer<Handler<S>>,
     fallback: F,
 }
 
-impl<S: Clone, F: Clone> Clone for GrpcService<S, F> {
+impl<S: Clone, F: Clone> Clone for GrpcBindingService<S, F> {
     fn clone(&self) -> Self {
         Self {
             core: self.core.clone(),
@@ -41,16 +41,16 @@ impl<S: Clone, F: Clone> Clone for GrpcService<S, F> {
     }
 }
 
-impl<S: std::fmt::Debug, F: std::fmt::Debug> std::fmt::Debug for GrpcService<S, F> {
+impl<S: std::fmt::Debug, F: std::fmt::Debug> std::fmt::Debug for GrpcBindingService<S, F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GrpcService")
+        f.debug_struct("GrpcBindingService")
             .field("core", &self.core)
             .field("fallback", &self.fallback)
             .finish_non_exhaustive()
     }
 }
 
-impl<S: Clone, F> GrpcService<S, F> {
+impl<S: Clone, F> GrpcBindingService<S, F> {
     pub(crate) fn new(
         core: S,
         fallback: F,
@@ -67,10 +67,10 @@ impl<S: Clone, F> GrpcService<S, F> {
     }
 }
 
-impl<S, F> GrpcService<S, F> {
+impl<S, F> GrpcBindingService<S, F> {
     /// Replaces the service for requests that are not gRPC.
-    pub fn fallback<F2>(self, fallback: F2) -> GrpcService<S, F2> {
-        GrpcService {
+    pub fn fallback<F2>(self, fallback: F2) -> GrpcBindingService<S, F2> {
+        GrpcBindingService {
             core: self.core,
             server: self.server,
             fallback,
@@ -119,7 +119,7 @@ fn shape(res: Response<tonic::body::Body>) -> Response<Body> {
     res.map(Body::new)
 }
 
-impl<S, F, B, FB> Service<Request<B>> for GrpcService<S, F>
+impl<S, F, B, FB> Service<Request<B>> for GrpcBindingService<S, F>
 where
     S: A2aService,
     F: Service<Request<B>, Response = Response<FB>>,
@@ -167,8 +167,8 @@ mod tests {
         fn sync<T: Sync>() {}
         type Core =
             tower::util::BoxCloneSyncService<crate::A2aRequest, crate::A2aResponse, A2aError>;
-        send::<GrpcService<Core>>();
-        sync::<GrpcService<Core>>();
+        send::<GrpcBindingService<Core>>();
+        sync::<GrpcBindingService<Core>>();
         send::<ResponseFuture<<NotFound as Service<Request<Body>>>::Future>>();
     }
 

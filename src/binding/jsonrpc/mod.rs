@@ -107,15 +107,20 @@
 //! # }).unwrap();
 //! ```
 
+mod binding;
 #[doc(hidden)]
 pub mod codec;
-mod layer;
-mod service;
 
-pub use layer::JsonRpcLayer;
-pub use service::JsonRpcService;
+pub use crate::binding::service::ResponseFuture;
+pub use binding::JsonRpcCodec;
 
-crate::plumbing::future::opaque_future! {
-    /// Response future of [`JsonRpcService`].
-    pub type ResponseFuture<F> = crate::plumbing::future::BindingFuture<F>;
-}
+/// Serves the card's JSON-RPC interface over a core
+/// [`A2aService`](crate::A2aService): the generic
+/// [`BindingLayer`](crate::server::BindingLayer) filled with [`JsonRpcCodec`]; see
+/// the [module docs](self).
+pub type JsonRpcLayer<F = crate::NotFound> = crate::server::BindingLayer<JsonRpcCodec, F>;
+
+/// The JSON-RPC binding over a core `S`, other requests to the
+/// fallback `F`: the generic [`BindingService`](crate::server::BindingService)
+/// filled with [`JsonRpcCodec`]. Built by [`JsonRpcLayer`].
+pub type JsonRpcService<S, F = crate::NotFound> = crate::server::BindingService<JsonRpcCodec, S, F>;

@@ -126,16 +126,21 @@
 //! # }).unwrap();
 //! ```
 
-mod layer;
+mod binding;
 mod query;
 mod routes;
-mod service;
 mod verbs;
 
-pub use layer::RestLayer;
-pub use service::RestService;
+pub use crate::binding::service::ResponseFuture;
+pub use binding::RestCodec;
 
-crate::plumbing::future::opaque_future! {
-    /// Response future of [`RestService`].
-    pub type ResponseFuture<F> = crate::plumbing::future::BindingFuture<F>;
-}
+/// Serves the card's HTTP+JSON interface over a core
+/// [`A2aService`](crate::A2aService): the generic
+/// [`BindingLayer`](crate::server::BindingLayer) filled with [`RestCodec`]; see
+/// the [module docs](self).
+pub type RestLayer<F = crate::NotFound> = crate::server::BindingLayer<RestCodec, F>;
+
+/// The HTTP+JSON binding over a core `S`, other requests to the
+/// fallback `F`: the generic [`BindingService`](crate::server::BindingService)
+/// filled with [`RestCodec`]. Built by [`RestLayer`].
+pub type RestService<S, F = crate::NotFound> = crate::server::BindingService<RestCodec, S, F>;

@@ -164,7 +164,7 @@ impl Refusal {
 
 /// A matched route with its decoded path values.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Route {
+pub struct Route {
     pub(crate) endpoint: Endpoint,
     verb: Verb,
     tenant: Option<String>,
