@@ -9,6 +9,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use super::Record;
 use crate::types::Message;
 
 /// The member of a feature record's body that admits a message to the
@@ -95,15 +96,23 @@ impl Hold {
 impl FeatureRecord {
     /// The record `name` with `body`, which must serialize to a JSON object
     /// without the members `message` and `hold` (the log's; set them with
-    /// [`admitting`](Self::admitting) and [`holding`](Self::holding)).
+    /// [`admitting`](Self::admitting) and [`holding`](Self::holding)). The
+    /// name must not be one of the log's own records' (`created`,
+    /// `statusChanged`, …), which would read back as that record.
     pub fn new(
         name: impl Into<Arc<str>>,
         body: &impl Serialize,
     ) -> Result<Self, serde_json::Error> {
+        let name = name.into();
+        if Record::CORE.contains(&&*name) {
+            return Err(serde_json::Error::custom(format!(
+                "`{name}` is a record of the log's own, not a feature's"
+            )));
+        }
         match serde_json::to_value(body)? {
             Value::Object(body) if !body.contains_key(MESSAGE) && !body.contains_key(HOLD) => {
                 Ok(Self {
-                    name: name.into(),
+                    name,
                     body,
                     message: None,
                     hold: None,
@@ -269,5 +278,6 @@ mod tests {
         assert!(FeatureRecord::new("x", &serde_json::json!({"message": 1})).is_err());
         assert!(FeatureRecord::new("x", &serde_json::json!({"hold": 1})).is_err());
         assert!(FeatureRecord::new("x", &serde_json::json!([1])).is_err());
+        assert!(FeatureRecord::new("statusChanged", &serde_json::json!({})).is_err());
     }
 }

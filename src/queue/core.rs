@@ -1,6 +1,7 @@
 //! [`Core`]: what the queue's services share, and how a drain is started.
 
 use std::sync::{Arc, Weak};
+use std::time::Duration;
 
 use super::drain;
 use super::stream::Slots;
@@ -36,18 +37,38 @@ impl Core {
 
     /// The head of the context may have changed: drain it, or make the
     /// running drain pass once more.
+    ///
+    /// A pass that fails (a log error: a PostgreSQL connection lost, a busy
+    /// SQLite file, or more lost races than a pass allows) is run again after
+    /// a backoff ([`RETRY_FIRST`] doubling to [`RETRY_MAX`]) until one
+    /// succeeds, whether or not another event comes: a transient error never
+    /// leaves a context resting with an executable head and no run. The
+    /// retries end with the team (the drain holds it only while it passes).
     pub(crate) fn notify(self: &Arc<Self>, authority: &str, context_id: &str) {
         let slot = self.slots.get(authority, context_id);
         if !slot.gate.notify() {
             return;
         }
-        let core = self.clone();
+        let core = Arc::downgrade(self);
         tokio::spawn(async move {
+            let mut backoff = RETRY_FIRST;
             loop {
-                if let Err(e) = drain::pass(&core, &slot).await {
-                    // The next event drains the context again.
-                    tracing::warn!(error.kind = %e.kind(), "delivery queue drain failed");
+                let Some(strong) = core.upgrade() else {
+                    return;
+                };
+                let passed = drain::pass(&strong, &slot).await;
+                drop(strong);
+                if let Err(e) = passed {
+                    tracing::warn!(
+                        error.kind = %e.kind(),
+                        retry_ms = backoff.as_millis() as u64,
+                        "delivery queue drain failed; passing again"
+                    );
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(RETRY_MAX);
+                    continue;
                 }
+                backoff = RETRY_FIRST;
                 if !slot.gate.finish_pass() {
                     break;
                 }
@@ -55,3 +76,9 @@ impl Core {
         });
     }
 }
+
+/// The wait before a failed drain pass is run again the first time.
+pub(crate) const RETRY_FIRST: Duration = Duration::from_millis(10);
+
+/// The longest wait between two failed drain passes.
+pub(crate) const RETRY_MAX: Duration = Duration::from_secs(5);

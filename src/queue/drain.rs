@@ -15,7 +15,7 @@ use crate::log::{AppendRequest, LogError, LogErrorKind, Snapshot};
 use crate::types::TaskState;
 
 /// How many commits in a row one pass may lose to other writers before it
-/// gives up (the next event drains again).
+/// gives up (the drain passes again after a backoff).
 const MAX_LOST: usize = 64;
 
 /// What one step of a pass did.

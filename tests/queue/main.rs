@@ -10,6 +10,8 @@ mod support;
 mod multihost_queue;
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 mod queue_extension;
+#[cfg(all(feature = "engine", feature = "sqlite"))]
+mod queue_faults;
 #[cfg(all(feature = "sqlite", feature = "jsonrpc"))]
 mod queue_isolation;
 #[cfg(feature = "engine")]
