@@ -325,7 +325,7 @@ impl Outbox {
 
     /// Like [`start`](Self::start), but the sweep stops by itself once
     /// nothing uses the outbox any more (no clone of it and no
-    /// [`log`](Self::log) of it left): for an outbox that lives as long as
+    /// [`store`](Self::store) of it left): for an outbox that lives as long as
     /// the engine it was given to.
     ///
     /// # Panics
