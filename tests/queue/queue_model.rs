@@ -23,7 +23,9 @@
 //!
 //! Taken as given, as the code's contracts say: a commit of several appends
 //! (`TaskLog::append_all`) is atomic; log calls do not fail (a pass that
-//! fails leaves its context to the next event); a run asking for input
+//! fails is passed again after a backoff until one succeeds, `core.rs`: in
+//! the model, a pass not yet taken; the retry itself is tested on the real
+//! code with injected commit failures, `queue_faults.rs`); a run asking for input
 //! keeps its agent until it is canceled (continuations are the engine's).
 //!
 //! The model of one step, against the code:
