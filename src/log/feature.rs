@@ -2,8 +2,6 @@
 //! (managed runs, the delivery queue, a host's own), stored by the log
 //! without the log knowing its type.
 
-use std::sync::Arc;
-
 use serde::de::{DeserializeOwned, Error as _};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -54,8 +52,9 @@ const HOLD: &str = "hold";
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeatureRecord {
-    name: Arc<str>,
-    body: Map<String, Value>,
+    /// `{"<name>": {body}}`, the form the feature's typed records decode
+    /// from by reference (the log's members kept apart).
+    tagged: Value,
     message: Option<Message>,
     hold: Option<Hold>,
 }
@@ -99,43 +98,47 @@ impl FeatureRecord {
     /// [`admitting`](Self::admitting) and [`holding`](Self::holding)). The
     /// name must not be one of the log's own records' (`created`,
     /// `statusChanged`, …), which would read back as that record.
-    pub fn new(
-        name: impl Into<Arc<str>>,
-        body: &impl Serialize,
-    ) -> Result<Self, serde_json::Error> {
-        let name = name.into();
-        if Record::CORE.contains(&&*name) {
-            return Err(serde_json::Error::custom(format!(
-                "`{name}` is a record of the log's own, not a feature's"
-            )));
-        }
-        match serde_json::to_value(body)? {
-            Value::Object(body) if !body.contains_key(MESSAGE) && !body.contains_key(HOLD) => {
-                Ok(Self {
-                    name,
-                    body,
-                    message: None,
-                    hold: None,
-                })
-            }
-            _ => Err(serde_json::Error::custom(
-                "a feature record's body must be a JSON object without `message` or `hold`",
-            )),
-        }
+    pub fn new(name: impl Into<String>, body: &impl Serialize) -> Result<Self, serde_json::Error> {
+        let mut tagged = Map::with_capacity(1);
+        tagged.insert(name.into(), serde_json::to_value(body)?);
+        Self::checked(tagged)
     }
 
     /// A feature's typed record, whose serde form is one externally tagged
     /// object (an enum's `{"<variant>": {…}}`): the tag becomes the name.
     pub fn tagged(record: &impl Serialize) -> Result<Self, serde_json::Error> {
         match serde_json::to_value(record)? {
-            Value::Object(outer) if outer.len() == 1 => {
-                let (name, body) = outer.into_iter().next().expect("one member");
-                Self::new(name, &body)
-            }
-            _ => Err(serde_json::Error::custom(
-                "a tagged feature record serializes as one {\"<name>\": {…}} object",
-            )),
+            Value::Object(tagged) => Self::checked(tagged),
+            _ => Err(Self::not_tagged()),
         }
+    }
+
+    /// `tagged` as a record, if it is one name of a feature's over an object
+    /// without the log's members.
+    fn checked(tagged: Map<String, Value>) -> Result<Self, serde_json::Error> {
+        let mut entries = tagged.iter();
+        let (Some((name, Value::Object(body))), None) = (entries.next(), entries.next()) else {
+            return Err(Self::not_tagged());
+        };
+        if Record::CORE.contains(&name.as_str()) {
+            return Err(serde_json::Error::custom(format!(
+                "`{name}` is a record of the log's own, not a feature's"
+            )));
+        }
+        if body.contains_key(MESSAGE) || body.contains_key(HOLD) {
+            return Err(serde_json::Error::custom(
+                "a feature record's body must not have the log's `message` or `hold`",
+            ));
+        }
+        Ok(Self {
+            tagged: Value::Object(tagged),
+            message: None,
+            hold: None,
+        })
+    }
+
+    fn not_tagged() -> serde_json::Error {
+        serde_json::Error::custom("a feature record is one {\"<name>\": {…}} object")
     }
 
     /// The record with `message`, which joins the task's history.
@@ -154,12 +157,17 @@ impl FeatureRecord {
 
     /// The record's name.
     pub fn name(&self) -> &str {
-        &self.name
+        self.entry().map_or("", |(name, _)| name.as_str())
     }
 
-    /// The body, without the log's members.
-    pub fn body(&self) -> &Map<String, Value> {
-        &self.body
+    /// The body (a JSON object), without the log's members.
+    pub fn body(&self) -> &Value {
+        self.entry().map_or(&Value::Null, |(_, body)| body)
+    }
+
+    /// The one member of `tagged` (always there: the constructors check).
+    fn entry(&self) -> Option<(&String, &Value)> {
+        self.tagged.as_object().and_then(|t| t.iter().next())
     }
 
     /// The message the record admits, if any.
@@ -174,21 +182,18 @@ impl FeatureRecord {
 
     /// The body as `T`.
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        T::deserialize(&Value::Object(self.body.clone()))
+        T::deserialize(self.body())
     }
 
     /// The record as the feature's typed, externally tagged `T` (the
     /// inverse of [`tagged`](Self::tagged)).
     pub fn decode_tagged<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        let mut outer = Map::with_capacity(1);
-        outer.insert(self.name.to_string(), Value::Object(self.body.clone()));
-        T::deserialize(&Value::Object(outer))
+        T::deserialize(&self.tagged)
     }
 
     /// An estimate of the bytes the record holds (memory bounds).
     pub(crate) fn approx_bytes(&self) -> usize {
-        self.name.len()
-            + super::projection::map_bytes(&self.body)
+        super::projection::value_bytes(&self.tagged)
             + self
                 .message
                 .as_ref()
@@ -199,12 +204,13 @@ impl FeatureRecord {
     /// Serializes the record's value (the body with the log's members: the
     /// hold first, the message last).
     pub(crate) fn serialize_body<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let body = self.body().as_object();
         let extra = usize::from(self.hold.is_some()) + usize::from(self.message.is_some());
-        let mut map = s.serialize_map(Some(self.body.len() + extra))?;
+        let mut map = s.serialize_map(Some(body.map_or(0, Map::len) + extra))?;
         if let Some(hold) = &self.hold {
             map.serialize_entry(HOLD, hold)?;
         }
-        for (k, v) in &self.body {
+        for (k, v) in body.into_iter().flatten() {
             map.serialize_entry(k, v)?;
         }
         if let Some(message) = &self.message {
@@ -219,19 +225,21 @@ impl FeatureRecord {
         d: D,
     ) -> Result<Self, D::Error> {
         let mut body = Map::<String, Value>::deserialize(d)?;
+        // `shift_remove`: the other members keep their order.
         let message = body
-            .remove(MESSAGE)
+            .shift_remove(MESSAGE)
             .map(Message::deserialize)
             .transpose()
             .map_err(D::Error::custom)?;
         let hold = body
-            .remove(HOLD)
+            .shift_remove(HOLD)
             .map(Hold::deserialize)
             .transpose()
             .map_err(D::Error::custom)?;
+        let mut tagged = Map::with_capacity(1);
+        tagged.insert(name.to_owned(), Value::Object(body));
         Ok(Self {
-            name: name.into(),
-            body,
+            tagged: Value::Object(tagged),
             message,
             hold,
         })
@@ -271,6 +279,13 @@ mod tests {
         };
         assert_eq!(back.decode_tagged::<Journal>().unwrap(), typed);
         assert_eq!(back.message().unwrap().message_id, "m");
+    }
+
+    #[test]
+    fn reading_the_logs_members_keeps_the_others_order() {
+        let json = r#"{"runStarted":{"hold":{"by":"managed"},"program":"p","root":"r","input":{"n":1.50}}}"#;
+        let record: Record = serde_json::from_str(json).unwrap();
+        assert_eq!(serde_json::to_string(&record).unwrap(), json);
     }
 
     #[test]
