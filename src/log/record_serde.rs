@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use serde::de::value::StringDeserializer;
+use serde::de::value::StrDeserializer;
 use serde::de::{
     self, DeserializeSeed, EnumAccess, IgnoredAny, IntoDeserializer, MapAccess, VariantAccess,
     Visitor,
@@ -51,21 +51,52 @@ impl<'de> Visitor<'de> for RecordVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Record, A::Error> {
-        let Some(name) = map.next_key::<String>()? else {
+        let Some(name) = map.next_key_seed(NameSeed)? else {
             return Err(de::Error::invalid_length(0, &self));
         };
-        let record = if Record::CORE.contains(&name.as_str()) {
-            Record::deserialize_core(Tagged {
+        let record = match name {
+            Name::Core(name) => Record::deserialize_core(Tagged {
                 name,
                 map: &mut map,
-            })?
-        } else {
-            Record::Feature(map.next_value_seed(FeatureSeed(&name))?)
+            })?,
+            Name::Feature(name) => Record::Feature(map.next_value_seed(FeatureSeed(&name))?),
         };
         if map.next_key::<IgnoredAny>()?.is_some() {
             return Err(de::Error::invalid_length(2, &self));
         }
         Ok(record)
+    }
+}
+
+/// A record's name: one of the log's own (read without allocating) or a
+/// feature's.
+enum Name {
+    Core(&'static str),
+    Feature(String),
+}
+
+struct NameSeed;
+
+impl<'de> DeserializeSeed<'de> for NameSeed {
+    type Value = Name;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Name, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for NameSeed {
+    type Value = Name;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a record name")
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Name, E> {
+        Ok(match Record::CORE.iter().find(|core| **core == name) {
+            Some(core) => Name::Core(core),
+            None => Name::Feature(name.to_owned()),
+        })
     }
 }
 
@@ -82,7 +113,7 @@ impl<'de> DeserializeSeed<'de> for FeatureSeed<'_> {
 /// The rest of a map whose one key (`name`) was read: an enum value for the
 /// derived form.
 struct Tagged<'a, A> {
-    name: String,
+    name: &'static str,
     map: &'a mut A,
 }
 
@@ -117,7 +148,7 @@ impl<'de, 'a, A: MapAccess<'de>> EnumAccess<'de> for Tagged<'a, A> {
         self,
         seed: V,
     ) -> Result<(V::Value, Value<'a, A>), A::Error> {
-        let name: StringDeserializer<A::Error> = self.name.into_deserializer();
+        let name: StrDeserializer<'static, A::Error> = self.name.into_deserializer();
         Ok((seed.deserialize(name)?, Value(self.map)))
     }
 }
@@ -189,6 +220,48 @@ mod tests {
         let c =
             serde_json::from_str::<Record>(r#"{"cancelRequested":{"at":"2026-01-01T00:00:00Z"}}"#);
         assert!(matches!(c, Ok(Record::CancelRequested { .. })));
+    }
+
+    #[test]
+    fn every_core_record_is_named_in_core_and_reads_back() {
+        use crate::types::{Artifact, Message, Metadata, Part, TaskPushNotificationConfig};
+        let at = crate::types::Timestamp::now();
+        let all = [
+            Record::created("t", "c"),
+            Record::MessageAdmitted {
+                message: Message::user("m", "hi"),
+            },
+            Record::status(TaskStatus::new(TaskState::Working)),
+            Record::ArtifactChunk {
+                artifact: Artifact {
+                    artifact_id: "a".into(),
+                    parts: vec![Part::text("x")],
+                    ..Artifact::default()
+                },
+                append: true,
+                last_chunk: false,
+            },
+            Record::Replied {
+                message: Message::agent("r", "ok"),
+                at,
+            },
+            Record::CancelRequested { at },
+            Record::PushConfigSet {
+                config: TaskPushNotificationConfig::default(),
+            },
+            Record::PushConfigDeleted { id: "p".into() },
+            Record::ExecutionStarted { host: "h".into() },
+            Record::MetadataChanged {
+                metadata: Metadata::new(),
+            },
+        ];
+        let mut names: Vec<String> = Vec::new();
+        for r in all {
+            let json = serde_json::to_value(&r).unwrap();
+            names.extend(json.as_object().unwrap().keys().cloned());
+            assert_eq!(serde_json::from_value::<Record>(json).unwrap(), r);
+        }
+        assert_eq!(names, Record::CORE);
     }
 
     #[test]
