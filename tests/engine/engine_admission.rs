@@ -10,16 +10,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use a2a_tower::engine::{Execution, TaskLayer};
-use a2a_tower::log::{
-    AppendRequest, Appended, ListPage, ListQuery, LogError, LogErrorKind, LogFuture, MemoryTaskLog,
-    Sequenced, Snapshot, TaskLog, TaskStore, Watch,
-};
+use a2a_tower::log::{LogError, LogErrorKind, MemoryTaskLog, TaskStore};
 use a2a_tower::types::{ListTasksRequest, TaskState};
 use a2a_tower::{A2aResponse, ErrorKind, Operation};
 use support::engine::{
     Gate, Inner, Svc, boxed, call, card, collect, engine_with, get, immediate, send, send_req,
     send_task, stream, user,
 };
+use support::gated::Gated;
 
 /// A memory log that records each append (task id, expected sequence
 /// number, records) and can be told to refuse appends.
@@ -34,57 +32,22 @@ impl Recording {
     fn appends(&self) -> Vec<(String, u64, usize)> {
         self.appends.lock().unwrap().clone()
     }
-}
 
-impl TaskLog for Recording {
-    fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
-        if let Some(kind) = *self.refuse.lock().unwrap() {
-            return Box::pin(async move { Err(LogError::new(kind)) });
-        }
-        self.appends.lock().unwrap().push((
-            request.task_id.clone(),
-            request.expected,
-            request.records.len(),
-        ));
-        self.log.append(request)
-    }
-
-    fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
-        if let Some(kind) = *self.refuse.lock().unwrap() {
-            return Box::pin(async move { Err(LogError::new(kind)) });
-        }
-        let mut appends = self.appends.lock().unwrap();
-        for r in &requests {
-            appends.push((r.task_id.clone(), r.expected, r.records.len()));
-        }
-        drop(appends);
-        self.log.append_all(requests)
-    }
-
-    fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
-        self.log.snapshot(authority, task_id)
-    }
-
-    fn read<'a>(
-        &'a self,
-        authority: &'a str,
-        task_id: &'a str,
-        after: u64,
-    ) -> LogFuture<'a, Vec<Sequenced>> {
-        self.log.read(authority, task_id, after)
-    }
-
-    fn watch<'a>(
-        &'a self,
-        authority: &'a str,
-        task_id: &'a str,
-        after: Option<u64>,
-    ) -> LogFuture<'a, Watch> {
-        self.log.watch(authority, task_id, after)
-    }
-
-    fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
-        self.log.list(authority, query)
+    /// The memory log, its records gated by this recorder.
+    fn store(&self) -> TaskStore {
+        let (appends, refuse) = (self.appends.clone(), self.refuse.clone());
+        TaskStore::from(self.log.clone()).map_records(move |inner| {
+            Gated::new(inner, move |requests| {
+                if let Some(kind) = *refuse.lock().unwrap() {
+                    return Err(LogError::new(kind));
+                }
+                let mut appends = appends.lock().unwrap();
+                for r in requests {
+                    appends.push((r.task_id.clone(), r.expected, r.records.len()));
+                }
+                Ok(())
+            })
+        })
     }
 }
 
@@ -110,8 +73,7 @@ fn completes_after(gate: &Gate) -> Inner {
 }
 
 fn over(log: &Recording, inner: Inner) -> Svc {
-    let store = TaskStore::from(log.log.clone()).map_records(|_| log.clone());
-    engine_with(TaskLayer::new(card(), store).unwrap(), inner)
+    engine_with(TaskLayer::new(card(), log.store()).unwrap(), inner)
 }
 
 /// The tasks of one context, as ListTasks answers.

@@ -10,73 +10,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use a2a_tower::engine::TaskLayer;
-use a2a_tower::log::{
-    AppendRequest, Appended, ListPage, ListQuery, LogError, LogErrorKind, LogFuture, Sequenced,
-    Snapshot, TaskLog, TaskStore, Watch,
-};
+use a2a_tower::log::{AppendRequest, LogError, LogErrorKind, TaskStore};
 use a2a_tower::queue::QUEUE_AUTHORITY;
+use support::gated::Gated;
 use support::queue::{Lab, Store, card, echoes, held, queue_for};
 
-/// The records of a log whose next `armed` commits that touch a queue
-/// stream fail as a backend error would, and are counted.
-struct Faulty {
-    inner: Arc<dyn TaskLog>,
-    armed: Arc<AtomicUsize>,
-    failed: Arc<AtomicUsize>,
-}
-
-impl Faulty {
-    fn fault(&self, requests: &[AppendRequest]) -> bool {
-        requests.iter().any(|r| r.authority == QUEUE_AUTHORITY)
-            && self
-                .armed
-                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
-                .is_ok()
-    }
-}
-
-impl TaskLog for Faulty {
-    fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
-        if self.fault(std::slice::from_ref(&request)) {
-            self.failed.fetch_add(1, Ordering::SeqCst);
-            return Box::pin(async { Err(LogError::new(LogErrorKind::Backend)) });
-        }
-        self.inner.append(request)
-    }
-
-    fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
-        if self.fault(&requests) {
-            self.failed.fetch_add(1, Ordering::SeqCst);
-            return Box::pin(async { Err(LogError::new(LogErrorKind::Backend)) });
-        }
-        self.inner.append_all(requests)
-    }
-
-    fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
-        self.inner.snapshot(authority, task_id)
-    }
-
-    fn read<'a>(
-        &'a self,
-        authority: &'a str,
-        task_id: &'a str,
-        after: u64,
-    ) -> LogFuture<'a, Vec<Sequenced>> {
-        self.inner.read(authority, task_id, after)
-    }
-
-    fn watch<'a>(
-        &'a self,
-        authority: &'a str,
-        task_id: &'a str,
-        after: Option<u64>,
-    ) -> LogFuture<'a, Watch> {
-        self.inner.watch(authority, task_id, after)
-    }
-
-    fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
-        self.inner.list(authority, query)
-    }
+/// Whether `requests` touch a queue stream and one of the `armed` faults
+/// is left (then it is used up).
+fn fault(armed: &AtomicUsize, requests: &[AppendRequest]) -> bool {
+    requests.iter().any(|r| r.authority == QUEUE_AUTHORITY)
+        && armed
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
 }
 
 async fn drain_survives_failed_commits(store: Store) {
@@ -84,10 +29,16 @@ async fn drain_survives_failed_commits(store: Store) {
     let armed = Arc::new(AtomicUsize::new(0));
     let failed = Arc::new(AtomicUsize::new(0));
     let (a, f) = (armed.clone(), failed.clone());
-    let store = TaskStore::from(store.open().await).map_records(move |inner| Faulty {
-        inner,
-        armed: a,
-        failed: f,
+    // The next `armed` commits that touch a queue stream fail as a backend
+    // error would, and are counted.
+    let store = TaskStore::from(store.open().await).map_records(move |inner| {
+        Gated::new(inner, move |requests| {
+            if fault(&a, requests) {
+                f.fetch_add(1, Ordering::SeqCst);
+                return Err(LogError::new(LogErrorKind::Backend));
+            }
+            Ok(())
+        })
     });
     let svc = echoes(&lab, &["a"]).service(TaskLayer::new(card(), store).unwrap());
     svc.recover().await.unwrap();

@@ -51,6 +51,8 @@ pub(crate) mod client;
 pub(crate) mod core;
 #[cfg(feature = "engine")]
 pub(crate) mod engine;
+#[cfg(feature = "engine")]
+pub(crate) mod gated;
 pub(crate) mod http;
 #[cfg(feature = "engine")]
 pub(crate) mod log_suite;
