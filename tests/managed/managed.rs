@@ -31,9 +31,9 @@ use support::calls::{cancel, events, get, list, read_events, subscribe};
 use support::http::{Reply, request, rpc_body};
 use support::managed::{
     Counter, EXACT, REFUND, SAME_KEYS, UNTIL_CANCELED, answer, answer_unnamed, approve_schema,
-    authority, card, count, echo_question, exact, parse, part_value, pending, question_ids, refund,
-    refund_input, result, same_keys, score_schema, send, send_now, service, service_on, start,
-    terminals, until_canceled, until_pending,
+    authority, card, count, echo_question, entries, exact, parse, part_value, pending,
+    question_ids, refund, refund_input, result, same_keys, score_schema, send, send_now, service,
+    service_on, start, terminals, until_canceled, until_pending,
 };
 use support::tasks::{meta, records, until_terminal};
 use tower::ServiceExt as _;
@@ -156,10 +156,7 @@ async fn a_retried_start_returns_the_task_already_started() {
     let recs = records(&*log, &auth, &first.id).await;
     assert_eq!(count(&recs, |r| matches!(r, Record::Created { .. })), 1);
     assert_eq!(
-        count(&recs, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::RunStarted { .. })
-        )),
+        entries(&recs, |e| matches!(e, JournalEntry::RunStarted { .. })),
         1
     );
     assert_eq!(
@@ -167,10 +164,7 @@ async fn a_retried_start_returns_the_task_already_started() {
         1
     );
     assert_eq!(
-        count(&recs, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::WaitOpened { .. })
-        )),
+        entries(&recs, |e| matches!(e, JournalEntry::WaitOpened { .. })),
         2
     );
     assert_eq!(lookups.get(), 1, "one run, one lookup");
@@ -769,10 +763,7 @@ async fn a_repeated_answer_returns_the_result_already_admitted() {
     }
     let recs = records(&*log, &auth, &root).await;
     assert_eq!(
-        count(&recs, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::SignalAdmitted { .. })
-        )),
+        entries(&recs, |e| matches!(e, JournalEntry::SignalAdmitted { .. })),
         2
     );
     assert_eq!(terminals(&recs), 1);
@@ -894,10 +885,7 @@ async fn concurrent_starts_and_answers_admit_one_of_each() {
     let note = signals.iter().find(|(p, _)| *p == root).unwrap().1["note"].clone();
     assert_eq!(result(&done)["note"], note);
     assert_eq!(
-        count(&recs, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::RunStarted { .. })
-        )),
+        entries(&recs, |e| matches!(e, JournalEntry::RunStarted { .. })),
         1
     );
     assert_eq!(terminals(&recs), 1);
@@ -1463,10 +1451,7 @@ async fn interleaving(ops: Vec<(bool, Op)>) {
         .count();
     assert_eq!(status_terminals, 1);
     assert_eq!(
-        count(&recs, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::WaitOpened { .. })
-        )),
+        entries(&recs, |e| matches!(e, JournalEntry::WaitOpened { .. })),
         2
     );
     for address in [&root, &child] {

@@ -28,8 +28,8 @@ use a2a_tower::{ErrorKind, managed::TERMINATION_KEY};
 use serde_json::json;
 use support::calls::{cancel, get, list, read_events, subscribe};
 use support::managed::{
-    Counter, EXACT, REFUND, answer, authority, card, count, part_value, pending, question_ids,
-    refund, refund_input, result, send, send_now, service_on, start, until_pending,
+    Counter, EXACT, REFUND, answer, authority, card, count, entries, part_value, pending,
+    question_ids, refund, refund_input, result, send, send_now, service_on, start, until_pending,
 };
 use support::server::TempDir;
 use support::tasks::{collected, meta, recorded, until_terminal};
@@ -171,44 +171,32 @@ async fn refund_flow(log: Arc<dyn TaskBackend>, b_log: Arc<dyn TaskBackend>) {
     }
     let records = collected(all).await;
     assert_eq!(
-        count(&records, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::RunStarted { .. })
-        )),
+        entries(&records, |e| matches!(e, JournalEntry::RunStarted { .. })),
         1
     );
     assert_eq!(
-        count(&records, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::StepRecorded { .. })
-        )),
+        entries(&records, |e| matches!(e, JournalEntry::StepRecorded { .. })),
         1
     );
     assert_eq!(
-        count(&records, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::WaitOpened { .. })
+        entries(&records, |e| matches!(e, JournalEntry::WaitOpened { .. })),
+        2
+    );
+    assert_eq!(
+        entries(&records, |e| matches!(e, JournalEntry::ChildStarted { .. })),
+        1
+    );
+    assert_eq!(
+        entries(&records, |e| matches!(
+            e,
+            JournalEntry::SignalAdmitted { .. }
         )),
         2
     );
     assert_eq!(
-        count(&records, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::ChildStarted { .. })
-        )),
-        1
-    );
-    assert_eq!(
-        count(&records, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::SignalAdmitted { .. })
-        )),
-        2
-    );
-    assert_eq!(
-        count(&records, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::ProcessExited { .. })
+        entries(&records, |e| matches!(
+            e,
+            JournalEntry::ProcessExited { .. }
         )),
         2
     );
@@ -408,37 +396,25 @@ async fn resumes_without_running_a_step_again(
         .collect();
     let answers = if meanwhile == WhileDead::Cancel { 1 } else { 2 };
     assert_eq!(
-        count(&records, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::RunStarted { .. })
-        )),
+        entries(&records, |e| matches!(e, JournalEntry::RunStarted { .. })),
         1
     );
     assert_eq!(
-        count(&records, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::StepRecorded { .. })
-        )),
+        entries(&records, |e| matches!(e, JournalEntry::StepRecorded { .. })),
         1
     );
     assert_eq!(
-        count(&records, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::WaitOpened { .. })
-        )),
+        entries(&records, |e| matches!(e, JournalEntry::WaitOpened { .. })),
         2
     );
     assert_eq!(
-        count(&records, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::ChildStarted { .. })
-        )),
+        entries(&records, |e| matches!(e, JournalEntry::ChildStarted { .. })),
         1
     );
     assert_eq!(
-        count(&records, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::SignalAdmitted { .. })
+        entries(&records, |e| matches!(
+            e,
+            JournalEntry::SignalAdmitted { .. }
         )),
         answers
     );

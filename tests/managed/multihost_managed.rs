@@ -37,7 +37,7 @@ use a2a_tower::types::{
 use a2a_tower::{A2aError, A2aRequest, A2aResponse, EventStream, Operation};
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
-use support::managed::{Counter, card, count, refund};
+use support::managed::{Counter, card, count, entries, refund};
 use support::postgres::{url, with_schema};
 use tokio::runtime::Handle;
 use tower::ServiceExt as _;
@@ -522,24 +522,15 @@ async fn crash_of_a_is_recovered_by_b(schema: &str) {
     assert_eq!(executions(&records), ["A", "B"]);
     assert_eq!(b.epoch(&id).await, 2);
     assert_eq!(
-        count(&records, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::StepRecorded { .. })
-        )),
+        entries(&records, |e| matches!(e, JournalEntry::StepRecorded { .. })),
         1
     );
     assert_eq!(
-        count(&records, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::WaitOpened { .. })
-        )),
+        entries(&records, |e| matches!(e, JournalEntry::WaitOpened { .. })),
         2
     );
     assert_eq!(
-        count(&records, |r| matches!(
-            JournalEntry::of(r),
-            Some(JournalEntry::ChildStarted { .. })
-        )),
+        entries(&records, |e| matches!(e, JournalEntry::ChildStarted { .. })),
         1
     );
     // The run leaves B's table once its program has returned, which may be

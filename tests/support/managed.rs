@@ -17,8 +17,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use a2a_tower::log::{Record, Sequenced, TaskBackend};
 use a2a_tower::managed::{
-    EXTERNAL_WAIT_EXTENSION, ManagedService, PENDING_KEY, Process, Program, RunError, WAIT_KEY,
-    Wait,
+    EXTERNAL_WAIT_EXTENSION, JournalEntry, ManagedService, PENDING_KEY, Process, Program, RunError,
+    WAIT_KEY, Wait,
 };
 use a2a_tower::types::{
     AgentCard, AgentExtension, Message, Metadata, Part, SendMessageConfiguration,
@@ -413,4 +413,9 @@ impl AsRecord for Sequenced {
 /// How many of `records` are of the kind `is`.
 pub(crate) fn count<R: AsRecord>(records: &[R], is: impl Fn(&Record) -> bool) -> usize {
     records.iter().filter(|r| is(r.record())).count()
+}
+
+/// How many of `records` are journal entries of the kind `is`.
+pub(crate) fn entries<R: AsRecord>(records: &[R], is: impl Fn(&JournalEntry) -> bool) -> usize {
+    count(records, |r| JournalEntry::of(r).as_ref().is_some_and(&is))
 }
