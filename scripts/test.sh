@@ -46,7 +46,7 @@ venv_log=$(mktemp)
 venv_pid=$!
 
 step "clippy (all targets, all features, warnings denied)"
-cargo clippy --all-targets --all-features -- -D warnings
+cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 step "each feature on its own (clippy, warnings denied)"
 for features in "" jsonrpc rest engine sqlite postgres managed client tools mcp push grpc serve; do
@@ -54,7 +54,7 @@ for features in "" jsonrpc rest engine sqlite postgres managed client tools mcp 
 done
 
 step "rustdoc (broken intra-doc links denied)"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --all-features
 
 step "python interop venv (.venv with the official a2a-sdk client and server, uvicorn)"
 venv_status=0
@@ -90,13 +90,13 @@ if [ -z "${A2A_TEST_POSTGRES_URL:-}" ] &&
 fi
 
 step "examples (the end-to-end tests spawn these binaries)"
-cargo build --examples --all-features
+cargo build --workspace --examples --all-features
 
 step "tests (nextest, all features)"
-cargo nextest run --all-features --no-fail-fast
+cargo nextest run --workspace --all-features --no-fail-fast
 
 step "doc tests"
-cargo test --doc --all-features
+cargo test --workspace --doc --all-features
 
 # Their lockfile pins the crate's versions, and they build into the crate's
 # target directory: dependencies built with the same features are reused.

@@ -111,7 +111,8 @@
 
 mod binding;
 mod plumbing;
-mod protocol;
+// The core crate's modules under the paths the crate's code names.
+use a2a_tower_core::protocol;
 
 pub mod card;
 #[cfg(feature = "client")]
@@ -123,14 +124,14 @@ pub mod server;
 #[cfg(feature = "tools")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tools")))]
 pub mod tool;
-pub mod types;
+pub use a2a_tower_core::types;
 pub mod version;
 
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
 pub mod engine;
 #[cfg(any(feature = "managed", feature = "tools"))]
-mod external_wait;
+use a2a_tower_core::external_wait;
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
 pub mod log;
@@ -144,7 +145,7 @@ pub mod push;
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
 pub mod queue;
 #[cfg(any(feature = "managed", feature = "tools"))]
-mod schema;
+use a2a_tower_core::schema;
 
 #[cfg(feature = "grpc")]
 pub use binding::grpc;
@@ -156,6 +157,11 @@ pub use binding::rest;
 #[allow(deprecated)]
 pub use grpc::{GrpcBindingLayer, GrpcBindingService, GrpcLayer, GrpcService};
 
+pub use a2a_tower_core::{
+    A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
+    Capability, ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionRequest, GrpcCall,
+    HttpRoute, HttpVerb, InvalidVersion, Operation, OperationKind, ProtocolVersion, ResponseKind,
+};
 #[cfg(any(feature = "jsonrpc", feature = "rest"))]
 pub use binding::extension_method::ExtensionMethod;
 pub use card::AgentCardLayer;
@@ -166,11 +172,6 @@ pub use jsonrpc::{JsonRpcLayer, JsonRpcService};
 #[allow(deprecated)]
 pub use limit::{A2aBodyLimitLayer, BodyLimitLayer};
 pub use plumbing::{Body, NotFound};
-pub use protocol::{
-    A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
-    Capability, ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionRequest, GrpcCall,
-    HttpRoute, HttpVerb, InvalidVersion, Operation, OperationKind, ProtocolVersion, ResponseKind,
-};
 #[cfg(feature = "rest")]
 pub use rest::{RestLayer, RestService};
 #[allow(deprecated)]

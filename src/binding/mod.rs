@@ -61,3 +61,56 @@ pub(crate) mod router;
 pub(crate) mod service;
 #[cfg(any(feature = "jsonrpc", feature = "rest"))]
 mod sse;
+
+/// The binding modules' doc tables list the core's operation table.
+#[cfg(all(test, feature = "jsonrpc", feature = "rest"))]
+mod table_docs {
+    use crate::{HttpVerb, OperationKind};
+
+    /// The verb and path column of the HTTP+JSON binding's route table:
+    /// verbs sharing a path as `` `GET` or `POST /path` ``, GET first.
+    fn rest_doc_column(kind: OperationKind) -> String {
+        let mut verbs: Vec<HttpVerb> = kind.http_routes().iter().map(|r| r.verb).collect();
+        verbs.sort_by_key(|v| match v {
+            HttpVerb::Get => 0,
+            HttpVerb::Post => 1,
+            _ => 2,
+        });
+        let path = kind.http_routes()[0].path;
+        assert!(kind.http_routes().iter().all(|r| r.path == path));
+        match verbs.as_slice() {
+            [one] => format!("`{one} {path}`"),
+            [first @ .., last] => {
+                let first: Vec<String> = first.iter().map(|v| format!("`{v}`")).collect();
+                format!("{} or `{last} {path}`", first.join(", "))
+            }
+            [] => unreachable!("every operation has a route"),
+        }
+    }
+
+    /// The first `n` cells of the doc table rows of `source` that start
+    /// with `| ` and a cell of `first`.
+    fn doc_rows(source: &str, n: usize) -> Vec<Vec<String>> {
+        source
+            .lines()
+            .filter_map(|l| l.strip_prefix("//! | "))
+            .map(|l| l.split(" | ").take(n).map(str::to_owned).collect())
+            .collect()
+    }
+
+    #[test]
+    fn the_binding_docs_list_the_table() {
+        let jsonrpc = doc_rows(include_str!("jsonrpc/mod.rs"), 1);
+        let rest = doc_rows(include_str!("rest/mod.rs"), 2);
+        for &kind in OperationKind::ALL {
+            let method = vec![format!("`{}`", kind.jsonrpc_method())];
+            assert_eq!(
+                jsonrpc.iter().filter(|r| **r == method).count(),
+                1,
+                "{kind}"
+            );
+            let route = vec![kind.name().to_owned(), rest_doc_column(kind)];
+            assert_eq!(rest.iter().filter(|r| **r == route).count(), 1, "{kind}");
+        }
+    }
+}

@@ -35,8 +35,10 @@ impl Verb {
     pub(super) const fn of_table(verb: HttpVerb) -> Self {
         match verb {
             HttpVerb::Get => Self::Get,
-            HttpVerb::Post => Self::Post,
             HttpVerb::Delete => Self::Delete,
+            // `HttpVerb` is `#[non_exhaustive]` across the crate line: POST
+            // is the verb of every operation that is not a read or a delete.
+            _ => Self::Post,
         }
     }
 
@@ -338,6 +340,9 @@ impl Route {
                     tenant: tenant_or(String::new()),
                 })
             }
+            // An operation the core's table gained after this binding
+            // (`OperationKind` is `#[non_exhaustive]` across the crate line).
+            E(_) => return Err(A2aError::new(ErrorKind::UnsupportedOperation)),
             // Path values win over body members of the same name.
             Endpoint::Extension(name) => {
                 let mut params: Map<String, Value> = json(body)?;

@@ -16,10 +16,10 @@ use crate::{A2aError, ErrorKind, Operation, OperationKind};
 
 /// Field violations collected for one request.
 #[derive(Default)]
-pub(crate) struct Violations(Vec<(&'static str, &'static str)>);
+pub struct Violations(Vec<(&'static str, &'static str)>);
 
 impl Violations {
-    pub(crate) fn check(&mut self, ok: bool, field: &'static str, description: &'static str) {
+    pub fn check(&mut self, ok: bool, field: &'static str, description: &'static str) {
         if !ok {
             self.0.push((field, description));
         }
@@ -33,7 +33,7 @@ impl Violations {
         self.check(!value.is_empty(), field, "is required");
     }
 
-    pub(crate) fn into_result(self) -> Result<(), A2aError> {
+    pub fn into_result(self) -> Result<(), A2aError> {
         if self.0.is_empty() {
             return Ok(());
         }
@@ -63,7 +63,7 @@ fn send(v: &mut Violations, r: &SendMessageRequest) {
 }
 
 /// Checks the parameters of `op` against the spec's required fields and ranges.
-pub(crate) fn operation(op: &Operation) -> Result<(), A2aError> {
+pub fn operation(op: &Operation) -> Result<(), A2aError> {
     let mut v = Violations::default();
     match op {
         Operation::SendMessage(r) | Operation::SendStreamingMessage(r) => send(&mut v, r),
@@ -105,15 +105,15 @@ pub(crate) fn operation(op: &Operation) -> Result<(), A2aError> {
 }
 
 /// The error for `op` if the card's capabilities do not allow it: the
-/// operation table's [`Capability`] of the operation, undeclared, is its
-/// [`Capability::missing_error`].
+/// operation table's [`Capability`](crate::Capability) of the operation, undeclared, is its
+/// [`Capability::missing_error`](crate::Capability::missing_error).
 ///
 /// | undeclared            | operations                          | error  |
 /// |-----------------------|-------------------------------------|--------|
 /// | `streaming`           | SendStreamingMessage, SubscribeToTask | −32004 |
 /// | `pushNotifications`   | the four push-config operations     | −32003 |
 /// | `extendedAgentCard`   | GetExtendedAgentCard                | −32004 |
-pub(crate) fn capability(caps: &AgentCapabilities, op: &Operation) -> Result<(), A2aError> {
+pub fn capability(caps: &AgentCapabilities, op: &Operation) -> Result<(), A2aError> {
     match op.kind().and_then(OperationKind::capability) {
         Some(cap) if !cap.declared(caps) => Err(A2aError::new(cap.missing_error())),
         _ => Ok(()),
@@ -123,8 +123,7 @@ pub(crate) fn capability(caps: &AgentCapabilities, op: &Operation) -> Result<(),
 /// What a core checks before anything else, for callers that reach it
 /// without a binding: the card's capabilities first (they decide what
 /// exists), then the parameters.
-#[cfg(feature = "engine")]
-pub(crate) fn before_core(caps: &AgentCapabilities, op: &Operation) -> Result<(), A2aError> {
+pub fn before_core(caps: &AgentCapabilities, op: &Operation) -> Result<(), A2aError> {
     capability(caps, op)?;
     operation(op)
 }

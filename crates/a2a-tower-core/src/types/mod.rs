@@ -20,11 +20,11 @@
 //! );
 //! ```
 
-pub(crate) mod serde_util;
+#[doc(hidden)]
+pub mod serde_util;
 
 mod agent_card;
 mod events;
-#[cfg(any(feature = "jsonrpc", feature = "rest", feature = "grpc"))]
 mod list_view;
 mod message;
 mod part;
@@ -40,8 +40,8 @@ pub use agent_card::{
 pub use events::{
     SendMessageResponse, StreamResponse, TaskArtifactUpdateEvent, TaskStatusUpdateEvent,
 };
-#[cfg(any(feature = "jsonrpc", feature = "rest", feature = "grpc"))]
-pub(crate) use list_view::ListTasksWithArtifacts;
+#[doc(hidden)]
+pub use list_view::ListTasksWithArtifacts;
 pub use message::{Message, Role};
 pub use part::{Part, PartContent};
 pub use requests::{

@@ -21,28 +21,24 @@
 //! assert_eq!(req.operation.method(), "GetTask");
 //! ```
 
-#[cfg(any(
-    feature = "jsonrpc",
-    feature = "rest",
-    feature = "grpc",
-    feature = "engine"
-))]
-pub(crate) mod check;
+#[doc(hidden)]
+pub mod check;
 mod config;
 mod error;
 mod extension;
 mod operation;
 mod request;
 mod response;
-pub(crate) mod service;
+#[doc(hidden)]
+pub mod service;
 
 pub use config::ConfigError;
-#[cfg(feature = "client")]
-pub(crate) use error::is_a2a_error;
+#[doc(hidden)]
+pub use error::is_a2a_error;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
 pub use extension::ExtensionRequest;
-#[cfg(feature = "jsonrpc")]
-pub(crate) use operation::DecodeParams;
+#[doc(hidden)]
+pub use operation::DecodeParams;
 pub use operation::{Capability, HttpRoute, HttpVerb, OperationKind, ResponseKind};
 pub use request::{
     A2aRequest, ActivatedExtensions, CallContext, GrpcCall, InvalidVersion, Operation,

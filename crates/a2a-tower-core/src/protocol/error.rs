@@ -125,9 +125,8 @@ fn a2a_error_info(obj: &Value) -> Option<&Value> {
 /// `value` (an error object, or a body with one under `error`) is an A2A
 /// error: it has a JSON-RPC code (negative, as every A2A and JSON-RPC code
 /// is) or the A2A ErrorInfo. A `google.rpc.Status` without that ErrorInfo
-/// (a host's 404, [`NotFound`](crate::NotFound)'s) is not.
-#[cfg(feature = "client")]
-pub(crate) fn is_a2a_error(value: &Value) -> bool {
+/// (a host's 404, [`NotFound`](https://docs.rs/a2a-tower/latest/a2a_tower/struct.NotFound.html)'s) is not.
+pub fn is_a2a_error(value: &Value) -> bool {
     let obj = value.get("error").unwrap_or(value);
     let rpc_code = obj
         .get("code")

@@ -35,6 +35,8 @@ impl<S> A2aService for S where
 
 /// `get_ref`, `get_mut` and `into_inner` for a middleware whose wrapped
 /// service is the field `$field` (tower-http's `define_inner_service_accessors`).
+#[doc(hidden)]
+#[macro_export]
 macro_rules! define_inner_service_accessors {
     ($field:ident) => {
         /// The inner service.
@@ -54,4 +56,5 @@ macro_rules! define_inner_service_accessors {
     };
 }
 
-pub(crate) use define_inner_service_accessors;
+#[doc(hidden)]
+pub use crate::define_inner_service_accessors;

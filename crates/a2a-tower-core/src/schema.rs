@@ -1,10 +1,5 @@
 //! [`Schema`]: a compiled JSON Schema that never fetches anything and compares
 //! numbers by their exact text. Shared by managed tasks (inputs, answers,
-//! outputs) and the tool set (external-wait answers).
-
-// With `tools` alone, the type is private to the crate and only what the
-// tool set uses is reached.
-#![cfg_attr(not(feature = "managed"), allow(dead_code, unreachable_pub))]
 
 use std::fmt;
 use std::sync::Arc;
@@ -73,7 +68,8 @@ impl Schema {
 
     /// The schema accepts exactly the strings (`{"type": "string"}`), so a
     /// text part is the value itself rather than JSON text.
-    pub(crate) fn is_string(&self) -> bool {
+    #[doc(hidden)]
+    pub fn is_string(&self) -> bool {
         self.value.get("type").and_then(Value::as_str) == Some("string")
     }
 
@@ -83,7 +79,8 @@ impl Schema {
         self.check_at(value, "")
     }
 
-    pub(crate) fn check_at(&self, value: &Value, field: &str) -> Result<(), A2aError> {
+    #[doc(hidden)]
+    pub fn check_at(&self, value: &Value, field: &str) -> Result<(), A2aError> {
         let mut err: Option<A2aError> = None;
         for e in self.validator.iter_errors(value).take(16) {
             let path = format!("{field}{}", e.instance_path().as_str());

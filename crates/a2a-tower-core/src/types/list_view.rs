@@ -8,7 +8,7 @@ use super::{ListTasksResponse, Task};
 /// A [`ListTasksResponse`] answering `includeArtifacts: true`: every task
 /// carries `artifacts`, `[]` when it has none (a2a-spec.md §3.8), where a
 /// [`Task`] alone omits an empty list. Otherwise the same JSON.
-pub(crate) struct ListTasksWithArtifacts<'a>(pub(crate) &'a ListTasksResponse);
+pub struct ListTasksWithArtifacts<'a>(pub &'a ListTasksResponse);
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
