@@ -4,6 +4,8 @@
 # `cargo publish --workspace --dry-run` packages the crates in dependency
 # order and builds each from its package against its unpublished siblings.
 # Extra arguments go to cargo publish (`--allow-dirty` on a work tree).
+# cargo warns that it leaves out the examples, tests and benches: on purpose,
+# they need the repository (the Python venv, PostgreSQL, fixtures).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
