@@ -117,20 +117,20 @@ use a2a_tower_core::protocol;
 pub mod card;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub mod client;
+pub use a2a_tower_client::client;
 pub mod extensions;
 pub mod limit;
 pub mod server;
 #[cfg(feature = "tools")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tools")))]
-pub mod tool;
+pub use a2a_tower_client::tool;
 pub use a2a_tower_core::types;
 pub mod version;
 
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
 pub mod engine;
-#[cfg(any(feature = "managed", feature = "tools"))]
+#[cfg(feature = "managed")]
 use a2a_tower_core::external_wait;
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
@@ -144,7 +144,7 @@ pub mod push;
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
 pub mod queue;
-#[cfg(any(feature = "managed", feature = "tools"))]
+#[cfg(feature = "managed")]
 use a2a_tower_core::schema;
 
 #[cfg(feature = "grpc")]

@@ -393,7 +393,7 @@ mod tests {
         let not_a2a = [
             ("text/html", "<h1>Not Found</h1>"),
             ("text/plain", ""),
-            ("application/json", crate::NotFound::BODY),
+            ("application/json", a2a_tower::NotFound::BODY),
             (
                 "application/json",
                 r#"{"error":{"code":404,"message":"Task not found"}}"#,
