@@ -157,13 +157,13 @@ pub use binding::rest;
 #[allow(deprecated)]
 pub use grpc::{GrpcBindingLayer, GrpcBindingService, GrpcLayer, GrpcService};
 
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+pub use a2a_tower_core::ExtensionMethod;
 pub use a2a_tower_core::{
     A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
     Capability, ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionRequest, GrpcCall,
     HttpRoute, HttpVerb, InvalidVersion, Operation, OperationKind, ProtocolVersion, ResponseKind,
 };
-#[cfg(any(feature = "jsonrpc", feature = "rest"))]
-pub use binding::extension_method::ExtensionMethod;
 pub use card::AgentCardLayer;
 #[allow(deprecated)]
 pub use extensions::{A2aExtensionsLayer, ExtensionsLayer};
