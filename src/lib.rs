@@ -109,23 +109,21 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod binding;
-mod plumbing;
 // The core crate's modules under the paths the crate's code names.
+#[cfg(feature = "engine")]
 use a2a_tower_core::protocol;
 
-pub mod card;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use a2a_tower_client::client;
-pub mod extensions;
-pub mod limit;
+pub use a2a_tower_http::card;
+pub use a2a_tower_http::{extensions, limit};
 pub mod server;
 #[cfg(feature = "tools")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tools")))]
 pub use a2a_tower_client::tool;
 pub use a2a_tower_core::types;
-pub mod version;
+pub use a2a_tower_http::version;
 
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
@@ -148,22 +146,23 @@ pub mod queue;
 use a2a_tower_core::schema;
 
 #[cfg(feature = "grpc")]
-pub use binding::grpc;
+pub use a2a_tower_http::grpc;
 #[cfg(feature = "jsonrpc")]
-pub use binding::jsonrpc;
+pub use a2a_tower_http::jsonrpc;
 #[cfg(feature = "rest")]
-pub use binding::rest;
+pub use a2a_tower_http::rest;
 #[cfg(feature = "grpc")]
 #[allow(deprecated)]
 pub use grpc::{GrpcBindingLayer, GrpcBindingService, GrpcLayer, GrpcService};
 
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+pub use a2a_tower_core::ExtensionMethod;
 pub use a2a_tower_core::{
     A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
     Capability, ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionRequest, GrpcCall,
     HttpRoute, HttpVerb, InvalidVersion, Operation, OperationKind, ProtocolVersion, ResponseKind,
 };
-#[cfg(any(feature = "jsonrpc", feature = "rest"))]
-pub use binding::extension_method::ExtensionMethod;
+pub use a2a_tower_http::{Body, NotFound};
 pub use card::AgentCardLayer;
 #[allow(deprecated)]
 pub use extensions::{A2aExtensionsLayer, ExtensionsLayer};
@@ -171,7 +170,6 @@ pub use extensions::{A2aExtensionsLayer, ExtensionsLayer};
 pub use jsonrpc::{JsonRpcLayer, JsonRpcService};
 #[allow(deprecated)]
 pub use limit::{A2aBodyLimitLayer, BodyLimitLayer};
-pub use plumbing::{Body, NotFound};
 #[cfg(feature = "rest")]
 pub use rest::{RestLayer, RestService};
 #[allow(deprecated)]

@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use tower_layer::{Identity, Layer, Stack};
 
-use crate::binding::router::BindingsService;
 use crate::card::{AgentCardService, ExtendedCard, StackCapabilities};
 use crate::engine::{Authority, TaskLayer};
 use crate::extensions::ExtensionsService;
@@ -13,6 +12,7 @@ use crate::log::TaskStore;
 use crate::types::AgentCard;
 use crate::version::VersionService;
 use crate::{BoxError, ExtensionMethod};
+use a2a_tower_http::binding::BindingsService;
 
 /// The HTTP stack below the card endpoint and the host's HTTP layers.
 pub type Edge<S> = BodyLimitService<VersionService<ExtensionsService<BindingsService<S>>>>;

@@ -4,10 +4,10 @@
 use tower::ServiceBuilder;
 use tower_layer::Stack;
 
-#[cfg(all(feature = "jsonrpc", feature = "rest"))]
-use crate::binding::router::BindingsLayer;
 use crate::types::AgentCard;
 use crate::{AgentCardLayer, BodyLimitLayer, ConfigError, ExtensionsLayer, VersionLayer};
+#[cfg(all(feature = "jsonrpc", feature = "rest"))]
+use a2a_tower_http::binding::BindingsLayer;
 
 mod sealed {
     pub trait Sealed {}

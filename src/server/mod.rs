@@ -96,12 +96,12 @@ mod listen;
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 mod serve;
 
-#[cfg(all(feature = "jsonrpc", feature = "rest"))]
-#[cfg_attr(docsrs, doc(cfg(all(feature = "jsonrpc", feature = "rest"))))]
-pub use crate::binding::router::{BindingsLayer, BindingsService, ResponseFuture};
 #[cfg(any(feature = "jsonrpc", feature = "rest"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "jsonrpc", feature = "rest"))))]
-pub use crate::binding::{codec::Codec, layer::BindingLayer, service::BindingService};
+pub use a2a_tower_http::binding::{BindingLayer, BindingService, Codec};
+#[cfg(all(feature = "jsonrpc", feature = "rest"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "jsonrpc", feature = "rest"))))]
+pub use a2a_tower_http::binding::{BindingsLayer, BindingsService, ResponseFuture};
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 #[cfg_attr(
     docsrs,

@@ -20,7 +20,6 @@
 use tower_layer::Layer;
 
 use super::builder::{A2aHttpService, A2aServerBuilder, Edge};
-use crate::binding::router::BindingsLayer;
 use crate::card::{ExtendedCardService, StackCapabilities};
 use crate::engine::{
     Agent, AgentExecutor, Execution, Executor, ExecutorService, TaskLayer, TaskService,
@@ -30,6 +29,7 @@ use crate::{
     A2aService, AgentCardLayer, BodyLimitLayer, BoxError, ConfigError, ExtensionsLayer,
     VersionLayer,
 };
+use a2a_tower_http::binding::BindingsLayer;
 
 impl<AL, HL> A2aServerBuilder<AL, HL> {
     /// Serves a raw core (no task engine, no log, nothing to recover: the

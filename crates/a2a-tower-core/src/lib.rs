@@ -34,6 +34,7 @@ pub mod types;
 
 pub use protocol::{
     A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
-    Capability, ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionRequest, GrpcCall,
-    HttpRoute, HttpVerb, InvalidVersion, Operation, OperationKind, ProtocolVersion, ResponseKind,
+    Capability, ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionMethod,
+    ExtensionRequest, GrpcCall, HttpRoute, HttpVerb, InvalidVersion, Operation, OperationKind,
+    ProtocolVersion, ResponseKind,
 };

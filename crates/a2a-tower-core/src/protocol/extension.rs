@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 /// The JSON-RPC binding passes the request's `params` object; the HTTP+JSON
 /// binding builds the object from the route (its captured path values and a
 /// tenant segment, which win over body members) and the JSON body (see
-/// [`ExtensionMethod`](https://docs.rs/a2a-tower/latest/a2a_tower/struct.ExtensionMethod.html) for the rules).
+/// [`ExtensionMethod`](crate::ExtensionMethod) for the rules).
 ///
 /// ```
 /// use a2a_tower::{A2aRequest, ExtensionRequest, Operation};

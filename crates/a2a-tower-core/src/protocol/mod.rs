@@ -26,6 +26,7 @@ pub mod check;
 mod config;
 mod error;
 mod extension;
+mod extension_method;
 mod operation;
 mod request;
 mod response;
@@ -37,6 +38,7 @@ pub use config::ConfigError;
 pub use error::is_a2a_error;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
 pub use extension::ExtensionRequest;
+pub use extension_method::ExtensionMethod;
 #[doc(hidden)]
 pub use operation::DecodeParams;
 pub use operation::{Capability, HttpRoute, HttpVerb, OperationKind, ResponseKind};

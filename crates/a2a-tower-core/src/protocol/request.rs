@@ -107,7 +107,7 @@ pub enum Operation {
     /// GetExtendedAgentCard.
     GetExtendedAgentCard(GetExtendedAgentCardRequest),
     /// A method an extension adds (registered on the bindings with an
-    /// [`ExtensionMethod`](https://docs.rs/a2a-tower/latest/a2a_tower/struct.ExtensionMethod.html)). A core that does not
+    /// [`ExtensionMethod`](crate::ExtensionMethod)). A core that does not
     /// serve it answers MethodNotFound.
     Extension(ExtensionRequest),
 }

@@ -5,7 +5,7 @@
 //!
 //! - Served at the exact path of the card's first `JSONRPC` interface, with or
 //!   without a trailing slash, as the full path or relative to where the host
-//!   mounted the stack (see [Mounting](crate::server#mounting)); other paths
+//!   mounted the stack (see [Mounting](https://docs.rs/a2a-tower/latest/a2a_tower/server/index.html#mounting)); other paths
 //!   go to the fallback service
 //!   ([`NotFound`](crate::NotFound) by default, replace it with [`JsonRpcLayer::fallback`] to
 //!   chain bindings).
@@ -116,11 +116,12 @@ pub use binding::JsonRpcCodec;
 
 /// Serves the card's JSON-RPC interface over a core
 /// [`A2aService`](crate::A2aService): the generic
-/// [`BindingLayer`](crate::server::BindingLayer) filled with [`JsonRpcCodec`]; see
+/// [`BindingLayer`](crate::binding::BindingLayer) filled with [`JsonRpcCodec`]; see
 /// the [module docs](self).
-pub type JsonRpcLayer<F = crate::NotFound> = crate::server::BindingLayer<JsonRpcCodec, F>;
+pub type JsonRpcLayer<F = crate::NotFound> = crate::binding::BindingLayer<JsonRpcCodec, F>;
 
 /// The JSON-RPC binding over a core `S`, other requests to the
-/// fallback `F`: the generic [`BindingService`](crate::server::BindingService)
+/// fallback `F`: the generic [`BindingService`](crate::binding::BindingService)
 /// filled with [`JsonRpcCodec`]. Built by [`JsonRpcLayer`].
-pub type JsonRpcService<S, F = crate::NotFound> = crate::server::BindingService<JsonRpcCodec, S, F>;
+pub type JsonRpcService<S, F = crate::NotFound> =
+    crate::binding::BindingService<JsonRpcCodec, S, F>;

@@ -31,7 +31,7 @@ use crate::types::StreamResponse;
 use crate::{A2aError, Body, ConfigError, ErrorKind, Operation};
 
 /// The HTTP+JSON wire format (a2a-spec.md §7), as the
-/// [`Codec`](crate::server::Codec) of [`RestLayer`](super::RestLayer) and
+/// [`Codec`](crate::binding::Codec) of [`RestLayer`](super::RestLayer) and
 /// [`RestService`](super::RestService).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RestCodec;

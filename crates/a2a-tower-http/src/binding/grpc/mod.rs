@@ -46,7 +46,7 @@
 //!   than run a program on a value that may have changed; send such values
 //!   as text, or over a JSON binding, which keeps numbers exact.
 //!
-//! [`A2aServer`]: crate::server::A2aServer
+//! [`A2aServer`]: https://docs.rs/a2a-tower/latest/a2a_tower/server/struct.A2aServer.html
 //!
 //! # Example
 //!

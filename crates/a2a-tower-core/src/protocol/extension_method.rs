@@ -1,23 +1,11 @@
-//! Extension methods: operations an extension adds to the protocol, served
-//! by both bindings next to the core's eleven and handed to the core as
-//! [`Operation::Extension`](crate::Operation::Extension).
-//!
-//! - `ExtensionMethod`: the registration (a name, optional HTTP+JSON routes),
-//!   public at the crate root; the rules are in its docs;
-//! - `template`: route paths with `{name}` captures;
-//! - `table`: the registered methods of one binding, checked against the
-//!   core's names and routes (the operation table) and against each other.
-
-mod table;
-mod template;
-
-pub(crate) use table::ExtensionMethods;
-#[cfg(feature = "rest")]
-pub(crate) use {table::Found, template::MAX_SEGMENTS};
+//! [`ExtensionMethod`]: the description of a method an extension adds to
+//! the protocol (its name and HTTP+JSON routes), next to the operation table
+//! whose names and routes it may not take. The bindings register and check it
+//! (`a2a-tower-http`); the delivery queue describes its two methods with it.
 
 /// A method an extension adds, registered on the bindings with
-/// [`JsonRpcLayer::extension_method`](crate::JsonRpcLayer::extension_method),
-/// [`RestLayer::extension_method`](crate::RestLayer::extension_method),
+/// [`JsonRpcLayer::extension_method`](https://docs.rs/a2a-tower/latest/a2a_tower/jsonrpc/type.JsonRpcLayer.html),
+/// [`RestLayer::extension_method`](https://docs.rs/a2a-tower/latest/a2a_tower/rest/type.RestLayer.html),
 /// `BindingsLayer::extension_method` or `A2aServerBuilder::extension_method`.
 /// The core receives it as [`Operation::Extension`](crate::Operation::Extension)
 /// with an [`ExtensionRequest`](crate::ExtensionRequest) and answers
@@ -142,5 +130,11 @@ impl ExtensionMethod {
     /// The method's name.
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// The routes as added, unchecked: for the bindings' registration.
+    #[doc(hidden)]
+    pub fn into_routes(self) -> Vec<(http::Method, String)> {
+        self.routes
     }
 }

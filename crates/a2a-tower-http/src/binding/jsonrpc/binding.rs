@@ -33,7 +33,7 @@ use crate::types::StreamResponse;
 use crate::{A2aError, Body, ConfigError, ErrorKind, Operation};
 
 /// The JSON-RPC 2.0 wire format (a2a-spec.md §6), as the
-/// [`Codec`](crate::server::Codec) of [`JsonRpcLayer`](super::JsonRpcLayer)
+/// [`Codec`](crate::binding::Codec) of [`JsonRpcLayer`](super::JsonRpcLayer)
 /// and [`JsonRpcService`](super::JsonRpcService).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonRpcCodec;

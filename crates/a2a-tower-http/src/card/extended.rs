@@ -83,12 +83,12 @@ impl fmt::Debug for ExtendedCard {
 ///
 /// Put the layer inside the host's authentication layers (next to the core),
 /// so the principal is there when it runs; [`A2aServer::builder`]'s
-/// [`extended_card`](crate::server::A2aServerBuilder::extended_card) does so,
+/// [`extended_card`](https://docs.rs/a2a-tower/latest/a2a_tower/server/struct.A2aServerBuilder.html#method.extended_card) does so,
 /// and declares the capability as served. The capability check
 /// (`extendedAgentCard` undeclared → −32004) is the bindings'; a core reached
 /// without this layer answers ExtendedAgentCardNotConfigured (−32007).
 ///
-/// [`A2aServer::builder`]: crate::server::A2aServer::builder
+/// [`A2aServer::builder`]: https://docs.rs/a2a-tower/latest/a2a_tower/server/struct.A2aServer.html#method.builder
 ///
 /// ```
 /// use a2a_tower::card::{ExtendedCard, ExtendedCardLayer};
@@ -152,9 +152,10 @@ pub struct ExtendedCardService<S> {
 }
 
 impl<S> ExtendedCardService<S> {
-    /// Answers with `card` when there is one; otherwise only passes on.
-    #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
-    pub(crate) fn optional(inner: S, card: Option<ExtendedCard>) -> Self {
+    /// Answers with `card` when there is one; otherwise only passes on
+    /// (the facade's `A2aServerBuilder`).
+    #[doc(hidden)]
+    pub fn optional(inner: S, card: Option<ExtendedCard>) -> Self {
         Self { inner, card }
     }
 

@@ -46,7 +46,7 @@ impl ExtensionMethods {
     /// matches too, or that a registered route with the same HTTP method
     /// matches too.
     pub(crate) fn add(&mut self, method: ExtensionMethod) -> Result<(), ConfigError> {
-        let name = method.name;
+        let name = method.name();
         let bad = |why: String| ConfigError::new(format!("extension method {name:?}: {why}"));
         if name.is_empty() || name.starts_with("rpc.") || OperationKind::from_method(name).is_some()
         {
@@ -58,7 +58,7 @@ impl ExtensionMethods {
             return Err(bad("is already registered".into()));
         }
         let mut routes: Vec<ExtensionRoute> = Vec::new();
-        for (verb, text) in method.routes {
+        for (verb, text) in method.into_routes() {
             if ![
                 Method::GET,
                 Method::POST,

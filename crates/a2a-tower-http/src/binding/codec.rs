@@ -1,5 +1,5 @@
 //! [`Codec`]: what a binding's wire format tells the one generic binding
-//! service ([`BindingService`](crate::server::BindingService)): whether a
+//! service ([`BindingService`](crate::binding::BindingService)): whether a
 //! request is the binding's, how its body becomes an
 //! [`Operation`](crate::Operation), and how an answer, a stream event or an
 //! error is written.

@@ -5,7 +5,7 @@
 //!
 //! Paths are below the path of the card's first `HTTP+JSON` interface (the
 //! prefix), as the full path or relative to where the host mounted the stack
-//! (see [Mounting](crate::server#mounting)). Each route also exists under one `/{tenant}` segment; routes
+//! (see [Mounting](https://docs.rs/a2a-tower/latest/a2a_tower/server/index.html#mounting)). Each route also exists under one `/{tenant}` segment; routes
 //! without a tenant are matched first, so `/tasks/tasks` is the task `tasks`
 //! (§7.1, recommended). Path segments are percent-decoded; a trailing slash is
 //! ignored. Requests outside the prefix, on the card's JSON-RPC path and on
@@ -136,11 +136,11 @@ pub use binding::RestCodec;
 
 /// Serves the card's HTTP+JSON interface over a core
 /// [`A2aService`](crate::A2aService): the generic
-/// [`BindingLayer`](crate::server::BindingLayer) filled with [`RestCodec`]; see
+/// [`BindingLayer`](crate::binding::BindingLayer) filled with [`RestCodec`]; see
 /// the [module docs](self).
-pub type RestLayer<F = crate::NotFound> = crate::server::BindingLayer<RestCodec, F>;
+pub type RestLayer<F = crate::NotFound> = crate::binding::BindingLayer<RestCodec, F>;
 
 /// The HTTP+JSON binding over a core `S`, other requests to the
-/// fallback `F`: the generic [`BindingService`](crate::server::BindingService)
+/// fallback `F`: the generic [`BindingService`](crate::binding::BindingService)
 /// filled with [`RestCodec`]. Built by [`RestLayer`].
-pub type RestService<S, F = crate::NotFound> = crate::server::BindingService<RestCodec, S, F>;
+pub type RestService<S, F = crate::NotFound> = crate::binding::BindingService<RestCodec, S, F>;

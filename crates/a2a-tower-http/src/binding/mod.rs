@@ -4,11 +4,10 @@
 //! - [`jsonrpc`] (JSON-RPC 2.0) and [`rest`] (HTTP+JSON): each a codec
 //!   ([`JsonRpcCodec`](crate::jsonrpc::JsonRpcCodec),
 //!   [`RestCodec`](crate::rest::RestCodec)) filling the one generic shape,
-//!   public as `a2a_tower::jsonrpc` and `a2a_tower::rest`;
-//! - `codec`, `layer`, `service`: that shape, the [`Codec`](crate::server::Codec)
-//!   trait, [`BindingLayer`](crate::server::BindingLayer) and
-//!   [`BindingService`](crate::server::BindingService) (public under
-//!   [`server`](crate::server)): route the binding's requests to the core
+//!   public at the crate root (and as `a2a_tower::jsonrpc` and `a2a_tower::rest`);
+//! - `codec`, `layer`, `service`: that shape, the [`Codec`] trait,
+//!   [`BindingLayer`] and [`BindingService`] (public here, and under
+//!   `a2a_tower::server`): route the binding's requests to the core
 //!   and the rest to the fallback;
 //! - `exchange`: what both bindings do alike around the core (body read,
 //!   media type, the readiness of the core, the answer's variant, opening a
@@ -17,8 +16,7 @@
 //! - `extension_method`: methods an extension adds, registered on both
 //!   bindings ([`ExtensionMethod`](crate::ExtensionMethod));
 //! - `router`: the bindings the card advertises as one service
-//!   ([`BindingsLayer`](crate::server::BindingsLayer), public under
-//!   [`server`](crate::server)).
+//!   ([`BindingsLayer`], public here, and under `a2a_tower::server`).
 //!
 //! The bindings use the wire model, the protocol core and `http`; they see the
 //! core only as an [`A2aService`](crate::A2aService), never the task engine or
@@ -61,6 +59,13 @@ pub(crate) mod router;
 pub(crate) mod service;
 #[cfg(any(feature = "jsonrpc", feature = "rest"))]
 mod sse;
+
+#[cfg(all(feature = "jsonrpc", feature = "rest"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "jsonrpc", feature = "rest"))))]
+pub use router::{BindingsLayer, BindingsService, ResponseFuture};
+#[cfg(any(feature = "jsonrpc", feature = "rest"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "jsonrpc", feature = "rest"))))]
+pub use {codec::Codec, layer::BindingLayer, service::BindingService};
 
 /// The binding modules' doc tables list the core's operation table.
 #[cfg(all(test, feature = "jsonrpc", feature = "rest"))]
