@@ -197,8 +197,8 @@ impl DeliveryLog for MemoryTaskLog {
 #[cfg(test)]
 mod tests {
     use super::MemoryTaskLog;
-    use crate::log::{AppendRequest, Record};
     use crate::types::{TaskState, TaskStatus};
+    use crate::{AppendRequest, Record};
 
     /// Creates task `id` of authority `a`.
     pub(super) fn create(log: &MemoryTaskLog, id: &str) {

@@ -15,7 +15,7 @@ use super::page::sort_nanos;
 
 /// A live task's snapshot is stored at least every this many records (see
 /// [`snapshot_step`]).
-pub(crate) const SNAPSHOT_EVERY: u64 = 64;
+pub const SNAPSHOT_EVERY: u64 = 64;
 
 /// How many records after a stored snapshot the next one of a live task
 /// is stored, at `seq`: [`SNAPSHOT_EVERY`], or half the records before
@@ -25,7 +25,7 @@ pub(crate) const SNAPSHOT_EVERY: u64 = 64;
 /// artifact of N chunks, N² in all); stored at these points, the snapshots
 /// of a task add up to a few times its final size, and a read replays at
 /// most half the task's records after the last one.
-pub(crate) fn snapshot_step(seq: u64) -> u64 {
+pub fn snapshot_step(seq: u64) -> u64 {
     let half = if seq < 2 { 1 } else { 1 << (seq.ilog2() - 1) };
     SNAPSHOT_EVERY.max(half)
 }
@@ -72,7 +72,7 @@ struct TaskOnly {
 }
 
 /// The stored snapshot of `p`; `seq`, when given, is stored with it.
-pub(crate) fn encode_projection(p: &Projection, seq: Option<u64>) -> Result<String, LogError> {
+pub fn encode_projection(p: &Projection, seq: Option<u64>) -> Result<String, LogError> {
     serde_json::to_string(&SnapshotRef {
         seq,
         task: p.task(),
@@ -85,14 +85,13 @@ pub(crate) fn encode_projection(p: &Projection, seq: Option<u64>) -> Result<Stri
 }
 
 /// Rebuilds a projection from its stored snapshot.
-#[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
-pub(crate) fn decode_projection(json: &str) -> Result<Projection, LogError> {
+pub fn decode_projection(json: &str) -> Result<Projection, LogError> {
     decode_projection_at(json).map(|(p, _)| p)
 }
 
 /// [`decode_projection`], and the sequence number stored with the snapshot
 /// (`None`: the snapshot is at the task's sequence number).
-pub(crate) fn decode_projection_at(json: &str) -> Result<(Projection, Option<u64>), LogError> {
+pub fn decode_projection_at(json: &str) -> Result<(Projection, Option<u64>), LogError> {
     let s: SnapshotOwned = serde_json::from_str(json).map_err(LogError::backend)?;
     let p = Projection::restore(
         Arc::new(s.task),
@@ -105,13 +104,12 @@ pub(crate) fn decode_projection_at(json: &str) -> Result<(Projection, Option<u64
 }
 
 /// The task of a stored snapshot (for lists).
-#[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
-pub(crate) fn decode_task(json: &str) -> Result<Arc<Task>, LogError> {
+pub fn decode_task(json: &str) -> Result<Arc<Task>, LogError> {
     decode_task_at(json).map(|(t, _)| t)
 }
 
 /// [`decode_task`], and the sequence number stored with the snapshot.
-pub(crate) fn decode_task_at(json: &str) -> Result<(Arc<Task>, Option<u64>), LogError> {
+pub fn decode_task_at(json: &str) -> Result<(Arc<Task>, Option<u64>), LogError> {
     let t: TaskOnly = serde_json::from_str(json).map_err(LogError::backend)?;
     Ok((Arc::new(t.task), t.seq))
 }
@@ -119,8 +117,7 @@ pub(crate) fn decode_task_at(json: &str) -> Result<(Arc<Task>, Option<u64>), Log
 /// The records of one stored append (a JSON array, the first numbered
 /// `first`) that come after `after`; their `head` is their own sequence
 /// until [`with_heads`] sets the read's.
-#[cfg(feature = "sqlite")]
-pub(crate) fn decode_entry(
+pub fn decode_entry(
     first: i64,
     json: &str,
     after: u64,
@@ -143,8 +140,7 @@ pub(crate) fn decode_entry(
 
 /// One stored record; its `head` is its own sequence until [`with_heads`]
 /// sets the batch's.
-#[cfg(feature = "postgres")]
-pub(crate) fn decode_record(seq: i64, json: &str) -> Result<Sequenced, LogError> {
+pub fn decode_record(seq: i64, json: &str) -> Result<Sequenced, LogError> {
     let record: Record = serde_json::from_str(json).map_err(LogError::backend)?;
     let seq = from_i64(seq)?;
     Ok(Sequenced {
@@ -156,7 +152,7 @@ pub(crate) fn decode_record(seq: i64, json: &str) -> Result<Sequenced, LogError>
 
 /// Records read in one query up to the task's head: each record's `head` is
 /// the last sequence read.
-pub(crate) fn with_heads(mut records: Vec<Sequenced>) -> Vec<Sequenced> {
+pub fn with_heads(mut records: Vec<Sequenced>) -> Vec<Sequenced> {
     if let Some(head) = records.last().map(|r| r.seq) {
         for r in &mut records {
             r.head = head;
@@ -166,32 +162,32 @@ pub(crate) fn with_heads(mut records: Vec<Sequenced>) -> Vec<Sequenced> {
 }
 
 /// A sequence number or epoch as a database integer.
-pub(crate) fn to_i64(n: u64) -> Result<i64, LogError> {
+pub fn to_i64(n: u64) -> Result<i64, LogError> {
     i64::try_from(n).map_err(|_| LogError::new(LogErrorKind::Invalid))
 }
 
-pub(crate) fn from_i64(n: i64) -> Result<u64, LogError> {
+pub fn from_i64(n: i64) -> Result<u64, LogError> {
     u64::try_from(n).map_err(|_| LogError::backend("negative sequence number or epoch"))
 }
 
 /// A list sort key as a database integer: nanoseconds, saturated to `i64`
 /// (years 1677..2262 exactly); an unset timestamp is `i64::MIN`.
-pub(crate) fn clamp_nanos(n: i128) -> i64 {
+pub fn clamp_nanos(n: i128) -> i64 {
     i64::try_from(n).unwrap_or(if n < 0 { i64::MIN } else { i64::MAX })
 }
 
 /// The indexed columns of a task row.
-pub(crate) struct TaskRow {
-    pub(crate) context_id: String,
-    pub(crate) state: i32,
-    pub(crate) status_ts: i64,
-    pub(crate) live: bool,
+pub struct TaskRow {
+    pub context_id: String,
+    pub state: i32,
+    pub status_ts: i64,
+    pub live: bool,
     /// The host of the latest execution.
-    pub(crate) host: Option<String>,
+    pub host: Option<String>,
 }
 
 impl TaskRow {
-    pub(crate) fn of(p: &Projection) -> Self {
+    pub fn of(p: &Projection) -> Self {
         let t = p.task();
         Self {
             context_id: t.context_id.clone(),
@@ -204,28 +200,28 @@ impl TaskRow {
 }
 
 /// The stored head of a task, read by the writer under its lock.
-pub(crate) struct Current {
-    pub(crate) authority: String,
-    pub(crate) seq: u64,
-    pub(crate) epoch: u64,
+pub struct Current {
+    pub authority: String,
+    pub seq: u64,
+    pub epoch: u64,
 }
 
 /// An append that passed every check, ready to be written.
-pub(crate) struct Plan {
+pub struct Plan {
     /// The task row does not exist yet.
-    pub(crate) create: bool,
+    pub create: bool,
     /// The sequence number of the first new record.
-    pub(crate) first: u64,
-    pub(crate) row: TaskRow,
-    pub(crate) seq: u64,
-    pub(crate) epoch: u64,
-    pub(crate) projection: Projection,
+    pub first: u64,
+    pub row: TaskRow,
+    pub seq: u64,
+    pub epoch: u64,
+    pub projection: Projection,
 }
 
 impl Plan {
     /// Checks `req` against the stored head (the same rules and order as the
     /// memory log) and applies it to the projection `load` returns.
-    pub(crate) fn new(
+    pub fn new(
         req: &AppendRequest,
         current: Option<Current>,
         load: impl FnOnce(u64) -> Result<Projection, LogError>,
@@ -275,32 +271,26 @@ impl Plan {
     }
 
     /// The stored snapshot of the task after the append.
-    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
-    pub(crate) fn snapshot_json(&self) -> Result<String, LogError> {
+    pub fn snapshot_json(&self) -> Result<String, LogError> {
         encode_projection(&self.projection, None)
     }
 
     /// The stored snapshot of the task after the append, with its sequence
     /// number.
-    #[cfg(feature = "postgres")]
-    pub(crate) fn snapshot_json_at(&self) -> Result<String, LogError> {
+    pub fn snapshot_json_at(&self) -> Result<String, LogError> {
         encode_projection(&self.projection, Some(self.seq))
     }
 
     /// The append reaches a point where a live task stores its snapshot: it
     /// crosses a multiple of the [`snapshot_step`] at its first record.
-    pub(crate) fn crosses_snapshot_point(&self) -> bool {
+    pub fn crosses_snapshot_point(&self) -> bool {
         let before = self.first - 1;
         let step = snapshot_step(before);
         self.seq / step > before / step
     }
 
     /// `(seq, record JSON)` of each new record (one row per record).
-    #[cfg(feature = "postgres")]
-    pub(crate) fn record_rows(
-        &self,
-        req: &AppendRequest,
-    ) -> Result<(Vec<i64>, Vec<String>), LogError> {
+    pub fn record_rows(&self, req: &AppendRequest) -> Result<(Vec<i64>, Vec<String>), LogError> {
         let mut seqs = Vec::with_capacity(req.records.len());
         let mut jsons = Vec::with_capacity(req.records.len());
         for (i, r) in req.records.iter().enumerate() {
@@ -311,7 +301,7 @@ impl Plan {
     }
 
     /// The caller's answer once the plan is committed.
-    pub(crate) fn appended(&self) -> Appended {
+    pub fn appended(&self) -> Appended {
         Appended {
             seq: self.seq,
             snapshot: Snapshot::new(self.seq, self.epoch, self.projection.clone()),
@@ -321,19 +311,16 @@ impl Plan {
 
 /// A bounded cache of the projections writers last committed, keyed by task
 /// and valid only at the sequence number it was stored with.
-#[cfg(feature = "postgres")]
 #[derive(Debug, Default)]
-pub(crate) struct ProjectionCache {
+pub struct ProjectionCache {
     map: std::collections::HashMap<String, (u64, Projection)>,
 }
 
-#[cfg(feature = "postgres")]
 const CACHE_TASKS: usize = 4096;
 
-#[cfg(feature = "postgres")]
 impl ProjectionCache {
     /// Takes the projection of `task_id` at `seq` out of the cache.
-    pub(crate) fn take(&mut self, task_id: &str, seq: u64) -> Option<Projection> {
+    pub fn take(&mut self, task_id: &str, seq: u64) -> Option<Projection> {
         match self.map.remove(task_id) {
             Some((s, p)) if s == seq => Some(p),
             _ => None,
@@ -341,7 +328,7 @@ impl ProjectionCache {
     }
 
     /// Keeps a committed projection (terminal tasks are not kept).
-    pub(crate) fn put(&mut self, task_id: &str, seq: u64, p: Projection) {
+    pub fn put(&mut self, task_id: &str, seq: u64, p: Projection) {
         if p.is_terminal() {
             self.map.remove(task_id);
             return;

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use super::entry::{Body, Entry};
 use super::{Inner, packed};
-use crate::log::{ListPage, ListQuery, LiveTask, LogError, PageCursor};
 use crate::types::{Task, Timestamp};
+use crate::{ListPage, ListQuery, LiveTask, LogError, PageCursor};
 
 /// A task taken out of a shard for a ListTasks page.
 enum Listed {

@@ -249,7 +249,7 @@ impl FeatureRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::log::Record;
+    use crate::Record;
 
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]

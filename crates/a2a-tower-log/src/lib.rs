@@ -1,4 +1,14 @@
-//! The task log: the committed source of truth of every task.
+//! The append-only task log of [`a2a-tower`](https://docs.rs/a2a-tower): the
+//! committed source of truth of every task.
+//!
+//! This crate holds the records, the three traits of a backend ([`TaskLog`],
+//! [`LiveTaskScan`], [`DeliveryLog`]), [`TaskStore`] and the bounded
+//! in-memory backend ([`MemoryTaskLog`]). The durable backends are crates of
+//! their own, `a2a-tower-sqlite` (`SqliteTaskLog`) and `a2a-tower-postgres`
+//! (`PostgresTaskLog`). Applications use all of them through the `a2a-tower`
+//! facade, which re-exports them as `a2a_tower::log` under its features
+//! `engine`, `sqlite` and `postgres`; depend on this crate directly to write
+//! a backend or a wrapper of the log.
 //!
 //! Each task is an append-only sequence of [`Record`]s numbered from 1. A
 //! [`Task`] is never updated in place: it is the [projection](Projection) of
@@ -47,7 +57,7 @@
 //! forward.
 //!
 //! Every call is scoped by an authority string (see
-//! [`engine::Authority`](crate::engine::Authority)): a task of another authority is
+//! [`engine::Authority`](https://docs.rs/a2a-tower/latest/a2a_tower/engine/struct.Authority.html)): a task of another authority is
 //! indistinguishable from a missing one ([`LogErrorKind::NotFound`]).
 //!
 //! # Push delivery
@@ -125,27 +135,33 @@
 //! ```
 
 mod arc;
-mod delivery;
+#[doc(hidden)]
+pub mod delivery;
 mod error;
 mod feature;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-mod hub;
+// The code the durable backends (a2a-tower-sqlite, a2a-tower-postgres)
+// share: API for those crates, not for users.
+#[cfg(feature = "durable")]
+#[doc(hidden)]
+pub mod hub;
 mod memory;
 mod observed;
 mod page;
-#[cfg(feature = "postgres")]
-mod postgres;
 mod projection;
 mod record;
 mod record_serde;
 mod recovery;
-#[cfg(feature = "sqlite")]
-mod sqlite;
 mod store;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-mod stored;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-mod upgrade;
+#[cfg(feature = "durable")]
+#[doc(hidden)]
+pub mod stored;
+#[cfg(feature = "durable")]
+#[doc(hidden)]
+pub mod upgrade;
+
+// The core's items under the paths the log's code names.
+use a2a_tower_core::types;
+use a2a_tower_core::{A2aError, BoxError, ConfigError, ErrorKind};
 
 use std::fmt;
 use std::future::Future;
@@ -162,15 +178,9 @@ pub use feature::{FeatureRecord, Hold};
 pub use memory::{Eviction, MemoryTaskLog, MemoryTaskLogBuilder};
 pub use observed::Observed;
 pub use page::PageCursor;
-#[cfg(feature = "postgres")]
-#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
-pub use postgres::{PostgresTaskLog, PostgresTaskLogBuilder};
 pub use projection::{Projection, ProjectionError};
 pub use record::{Record, Sequenced};
 pub use recovery::{LiveTask, LiveTaskScan, fail_live};
-#[cfg(feature = "sqlite")]
-#[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
-pub use sqlite::{SqliteStats, SqliteTaskLog, SqliteTaskLogBuilder, Synchronous};
 pub use store::{TaskBackend, TaskStore};
 
 /// The future of a [`TaskLog`] call.
@@ -257,7 +267,8 @@ impl AppendRequest {
 }
 
 /// No two requests name the same task (see [`TaskLog::append_all`]).
-pub(crate) fn distinct_tasks(requests: &[AppendRequest]) -> bool {
+#[doc(hidden)]
+pub fn distinct_tasks(requests: &[AppendRequest]) -> bool {
     let mut ids: Vec<&str> = requests.iter().map(|r| r.task_id.as_str()).collect();
     ids.sort_unstable();
     ids.windows(2).all(|w| w[0] != w[1])

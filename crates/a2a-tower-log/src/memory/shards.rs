@@ -10,7 +10,7 @@ use std::sync::{Arc, MutexGuard};
 
 use super::entry::Entry;
 use super::{Eviction, Inner, not_found};
-use crate::log::LogError;
+use crate::LogError;
 
 #[derive(Debug, Default)]
 pub(super) struct Shard {
@@ -116,7 +116,7 @@ impl Shard {
 mod tests {
     use super::super::tests::{create, finish};
     use super::super::{Eviction, MemoryTaskLog};
-    use crate::log::{AppendRequest, LogErrorKind, Record};
+    use crate::{AppendRequest, LogErrorKind, Record};
 
     #[test]
     fn evicts_oldest_terminal_never_live() {

@@ -1,5 +1,5 @@
 //! The writer's counters: appends, transactions and how long it waited for
-//! work (see [`SqliteStats`](crate::log::SqliteStats)).
+//! work (see [`SqliteStats`](crate::SqliteStats)).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};

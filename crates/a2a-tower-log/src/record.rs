@@ -83,7 +83,7 @@ pub enum Record {
         id: String,
     },
     /// An execution of the task started on `host` (the engine's
-    /// [`host_id`](crate::engine::TaskLayer::host_id)): start-up recovery
+    /// [`host_id`](https://docs.rs/a2a-tower/latest/a2a_tower/engine/struct.TaskLayer.html#method.host_id)): start-up recovery
     /// closes only the live tasks of its own host. No event, no state change.
     ExecutionStarted {
         /// The id of the host running the execution.

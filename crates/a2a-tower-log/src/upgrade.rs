@@ -49,8 +49,7 @@ fn upgrade_value(record: &mut Value) -> bool {
 
 /// One stored record (PostgreSQL's `records.record`), upgraded; `None` if
 /// it needs no change.
-#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
-pub(crate) fn record(json: &str) -> Result<Option<String>, LogError> {
+pub fn record(json: &str) -> Result<Option<String>, LogError> {
     let mut v: Value = serde_json::from_str(json).map_err(LogError::backend)?;
     if !upgrade_value(&mut v) {
         return Ok(None);
@@ -62,8 +61,7 @@ pub(crate) fn record(json: &str) -> Result<Option<String>, LogError> {
 
 /// The records of one stored append (SQLite's `entries.records`, a JSON
 /// array), upgraded; `None` if none needs a change.
-#[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
-pub(crate) fn records(json: &str) -> Result<Option<String>, LogError> {
+pub fn records(json: &str) -> Result<Option<String>, LogError> {
     let mut v: Vec<Value> = serde_json::from_str(json).map_err(LogError::backend)?;
     let mut changed = false;
     for r in &mut v {
@@ -78,7 +76,7 @@ pub(crate) fn records(json: &str) -> Result<Option<String>, LogError> {
 }
 
 /// A stored snapshot, upgraded; `None` if it needs no change.
-pub(crate) fn snapshot(json: &str) -> Result<Option<String>, LogError> {
+pub fn snapshot(json: &str) -> Result<Option<String>, LogError> {
     let mut v: Value = serde_json::from_str(json).map_err(LogError::backend)?;
     let Some(s) = v.as_object_mut() else {
         return Ok(None);

@@ -14,9 +14,7 @@ use super::entry::{Body, Entry};
 use super::not_found;
 use super::shards::Shard;
 use super::size::{ENTRY_OVERHEAD, record_bytes};
-use crate::log::{
-    AppendRequest, Appended, LogError, LogErrorKind, Projection, Record, distinct_tasks,
-};
+use crate::{AppendRequest, Appended, LogError, LogErrorKind, Projection, Record, distinct_tasks};
 
 /// What an append needs before any lock: its shard, the bytes it adds and
 /// whether it ends the task.
@@ -231,7 +229,7 @@ impl<'a> Locked<'a> {
 mod tests {
     use super::super::MemoryTaskLog;
     use super::super::tests::create;
-    use crate::log::{AppendRequest, LogErrorKind, Record};
+    use crate::{AppendRequest, LogErrorKind, Record};
 
     fn msg(i: u64) -> Record {
         Record::MessageAdmitted {

@@ -54,7 +54,7 @@ pub use builder::{SqliteTaskLogBuilder, Synchronous};
 ///   on the same file, in this process or another, waits up to the
 ///   [busy timeout](SqliteTaskLogBuilder::busy_timeout) and then fails to
 ///   open. The operating system releases the lock when the process dies.
-///   Several hosts share tasks through [`PostgresTaskLog`](crate::log) instead.
+///   Several hosts share tasks through [`PostgresTaskLog`](https://docs.rs/a2a-tower/latest/a2a_tower/log/struct.PostgresTaskLog.html) instead.
 /// - **Heads in memory**: the writer keeps the snapshot it committed last
 ///   for each recently written task ([`cached_tasks`](SqliteTaskLogBuilder::cached_tasks)),
 ///   published after COMMIT and before any caller is answered; snapshots

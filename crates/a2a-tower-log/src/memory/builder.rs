@@ -14,10 +14,10 @@ use crate::ConfigError;
 pub enum Eviction {
     /// Evict terminal tasks, oldest terminal first (per shard; shards are
     /// uniform by hash), never a non-terminal one. If only non-terminal tasks
-    /// are left, the append fails with [`LogErrorKind::Full`](crate::log::LogErrorKind::Full).
+    /// are left, the append fails with [`LogErrorKind::Full`](crate::LogErrorKind::Full).
     #[default]
     OldestTerminal,
-    /// Never evict: fail with [`LogErrorKind::Full`](crate::log::LogErrorKind::Full) at the bound.
+    /// Never evict: fail with [`LogErrorKind::Full`](crate::LogErrorKind::Full) at the bound.
     Never,
 }
 
@@ -77,7 +77,7 @@ impl MemoryTaskLogBuilder {
     /// watches it, and keep that task as its ProtoJSON in one allocation,
     /// decoded again on each read (default on: about a third of the memory
     /// of the wire structs). Reading records of a compacted task before its
-    /// last sequence number fails with [`LogErrorKind::Compacted`](crate::log::LogErrorKind::Compacted).
+    /// last sequence number fails with [`LogErrorKind::Compacted`](crate::LogErrorKind::Compacted).
     pub fn compact_terminal(mut self, on: bool) -> Self {
         self.compact_terminal = on;
         self

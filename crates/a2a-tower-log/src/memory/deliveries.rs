@@ -1,5 +1,5 @@
 //! Push delivery progress in [`MemoryTaskLog`](super::MemoryTaskLog) (see
-//! the [log's rules](crate::log#push-delivery)): kept in each task's entry,
+//! the [log's rules](crate#push-delivery)): kept in each task's entry,
 //! changed under its shard lock. A task with delivery cursors keeps its
 //! records: it is neither compacted nor evicted until they are cleaned up.
 
@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use super::Inner;
 use super::entry::Entry;
-use crate::log::delivery::{CursorChange, cursor_changes};
-use crate::log::{Advance, AppendRequest, DeliveryCursor, PendingDelivery};
+use crate::delivery::{CursorChange, cursor_changes};
+use crate::{Advance, AppendRequest, DeliveryCursor, PendingDelivery};
 
 /// The cursors of a task's push configs (by config id) and its lease.
 #[derive(Debug, Default)]
@@ -174,8 +174,8 @@ mod tests {
     use std::time::Duration;
 
     use super::super::MemoryTaskLog;
-    use crate::log::{Advance, AppendRequest, LogErrorKind, Record};
     use crate::types::{TaskPushNotificationConfig, TaskState, TaskStatus};
+    use crate::{Advance, AppendRequest, LogErrorKind, Record};
 
     fn done_with_config(log: &MemoryTaskLog, id: &str) {
         let config = TaskPushNotificationConfig {

@@ -102,8 +102,7 @@ pub struct Advance {
 }
 
 /// What one record of an append does to the cursors.
-#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
-pub(crate) enum CursorChange<'a> {
+pub enum CursorChange<'a> {
     /// Create the config's cursor at the append's `expected`, unless it
     /// exists.
     Set(&'a str),
@@ -112,7 +111,7 @@ pub(crate) enum CursorChange<'a> {
 }
 
 /// The cursor changes of `req`, in order (none for most appends).
-pub(crate) fn cursor_changes(req: &AppendRequest) -> impl Iterator<Item = CursorChange<'_>> {
+pub fn cursor_changes(req: &AppendRequest) -> impl Iterator<Item = CursorChange<'_>> {
     req.records.iter().filter_map(|r| match r {
         Record::PushConfigSet { config } => Some(CursorChange::Set(&config.id)),
         Record::PushConfigDeleted { id } => Some(CursorChange::Delete(id)),
@@ -121,14 +120,12 @@ pub(crate) fn cursor_changes(req: &AppendRequest) -> impl Iterator<Item = Cursor
 }
 
 /// `req` changes cursors.
-#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
-pub(crate) fn changes_cursors(req: &AppendRequest) -> bool {
+pub fn changes_cursors(req: &AppendRequest) -> bool {
     cursor_changes(req).next().is_some()
 }
 
 /// The terminal states' numbers, as an SQL list (checked by a test).
-#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
-pub(crate) const TERMINAL_STATES_SQL: &str = "(3, 4, 5, 7)";
+pub const TERMINAL_STATES_SQL: &str = "(3, 4, 5, 7)";
 
 #[cfg(test)]
 mod tests {

@@ -5,8 +5,8 @@
 use std::mem::size_of;
 
 use super::entry::Entry;
-use crate::log::projection::{artifact_bytes, map_bytes, message_bytes};
-use crate::log::{Record, Sequenced};
+use crate::projection::{artifact_bytes, map_bytes, message_bytes};
+use crate::{Record, Sequenced};
 
 /// The bytes a task entry costs besides its task and records.
 pub(super) const ENTRY_OVERHEAD: usize = size_of::<Entry>() + 64;

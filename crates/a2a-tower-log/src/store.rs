@@ -126,7 +126,7 @@ impl TaskStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::log::{AppendRequest, MemoryTaskLog, Record};
+    use crate::{AppendRequest, MemoryTaskLog, Record};
 
     #[tokio::test]
     async fn mapped_records_keep_the_backends_scan_and_deliveries() {

@@ -12,23 +12,20 @@ use super::{LogError, LogFuture, RecordStream, Sequenced};
 
 /// Per-task wake-up counters, one entry per watched task, with the records
 /// this process committed to the task since it was first watched (the last
-/// [`RECENT`]), so that watchers woken by an in-process commit need not read
+/// `RECENT`), so that watchers woken by an in-process commit need not read
 /// them back from the database.
 #[derive(Debug, Default)]
-pub(crate) struct Hub {
+pub struct Hub {
     map: Mutex<HashMap<String, Entry>>,
 }
 
 #[derive(Debug)]
 struct Entry {
     tx: watch::Sender<u64>,
-    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
-    // the recent-records cache serves SQLite
     recent: VecDeque<Sequenced>,
 }
 
 /// How many published records a watched task keeps in memory.
-#[cfg_attr(not(feature = "sqlite"), allow(dead_code))] // the recent-records cache serves SQLite
 const RECENT: usize = 64;
 
 impl Hub {
@@ -40,8 +37,7 @@ impl Hub {
     /// `records` (sequence numbers from `first`), keeping them for
     /// [`recent`](Self::recent). Called in commit order. Records nobody
     /// watches are handed back, for the caller to free.
-    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))] // the recent-records cache serves SQLite
-    pub(crate) fn publish(
+    pub fn publish(
         &self,
         task_id: &str,
         first: u64,
@@ -77,8 +73,7 @@ impl Hub {
     /// all of them (the record right after `after` is kept); `None` means
     /// read the database. Every publish wakes the watchers after the records
     /// are kept, so a reader woken by it finds them here.
-    #[cfg_attr(not(feature = "sqlite"), allow(dead_code))] // the recent-records cache serves SQLite
-    pub(crate) fn recent(&self, task_id: &str, after: u64) -> Option<Vec<Sequenced>> {
+    pub fn recent(&self, task_id: &str, after: u64) -> Option<Vec<Sequenced>> {
         let map = self.lock();
         let recent = &map.get(task_id)?.recent;
         let front = recent.front()?;
@@ -91,7 +86,7 @@ impl Hub {
 
     /// Registers interest in `task_id`; every commit notified afterwards
     /// wakes the subscription.
-    pub(crate) fn subscribe(self: &Arc<Self>, task_id: &str) -> Subscription {
+    pub fn subscribe(self: &Arc<Self>, task_id: &str) -> Subscription {
         let rx = self
             .lock()
             .entry(task_id.to_owned())
@@ -111,16 +106,14 @@ impl Hub {
     }
 
     /// Wakes the watchers of `task_id` (after a commit by another host).
-    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
-    pub(crate) fn notify(&self, task_id: &str) {
+    pub fn notify(&self, task_id: &str) {
         if let Some(e) = self.lock().get(task_id) {
             e.tx.send_modify(|n| *n = n.wrapping_add(1));
         }
     }
 
     /// Wakes every watcher (after a lost connection: they catch up).
-    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
-    pub(crate) fn notify_all(&self) {
+    pub fn notify_all(&self) {
         for e in self.lock().values() {
             e.tx.send_modify(|n| *n = n.wrapping_add(1));
         }
@@ -129,7 +122,7 @@ impl Hub {
 
 /// A registered interest in one task. Fields drop in order: the receiver
 /// first, then the guard removes the entry once nobody else holds one.
-pub(crate) struct Subscription {
+pub struct Subscription {
     rx: watch::Receiver<u64>,
     _guard: Guard,
 }
@@ -152,7 +145,7 @@ impl Drop for Guard {
 }
 
 /// Reads the records of the watched task after a sequence number.
-pub(crate) type Fetch = Arc<dyn Fn(u64) -> LogFuture<'static, Vec<Sequenced>> + Send + Sync>;
+pub type Fetch = Arc<dyn Fn(u64) -> LogFuture<'static, Vec<Sequenced>> + Send + Sync>;
 
 struct State {
     sub: Subscription,
@@ -166,7 +159,7 @@ struct State {
 /// after `after` (or after the snapshot) up to the snapshot, read with
 /// `fetch` only if there are any, then every record committed later. Any
 /// commit after the snapshot wakes `sub`, so nothing is missed.
-pub(crate) async fn watch(
+pub async fn watch(
     sub: Subscription,
     snapshot: super::Snapshot,
     after: Option<u64>,

@@ -12,9 +12,9 @@ use tokio::sync::watch;
 use super::Inner;
 use super::packed::Packed;
 use super::size::ENTRY_OVERHEAD;
-use crate::log::projection::approx_task_bytes;
-use crate::log::{Appended, LogError, LogErrorKind, Projection, Record, Sequenced, Snapshot};
+use crate::projection::approx_task_bytes;
 use crate::types::{TaskState, Timestamp};
+use crate::{Appended, LogError, LogErrorKind, Projection, Record, Sequenced, Snapshot};
 
 #[derive(Debug)]
 pub(super) struct Entry {
@@ -178,7 +178,7 @@ impl Entry {
 mod tests {
     use super::super::MemoryTaskLog;
     use super::super::tests::{create, finish};
-    use crate::log::LogErrorKind;
+    use crate::LogErrorKind;
     use crate::types::TaskState;
 
     #[test]

@@ -12,9 +12,9 @@
 
 use std::sync::Arc;
 
-use crate::log::projection::approx_task_bytes;
-use crate::log::{Hold, LogError, Projection};
+use crate::projection::approx_task_bytes;
 use crate::types::{Task, TaskPushNotificationConfig, TaskState, Timestamp};
+use crate::{Hold, LogError, Projection};
 
 /// A terminal task as its JSON.
 #[derive(Debug)]

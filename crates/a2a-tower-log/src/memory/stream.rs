@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 
 use super::{Inner, not_found};
-use crate::log::{LogError, RecordStream, Sequenced, Watch};
+use crate::{LogError, RecordStream, Sequenced, Watch};
 
 /// Records a watch copies out per lock.
 const WATCH_BATCH: usize = 256;
