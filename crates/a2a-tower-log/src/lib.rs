@@ -10,6 +10,9 @@
 //! `engine`, `sqlite` and `postgres`; depend on this crate directly to write
 //! a backend or a wrapper of the log.
 //!
+//! The feature `suite` adds [`suite`] and [`log_suite!`]: the conformance
+//! cases every backend runs, for a backend of your own.
+//!
 //! Each task is an append-only sequence of [`Record`]s numbered from 1. A
 //! [`Task`] is never updated in place: it is the [projection](Projection) of
 //! its records, cached by the backend and shared as an `Arc` snapshot.
@@ -155,6 +158,9 @@ mod store;
 #[cfg(feature = "durable")]
 #[doc(hidden)]
 pub mod stored;
+#[cfg(feature = "suite")]
+#[cfg_attr(docsrs, doc(cfg(feature = "suite")))]
+pub mod suite;
 #[cfg(feature = "durable")]
 #[doc(hidden)]
 pub mod upgrade;

@@ -6,16 +6,17 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_tower::log::{
+use crate::types::{TaskPushNotificationConfig, TaskState};
+use crate::{
     Advance, AppendRequest, DeliveryCursor, PendingDelivery, Record, TaskBackend, TaskLog,
 };
-use a2a_tower::types::{TaskPushNotificationConfig, TaskState};
 
 use super::{authority, msg, status, uid};
 
 const LONG: Duration = Duration::from_secs(60);
 
-pub(crate) fn config(id: &str) -> Record {
+/// The record that sets push config `id` (URL `https://example.com/<id>`).
+pub fn config(id: &str) -> Record {
     Record::PushConfigSet {
         config: TaskPushNotificationConfig {
             id: id.into(),
@@ -32,14 +33,9 @@ fn cursor(id: &str, seq: u64) -> DeliveryCursor {
     }
 }
 
-pub(crate) fn advance(
-    auth: &str,
-    task: &str,
-    config: &str,
-    holder: &str,
-    from: u64,
-    to: u64,
-) -> Advance {
+/// The advance of config `config`'s cursor on `task` from `from` to `to`,
+/// by the lease holder `holder`.
+pub fn advance(auth: &str, task: &str, config: &str, holder: &str, from: u64, to: u64) -> Advance {
     Advance {
         authority: auth.into(),
         task_id: task.into(),
@@ -53,7 +49,7 @@ pub(crate) fn advance(
 /// A config given with the creation starts before it; one set later starts
 /// before its own commit; replacing keeps the cursor; deleting removes it.
 /// Another authority sees and claims nothing.
-pub(crate) async fn deliveries_cursors_follow_the_configs(log: Arc<dyn TaskBackend>) {
+pub async fn deliveries_cursors_follow_the_configs(log: Arc<dyn TaskBackend>) {
     let (auth, other, t) = (authority(), authority(), uid("t"));
     log.append(AppendRequest::create(
         &auth,
@@ -155,7 +151,7 @@ pub(crate) async fn deliveries_cursors_follow_the_configs(log: Arc<dyn TaskBacke
 
 /// An advance moves a cursor only from where it is, within the task's
 /// records, and only by the lease holder.
-pub(crate) async fn deliveries_advance_is_conditional(log: Arc<dyn TaskBackend>) {
+pub async fn deliveries_advance_is_conditional(log: Arc<dyn TaskBackend>) {
     let (auth, t) = (authority(), uid("t"));
     log.append(AppendRequest::create(
         &auth,
@@ -222,7 +218,7 @@ pub(crate) async fn deliveries_advance_is_conditional(log: Arc<dyn TaskBackend>)
 }
 
 /// Pending: tasks with a cursor below their head, in key order, paged.
-pub(crate) async fn deliveries_pending_pages(log: Arc<dyn TaskBackend>) {
+pub async fn deliveries_pending_pages(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let mut ids: Vec<String> = (0..3).map(|_| uid("t")).collect();
     ids.sort();
@@ -270,7 +266,7 @@ pub(crate) async fn deliveries_pending_pages(log: Arc<dyn TaskBackend>) {
 
 /// One holder at a time: renewed by its holder, taken over once expired
 /// (the old holder can no longer advance), given up by a release.
-pub(crate) async fn deliveries_lease_is_exclusive_and_expires(log: Arc<dyn TaskBackend>) {
+pub async fn deliveries_lease_is_exclusive_and_expires(log: Arc<dyn TaskBackend>) {
     let (auth, t) = (authority(), uid("t"));
     log.append(AppendRequest::create(
         &auth,
@@ -324,7 +320,7 @@ pub(crate) async fn deliveries_lease_is_exclusive_and_expires(log: Arc<dyn TaskB
 
 /// A terminal task whose cursors all reach its head loses its cursors and
 /// lease; its records stay readable.
-pub(crate) async fn deliveries_cleanup_after_the_end(log: Arc<dyn TaskBackend>) {
+pub async fn deliveries_cleanup_after_the_end(log: Arc<dyn TaskBackend>) {
     let (auth, t) = (authority(), uid("t"));
     log.append(AppendRequest::create(
         &auth,

@@ -1,49 +1,82 @@
-//! The `TaskLog` conformance suite: every backend (memory, SQLite,
-//! PostgreSQL) runs the same cases. Each case takes a fresh
-//! `Arc<dyn TaskBackend>` and uses its own authority, so cases stay independent
-//! even on a shared database.
+//! The `TaskLog` conformance suite (feature `suite`): every backend (memory,
+//! SQLite, PostgreSQL, and yours) runs the same cases. Each case takes a
+//! fresh `Arc<dyn TaskBackend>` and uses its own authority, so cases stay
+//! independent even on a shared database.
 //!
-//! A test file imports the macro (`use support::log_suite::log_suite;`) and
+//! A test file imports the macro (`use a2a_tower_log::log_suite;`) and
 //! instantiates the cases with `log_suite!(run)`, where
 //! `async fn run<F, Fut>(case: F)` builds a log, runs `case(log).await`, and
-//! cleans up.
+//! cleans up. Each case becomes a `#[tokio::test]` on a multi-threaded
+//! runtime, so the test crate needs `tokio` with the features `macros` and
+//! `rt-multi-thread`. The cases are also functions of this module, to call
+//! one at a time.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use a2a_tower::log::{MemoryTaskLog, TaskBackend};
+//! use a2a_tower_log::suite;
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let log: Arc<dyn TaskBackend> = Arc::new(MemoryTaskLog::new());
+//! suite::append_rules(log.clone()).await;
+//! suite::epochs_fence(log).await;
+//! # });
+//! ```
+//!
+//! In a test file (`tests/my_log.rs`), every case against a log of your own:
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use a2a_tower::log::{MemoryTaskLog, TaskBackend};
+//! use a2a_tower_log::log_suite;
+//!
+//! async fn run<F, Fut>(case: F)
+//! where
+//!     F: FnOnce(Arc<dyn TaskBackend>) -> Fut,
+//!     Fut: std::future::Future<Output = ()>,
+//! {
+//!     case(Arc::new(MemoryTaskLog::new())).await;
+//! }
+//!
+//! log_suite!(run);
+//! # fn main() {}
+//! ```
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_tower::log::{
-    AppendRequest, ListQuery, LiveTask, LogErrorKind, PageCursor, Record, Sequenced, TaskBackend,
-    TaskLog,
-};
-use a2a_tower::types::{
+use crate::types::{
     Artifact, Message, Part, TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp,
 };
 use futures_util::StreamExt;
 
+use crate::{
+    AppendRequest, ListQuery, LiveTask, LogErrorKind, PageCursor, Record, Sequenced, TaskBackend,
+    TaskLog,
+};
+
 mod append_all;
-pub(crate) mod deliveries;
-#[allow(unused_imports)] // used by the `log_suite!` cases only
-pub(crate) use append_all::{
+mod deliveries;
+pub use append_all::{
     append_all_commits_together, append_all_race_one_winner_no_deadlock,
     append_all_refusal_writes_nothing, append_all_same_task_twice_or_none,
 };
-#[allow(unused_imports)] // used by the `log_suite!` cases only
-pub(crate) use deliveries::{
-    deliveries_advance_is_conditional, deliveries_cleanup_after_the_end,
+pub use deliveries::{
+    advance, config, deliveries_advance_is_conditional, deliveries_cleanup_after_the_end,
     deliveries_cursors_follow_the_configs, deliveries_lease_is_exclusive_and_expires,
     deliveries_pending_pages,
 };
 
 /// The guard against a watch that never delivers (a failure, not a wait).
-pub(crate) const GUARD: Duration = Duration::from_secs(10);
+pub const GUARD: Duration = Duration::from_secs(10);
 
 /// A unique authority for one case.
-pub(crate) fn authority() -> String {
+pub fn authority() -> String {
     format!("auth-{}", uuid::Uuid::new_v4())
 }
 
 /// The admission of the user message `m<i>`.
-pub(crate) fn msg(i: u64) -> Record {
+pub fn msg(i: u64) -> Record {
     Record::MessageAdmitted {
         message: Message::user(format!("m{i}"), "x"),
     }
@@ -82,12 +115,12 @@ async fn create(log: &dyn TaskBackend, auth: &str, task: &str, ctx: &str, ms: i6
     assert_eq!(out.seq, 1);
 }
 
-fn kind<T: std::fmt::Debug>(r: Result<T, a2a_tower::log::LogError>) -> LogErrorKind {
+fn kind<T: std::fmt::Debug>(r: Result<T, crate::LogError>) -> LogErrorKind {
     r.unwrap_err().kind()
 }
 
 /// Sequence numbers, CAS on `expected`, validity of record sequences.
-pub(crate) async fn append_rules(log: Arc<dyn TaskBackend>) {
+pub async fn append_rules(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let t = uid("t");
     let out = log
@@ -177,7 +210,7 @@ pub(crate) async fn append_rules(log: Arc<dyn TaskBackend>) {
 }
 
 /// Of many writers racing on the same `expected`, exactly one wins.
-pub(crate) async fn cas_race_has_one_winner(log: Arc<dyn TaskBackend>) {
+pub async fn cas_race_has_one_winner(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let t = uid("t");
     create(&*log, &auth, &t, "c", 1).await;
@@ -212,7 +245,7 @@ pub(crate) async fn cas_race_has_one_winner(log: Arc<dyn TaskBackend>) {
 }
 
 /// Concurrent appends to many tasks all commit, each in its own order.
-pub(crate) async fn concurrent_tasks(log: Arc<dyn TaskBackend>) {
+pub async fn concurrent_tasks(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let mut handles = Vec::new();
     for i in 0..24 {
@@ -249,7 +282,7 @@ pub(crate) async fn concurrent_tasks(log: Arc<dyn TaskBackend>) {
 }
 
 /// A newer epoch fences older writers; equal epochs keep writing.
-pub(crate) async fn epochs_fence(log: Arc<dyn TaskBackend>) {
+pub async fn epochs_fence(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let t = uid("t");
     create(&*log, &auth, &t, "c", 1).await;
@@ -286,7 +319,7 @@ pub(crate) async fn epochs_fence(log: Arc<dyn TaskBackend>) {
 
 /// The stored snapshot is the projection of the records (history, status
 /// message, artifacts, cancel flag, push configs survive a round trip).
-pub(crate) async fn projection(log: Arc<dyn TaskBackend>) {
+pub async fn projection(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let t = uid("t");
     let question = Message::agent("q", "which one?");
@@ -342,7 +375,7 @@ pub(crate) async fn projection(log: Arc<dyn TaskBackend>) {
         snap.projection, out.snapshot.projection,
         "stored == committed"
     );
-    let replayed = a2a_tower::log::Projection::replay(records.iter()).unwrap();
+    let replayed = crate::Projection::replay(records.iter()).unwrap();
     assert_eq!(snap.projection, replayed);
     assert_eq!(snap.task.status.state, TaskState::InputRequired);
     assert_eq!(snap.task.status.message.as_ref(), Some(&question));
@@ -383,7 +416,7 @@ pub(crate) async fn projection(log: Arc<dyn TaskBackend>) {
 
 /// ListTasks filters, order (newest status first, then id) and keyset pages
 /// that stay stable while tasks are added (a2a-spec.md §3.7).
-pub(crate) async fn list_filters_and_pages(log: Arc<dyn TaskBackend>) {
+pub async fn list_filters_and_pages(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     // t-0..t-9: timestamps 100, 100, 200, 200, ... ; contexts alternate.
     for i in 0..10i64 {
@@ -402,9 +435,8 @@ pub(crate) async fn list_filters_and_pages(log: Arc<dyn TaskBackend>) {
     }
     create(&*log, &authority(), "elsewhere", "even", 999).await;
 
-    let ids = |p: &a2a_tower::log::ListPage| -> Vec<String> {
-        p.tasks.iter().map(|t| t.id.clone()).collect()
-    };
+    let ids =
+        |p: &crate::ListPage| -> Vec<String> { p.tasks.iter().map(|t| t.id.clone()).collect() };
     let all = log
         .list(
             &auth,
@@ -489,7 +521,7 @@ pub(crate) async fn list_filters_and_pages(log: Arc<dyn TaskBackend>) {
 
 /// Running and rested (terminal, interrupted) tasks interleave in one order,
 /// whatever a backend keeps them in, across pages and under every filter.
-pub(crate) async fn list_mixes_running_and_rested(log: Arc<dyn TaskBackend>) {
+pub async fn list_mixes_running_and_rested(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     // r-0..r-11 at 100, 200, ...; every third stays running, the others come
     // to rest (completed, failed, input-required) at their own timestamp.
@@ -518,9 +550,8 @@ pub(crate) async fn list_mixes_running_and_rested(log: Arc<dyn TaskBackend>) {
         expected.push((ms, id, ctx, state));
     }
     expected.sort_by_key(|e| std::cmp::Reverse(e.0));
-    let ids = |p: &a2a_tower::log::ListPage| -> Vec<String> {
-        p.tasks.iter().map(|t| t.id.clone()).collect()
-    };
+    let ids =
+        |p: &crate::ListPage| -> Vec<String> { p.tasks.iter().map(|t| t.id.clone()).collect() };
     let walk = |query: ListQuery| {
         let log = log.clone();
         let auth = auth.clone();
@@ -583,7 +614,7 @@ pub(crate) async fn list_mixes_running_and_rested(log: Arc<dyn TaskBackend>) {
 }
 
 /// Another authority's task is indistinguishable from a missing one.
-pub(crate) async fn authority_isolation(log: Arc<dyn TaskBackend>) {
+pub async fn authority_isolation(log: Arc<dyn TaskBackend>) {
     let (mine, theirs) = (authority(), authority());
     let t = uid("t");
     create(&*log, &mine, &t, "c", 1).await;
@@ -620,7 +651,7 @@ pub(crate) async fn authority_isolation(log: Arc<dyn TaskBackend>) {
     );
 }
 
-async fn next(s: &mut a2a_tower::log::RecordStream) -> Option<Sequenced> {
+async fn next(s: &mut crate::RecordStream) -> Option<Sequenced> {
     tokio::time::timeout(GUARD, s.next())
         .await
         .expect("watch delivered nothing within the guard")
@@ -629,7 +660,7 @@ async fn next(s: &mut a2a_tower::log::RecordStream) -> Option<Sequenced> {
 
 /// A watch sees every record committed after it was opened, in order, with
 /// no gap and no duplicate, then ends after the terminal record.
-pub(crate) async fn watch_without_gaps(log: Arc<dyn TaskBackend>) {
+pub async fn watch_without_gaps(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let t = uid("t");
     create(&*log, &auth, &t, "c", 1).await;
@@ -685,7 +716,7 @@ pub(crate) async fn watch_without_gaps(log: Arc<dyn TaskBackend>) {
 }
 
 /// Many watchers of many tasks all see their own records.
-pub(crate) async fn watch_many(log: Arc<dyn TaskBackend>) {
+pub async fn watch_many(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let mut handles = Vec::new();
     for i in 0..8 {
@@ -714,7 +745,7 @@ pub(crate) async fn watch_many(log: Arc<dyn TaskBackend>) {
 
 /// Recovery: live tasks are listed (not terminal, not waiting for input),
 /// and closing one with a newer epoch succeeds exactly once under a race.
-pub(crate) async fn recovery(log: Arc<dyn TaskBackend>) {
+pub async fn recovery(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     for (t, state) in [
         ("r-submitted", None),
@@ -746,7 +777,7 @@ pub(crate) async fn recovery(log: Arc<dyn TaskBackend>) {
             let (log, task) = (log.clone(), task.clone());
             races.push(tokio::spawn(async move {
                 let msg = Message::agent(uuid::Uuid::new_v4().to_string(), "server restarted");
-                a2a_tower::log::fail_live(&log, &task, msg)
+                crate::fail_live(&log, &task, msg)
                     .await
                     .unwrap()
                     .map(|a| (task.task_id.clone(), a))
@@ -780,7 +811,7 @@ pub(crate) async fn recovery(log: Arc<dyn TaskBackend>) {
         assert_eq!(kind(log.append(req).await), LogErrorKind::Fenced);
         // A late recovery call is a no-op.
         assert!(
-            a2a_tower::log::fail_live(&log, task, Message::agent("x", "late"))
+            crate::fail_live(&log, task, Message::agent("x", "late"))
                 .await
                 .unwrap()
                 .is_none()
@@ -794,7 +825,7 @@ pub(crate) async fn recovery(log: Arc<dyn TaskBackend>) {
 
 /// Each live task names the host of its latest execution
 /// (`Record::ExecutionStarted`); tasks without one have none.
-pub(crate) async fn live_hosts(log: Arc<dyn TaskBackend>) {
+pub async fn live_hosts(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let started = |host: &str| Record::ExecutionStarted { host: host.into() };
     let admitted = || Record::MessageAdmitted {
@@ -882,7 +913,7 @@ pub(crate) async fn live_of(log: &dyn TaskBackend, auth: &str, page: usize) -> V
 }
 
 /// Batches are atomic; nothing follows a terminal status; `Created` comes first.
-pub(crate) async fn invalid_batches_write_nothing(log: Arc<dyn TaskBackend>) {
+pub async fn invalid_batches_write_nothing(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let t0 = uid("t");
     let no_created = AppendRequest::create(&auth, &t0, vec![status(TaskState::Working, 1)]);
@@ -910,7 +941,7 @@ pub(crate) async fn invalid_batches_write_nothing(log: Arc<dyn TaskBackend>) {
 
 /// The snapshot is the projection of the records: reading them back and
 /// replaying them gives the same task, and `read` starts after its argument.
-pub(crate) async fn snapshot_is_the_projection(log: Arc<dyn TaskBackend>) {
+pub async fn snapshot_is_the_projection(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let t = uid("t");
     create(&*log, &auth, &t, "c", 1).await;
@@ -936,7 +967,7 @@ pub(crate) async fn snapshot_is_the_projection(log: Arc<dyn TaskBackend>) {
         records.iter().map(|r| r.seq).collect::<Vec<_>>(),
         [1, 2, 3, 4, 5, 6]
     );
-    let replayed = a2a_tower::log::Projection::replay(records.iter().map(|r| &*r.record)).unwrap();
+    let replayed = crate::Projection::replay(records.iter().map(|r| &*r.record)).unwrap();
     assert_eq!(replayed.task(), &snap.task);
     assert_eq!(snap.task.artifacts[0].parts.len(), 2);
     assert_eq!(log.read(&auth, &t, 4).await.unwrap().len(), 2);
@@ -955,12 +986,17 @@ fn text_chunk(id: &str, text: &str, append: bool) -> Record {
     }
 }
 
-/// Instantiates every case as a `#[tokio::test]` driven by `$run`.
-// Unused in the test binaries that run no log suite (see `support/mod.rs`).
-#[allow(unused_macros)]
+/// Instantiates every case of the [suite](crate::suite) as a
+/// `#[tokio::test(flavor = "multi_thread", worker_threads = 2)]` named after
+/// the case, driven by `$run`: an `async fn run<F, Fut>(case: F)` (with
+/// `F: FnOnce(Arc<dyn TaskBackend>) -> Fut`) that builds a log, runs
+/// `case(log).await`, and cleans up. Expanded in a test crate with `tokio`
+/// (features `macros`, `rt-multi-thread`).
+#[macro_export]
+#[cfg_attr(docsrs, doc(cfg(feature = "suite")))]
 macro_rules! log_suite {
     ($run:path) => {
-        $crate::support::log_suite::log_suite!(@cases $run;
+        $crate::log_suite!(@cases $run;
             append_rules, cas_race_has_one_winner, concurrent_tasks, epochs_fence, projection,
             list_filters_and_pages, list_mixes_running_and_rested, authority_isolation, watch_without_gaps, watch_many, recovery, live_hosts,
             invalid_batches_write_nothing, snapshot_is_the_projection, append_all_commits_together,
@@ -973,11 +1009,8 @@ macro_rules! log_suite {
         $(
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn $case() {
-                $run($crate::support::log_suite::$case).await;
+                $run($crate::suite::$case).await;
             }
         )*
     };
 }
-
-#[allow(unused_imports)]
-pub(crate) use log_suite;

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_tower::log::{AppendRequest, LogErrorKind, Record, RecordStream, TaskBackend, TaskLog};
-use a2a_tower::types::TaskState;
+use crate::types::TaskState;
+use crate::{AppendRequest, LogErrorKind, Record, RecordStream, TaskBackend, TaskLog};
 use futures_util::StreamExt;
 
 use super::{GUARD, authority, create, kind, msg, next, status, uid};
@@ -23,7 +23,7 @@ async fn quiet(s: &mut RecordStream, what: &str) {
 
 /// A creation and a continuation (of another authority) commit together,
 /// each answered in request order and seen by its own watcher only.
-pub(crate) async fn append_all_commits_together(log: Arc<dyn TaskBackend>) {
+pub async fn append_all_commits_together(log: Arc<dyn TaskBackend>) {
     let (auth, other) = (authority(), authority());
     let (t1, t2) = (uid("t"), uid("t"));
     create(&*log, &other, &t1, "c", 1).await;
@@ -79,7 +79,7 @@ pub(crate) async fn append_all_commits_together(log: Arc<dyn TaskBackend>) {
 /// again, a missing task) fails the whole call with its own error, first or
 /// last: the other tasks are unchanged, a new one is not created, and their
 /// watchers receive nothing. With two refusals, the first one's error wins.
-pub(crate) async fn append_all_refusal_writes_nothing(log: Arc<dyn TaskBackend>) {
+pub async fn append_all_refusal_writes_nothing(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let (ok, bad, new) = (uid("ok"), uid("bad"), uid("new"));
     create(&*log, &auth, &ok, "c", 1).await;
@@ -155,7 +155,7 @@ pub(crate) async fn append_all_refusal_writes_nothing(log: Arc<dyn TaskBackend>)
 
 /// The same task twice is invalid, and nothing of the call is written;
 /// no request at all commits nothing.
-pub(crate) async fn append_all_same_task_twice_or_none(log: Arc<dyn TaskBackend>) {
+pub async fn append_all_same_task_twice_or_none(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let (t, new) = (uid("t"), uid("new"));
     create(&*log, &auth, &t, "c", 1).await;
@@ -185,7 +185,7 @@ pub(crate) async fn append_all_same_task_twice_or_none(log: Arc<dyn TaskBackend>
 /// Many calls over the same two tasks at the same sequence numbers, in both
 /// orders: exactly one wins. Then writers that re-read and retry, in
 /// opposite orders, all get through (no deadlock: bounded by the guard).
-pub(crate) async fn append_all_race_one_winner_no_deadlock(log: Arc<dyn TaskBackend>) {
+pub async fn append_all_race_one_winner_no_deadlock(log: Arc<dyn TaskBackend>) {
     let auth = authority();
     let (a, b) = (uid("a"), uid("b"));
     create(&*log, &auth, &a, "c", 1).await;
