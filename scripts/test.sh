@@ -52,6 +52,12 @@ step "each feature on its own (clippy, warnings denied)"
 for features in "" jsonrpc rest engine sqlite postgres managed client tools mcp push grpc serve; do
     cargo clippy --no-default-features ${features:+--features "$features"} -- -D warnings
 done
+# The log crate without the durable logs' shared code, with it alone, and
+# with the conformance suite alone (the SQLite and PostgreSQL crates have no
+# features of their own).
+for features in "" durable suite; do
+    cargo clippy -p a2a-tower-log ${features:+--features "$features"} -- -D warnings
+done
 
 step "rustdoc (broken intra-doc links denied)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --all-features

@@ -13,10 +13,10 @@ use a2a_tower::log::{
 use a2a_tower::types::{
     Artifact, Message, Part, TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp,
 };
+use a2a_tower_log::log_suite;
 use futures_util::FutureExt as _;
 use futures_util::StreamExt as _;
 use proptest::prelude::*;
-use support::log_suite::log_suite;
 use support::{push_suite, recovery_suite};
 
 type Log = Arc<dyn TaskBackend>;

@@ -17,8 +17,9 @@ use a2a_tower::log::{
     TaskLog,
 };
 use a2a_tower::types::{Message, TaskState, TaskStatus};
+use a2a_tower_log::log_suite;
+use a2a_tower_log::suite::{GUARD, msg};
 use futures_util::StreamExt;
-use support::log_suite::{GUARD, log_suite, msg};
 use support::postgres::{connect, url, with_schema};
 use support::{push_suite, recovery_suite};
 
@@ -273,7 +274,7 @@ async fn push_configs_are_read_by_another_connection() {
 /// advances are seen by the other host.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hosts_share_one_delivery_lease() {
-    use support::log_suite::deliveries::{advance, config};
+    use a2a_tower_log::suite::{advance, config};
 
     with_schema(|schema| async move {
         let a = Arc::new(connect(&schema).await);

@@ -13,7 +13,8 @@ use a2a_tower::log::{
     TaskBackend, TaskLog,
 };
 use a2a_tower::types::{Message, TaskState, TaskStatus};
-use support::log_suite::{log_suite, msg};
+use a2a_tower_log::log_suite;
+use a2a_tower_log::suite::msg;
 use support::{push_suite, recovery_suite};
 
 /// A temporary directory removed on drop.
@@ -487,7 +488,7 @@ async fn migrates_a_version_1_database() {
     let log = SqliteTaskLog::open(dir.db()).unwrap();
     assert_eq!(log.read("a", "old", 0).await.unwrap().len(), 4);
     // The push delivery tables came with the migration.
-    let config = support::log_suite::deliveries::config("p");
+    let config = a2a_tower_log::suite::config("p");
     log.append(AppendRequest::new("a", "old", 4, 1, vec![config]))
         .await
         .unwrap();

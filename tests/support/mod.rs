@@ -5,6 +5,10 @@
 //! path, e.g. `use support::http::{client, rpc};`, so a reader sees where it
 //! comes from.
 //!
+//! The `TaskLog` conformance cases every backend runs are a part of the log
+//! crate (`a2a_tower_log::suite`, `a2a_tower_log::log_suite!`); `push_suite`
+//! and `recovery_suite` go through the engine, so they are here.
+//!
 //! - `assembled`: the whole `A2aServer` over a scripted agent, and the calls
 //!   that assert its wire answers on both bindings.
 //! - `calls`: A2A calls on any core (`Service<A2aRequest>`) with `oneshot`,
@@ -17,7 +21,6 @@
 //! - `http`: building A2A requests, reading answers, and a JSON-RPC client
 //!   over real HTTP.
 //! - `loopback`: serving an HTTP `Service` on a loopback listener.
-//! - `log_suite`: the `TaskLog` conformance cases every backend runs.
 //! - `managed`: programs, a card and calls for the managed-task tests.
 //! - `postgres`: the test database's URL, a fresh schema per test, and a
 //!   log on it.
@@ -54,8 +57,6 @@ pub(crate) mod engine;
 #[cfg(feature = "engine")]
 pub(crate) mod gated;
 pub(crate) mod http;
-#[cfg(feature = "engine")]
-pub(crate) mod log_suite;
 pub(crate) mod loopback;
 #[cfg(feature = "managed")]
 pub(crate) mod managed;

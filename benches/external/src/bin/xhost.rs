@@ -19,8 +19,8 @@
 //! by their place in the text. Both streams are checked whole
 //! ([`a2a_tower_load::events::Check`]).
 //!
-//! How B learns of A's appends (`src/log/postgres/listen.rs`,
-//! `src/log/postgres/write.rs`): LISTEN/NOTIFY, no polling. After each
+//! How B learns of A's appends (`crates/a2a-tower-postgres/src/postgres/listen.rs`,
+//! `crates/a2a-tower-postgres/src/postgres/write.rs`): LISTEN/NOTIFY, no polling. After each
 //! commit of an append the writing log wakes its own watchers at once, then
 //! sends `NOTIFY` on the log's channel with the payload
 //! `<instance>:<task id>`, in a transaction of its own on the same pooled

@@ -1,0 +1,285 @@
+//! Appends to [`MemoryTaskLog`](super::MemoryTaskLog), one task at a time or
+//! several tasks at once, all or nothing. Each append is staged (a
+//! creation's records checked, room made for it) before any shard lock is
+//! taken, then checked against its entry (authority, epoch, sequence number,
+//! records) under its shard lock, then applied. Several appends hold their
+//! shards' locks together, taken in ascending shard index, and apply
+//! nothing until every one of them passed its checks.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, MutexGuard};
+
+use super::Inner;
+use super::entry::{Body, Entry};
+use super::not_found;
+use super::shards::Shard;
+use super::size::{ENTRY_OVERHEAD, record_bytes};
+use crate::{AppendRequest, Appended, LogError, LogErrorKind, Projection, Record, distinct_tasks};
+
+/// What an append needs before any lock: its shard, the bytes it adds and
+/// whether it ends the task.
+struct Staged {
+    idx: usize,
+    /// The bytes the append adds (for a creation, the whole entry).
+    bytes: usize,
+    /// Room to make first, `(tasks, bytes)`: none for an append that ends
+    /// its task (it frees more than it takes once compacted).
+    room: Option<(usize, usize)>,
+    ends: bool,
+}
+
+fn invalid() -> LogError {
+    LogError::new(LogErrorKind::Invalid)
+}
+
+impl Inner {
+    pub(super) fn append(&self, req: AppendRequest) -> Result<Appended, LogError> {
+        let staged = self.stage(&req)?;
+        if let Some((tasks, bytes)) = staged.room
+            && !self.make_room(tasks, bytes, staged.idx)
+        {
+            return Err(LogError::new(LogErrorKind::Full));
+        }
+        let mut shard = self.lock(staged.idx);
+        check(&shard, &req)?;
+        self.apply(&mut shard, req, &staged)
+    }
+
+    /// Commits `reqs` (each to a different task) together: stages them in
+    /// order, making room for all of them, then checks each under the locks
+    /// of all their shards and applies them only if none was refused; the
+    /// error is that of the first refused request.
+    pub(super) fn append_all(&self, reqs: Vec<AppendRequest>) -> Result<Vec<Appended>, LogError> {
+        if !distinct_tasks(&reqs) {
+            return Err(invalid());
+        }
+        let mut staged = Vec::with_capacity(reqs.len());
+        let mut refused = None;
+        let (mut tasks, mut bytes) = (0, 0);
+        for req in &reqs {
+            let s = match self.stage(req) {
+                Ok(s) => s,
+                Err(e) => {
+                    refused = Some(e);
+                    break;
+                }
+            };
+            if let Some((t, b)) = s.room {
+                // Room for this request and every one before it.
+                (tasks, bytes) = (tasks + t, bytes + b);
+                if !self.make_room(tasks, bytes, s.idx) {
+                    refused = Some(LogError::new(LogErrorKind::Full));
+                    break;
+                }
+            }
+            staged.push(s);
+        }
+        let mut shards = Locked::new(self, &staged);
+        // The requests before the one refused while staging may be refused
+        // by their checks: theirs is the first refusal.
+        for (req, s) in reqs.iter().zip(&staged) {
+            check(shards.get(s.idx), req)?;
+        }
+        if let Some(e) = refused {
+            return Err(e);
+        }
+        let out: Vec<_> = reqs
+            .into_iter()
+            .zip(&staged)
+            .map(|(req, s)| self.apply(shards.get(s.idx), req, s))
+            .collect();
+        // Readers of any of the tasks wait for every lock to be released.
+        drop(shards);
+        out.into_iter().collect()
+    }
+
+    /// The checks that need no entry (a creation's records), and what the
+    /// append will take.
+    fn stage(&self, req: &AppendRequest) -> Result<Staged, LogError> {
+        let idx = self.shard_of(&req.task_id);
+        let added: usize = req.records.iter().map(record_bytes).sum::<usize>() * 2;
+        let ends = req.records.iter().any(Record::is_terminal);
+        if req.expected == 0 {
+            Projection::default()
+                .check(&req.records)
+                .map_err(|_| invalid())?;
+            if !matches!(req.records.first(), Some(Record::Created { task_id, .. }) if *task_id == req.task_id)
+            {
+                return Err(invalid());
+            }
+            let bytes = added + ENTRY_OVERHEAD + req.task_id.len();
+            return Ok(Staged {
+                idx,
+                bytes,
+                room: Some((1, bytes)),
+                ends,
+            });
+        }
+        Ok(Staged {
+            idx,
+            bytes: added,
+            room: (!ends).then_some((0, added)),
+            ends,
+        })
+    }
+
+    /// Applies a staged and [checked](check) append under its shard lock.
+    fn apply(
+        &self,
+        shard: &mut Shard,
+        req: AppendRequest,
+        s: &Staged,
+    ) -> Result<Appended, LogError> {
+        let entry = if req.expected == 0 {
+            let mut entry = Box::new(Entry {
+                authority: Arc::from(req.authority.as_str()),
+                seq: 0,
+                epoch: req.epoch,
+                body: Body::Open(Projection::default()),
+                records: Vec::with_capacity(req.records.len().max(4)),
+                compacted: 0,
+                bytes: s.bytes,
+                watch: None,
+                watchers: 0,
+                deliveries: None,
+            });
+            entry.track(&req);
+            entry.push(req.records);
+            self.tasks.fetch_add(1, Ordering::Relaxed);
+            let key: Arc<str> = Arc::from(req.task_id.as_str());
+            shard.map.entry(key).or_insert(entry)
+        } else {
+            let entry = shard
+                .map
+                .get_mut(req.task_id.as_str())
+                .ok_or_else(not_found)?;
+            entry.epoch = req.epoch;
+            entry.bytes += s.bytes;
+            entry.track(&req);
+            entry.push(req.records);
+            entry
+        };
+        self.bytes.fetch_add(s.bytes, Ordering::Relaxed);
+        let out = entry.appended();
+        if s.ends
+            && let Some((key, _)) = shard.map.get_key_value(req.task_id.as_str())
+        {
+            let key = key.clone();
+            shard.ended(self, key);
+        }
+        out
+    }
+}
+
+/// Checks an append against its task's entry (or its absence), under its
+/// shard lock; changes nothing.
+fn check(shard: &Shard, req: &AppendRequest) -> Result<(), LogError> {
+    if req.expected == 0 {
+        if shard.map.contains_key(req.task_id.as_str()) {
+            return Err(LogError::new(LogErrorKind::Conflict));
+        }
+        return Ok(());
+    }
+    let entry = shard
+        .map
+        .get(req.task_id.as_str())
+        .filter(|e| *e.authority == *req.authority)
+        .ok_or_else(not_found)?;
+    if req.epoch < entry.epoch {
+        return Err(LogError::new(LogErrorKind::Fenced));
+    }
+    if req.expected != entry.seq {
+        return Err(LogError::new(LogErrorKind::Conflict));
+    }
+    match &entry.body {
+        Body::Open(p) => p.check(&req.records).map_err(|_| invalid()),
+        // Packed tasks are terminal: nothing may follow.
+        Body::Packed(_) if !req.records.is_empty() => Err(invalid()),
+        Body::Packed(_) => Ok(()),
+    }
+}
+
+/// The locks of several shards, held together: taken in ascending shard
+/// index, each once, so that two callers locking overlapping sets cannot
+/// deadlock.
+struct Locked<'a> {
+    idxs: Vec<usize>,
+    guards: Vec<MutexGuard<'a, Shard>>,
+}
+
+impl<'a> Locked<'a> {
+    fn new(inner: &'a Inner, staged: &[Staged]) -> Self {
+        let mut idxs: Vec<usize> = staged.iter().map(|s| s.idx).collect();
+        idxs.sort_unstable();
+        idxs.dedup();
+        let guards = idxs.iter().map(|&i| inner.lock(i)).collect();
+        Self { idxs, guards }
+    }
+
+    fn get(&mut self, idx: usize) -> &mut Shard {
+        let at = self
+            .idxs
+            .binary_search(&idx)
+            .expect("every staged shard is locked");
+        &mut self.guards[at]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::MemoryTaskLog;
+    use super::super::tests::create;
+    use crate::{AppendRequest, LogErrorKind, Record};
+
+    fn msg(i: u64) -> Record {
+        Record::MessageAdmitted {
+            message: crate::types::Message::user(format!("m{i}"), "x"),
+        }
+    }
+
+    #[test]
+    fn a_group_sharing_one_shard_locks_it_once() {
+        let log = MemoryTaskLog::builder().shards(1).build().unwrap();
+        create(&log, "t1");
+        let out = log
+            .inner
+            .append_all(vec![
+                AppendRequest::create("a", "t2", vec![Record::created("t2", "c")]),
+                AppendRequest::new("a", "t1", 1, 1, vec![msg(1)]),
+            ])
+            .unwrap();
+        assert_eq!(out.iter().map(|a| a.seq).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(log.len(), 2);
+    }
+
+    #[test]
+    fn a_group_that_does_not_fit_takes_no_room() {
+        let log = MemoryTaskLog::builder()
+            .max_tasks(2)
+            .shards(2)
+            .build()
+            .unwrap();
+        create(&log, "t1");
+        let bytes = log.bytes();
+        let err = log
+            .inner
+            .append_all(vec![
+                AppendRequest::new("a", "t1", 1, 1, vec![msg(1)]),
+                AppendRequest::create("a", "t2", vec![Record::created("t2", "c")]),
+                AppendRequest::create("a", "t3", vec![Record::created("t3", "c")]),
+            ])
+            .unwrap_err();
+        assert_eq!(err.kind(), LogErrorKind::Full);
+        assert_eq!((log.len(), log.bytes()), (1, bytes));
+        // A refusal by an earlier request's checks comes first.
+        let err = log
+            .inner
+            .append_all(vec![
+                AppendRequest::new("a", "t1", 5, 1, vec![msg(1)]),
+                AppendRequest::create("a", "t2", vec![Record::created("t2", "c")]),
+                AppendRequest::create("a", "t3", vec![Record::created("t3", "c")]),
+            ])
+            .unwrap_err();
+        assert_eq!(err.kind(), LogErrorKind::Conflict);
+    }
+}

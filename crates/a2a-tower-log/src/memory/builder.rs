@@ -1,0 +1,128 @@
+//! [`MemoryTaskLogBuilder`] and the [`Eviction`] policy.
+
+use std::hash::RandomState;
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex};
+
+use super::shards::Shard;
+use super::{Inner, MemoryTaskLog};
+use crate::ConfigError;
+
+/// What [`MemoryTaskLog`] does when a new task would pass its bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Eviction {
+    /// Evict terminal tasks, oldest terminal first (per shard; shards are
+    /// uniform by hash), never a non-terminal one. If only non-terminal tasks
+    /// are left, the append fails with [`LogErrorKind::Full`](crate::LogErrorKind::Full).
+    #[default]
+    OldestTerminal,
+    /// Never evict: fail with [`LogErrorKind::Full`](crate::LogErrorKind::Full) at the bound.
+    Never,
+}
+
+/// Builder of [`MemoryTaskLog`].
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct MemoryTaskLogBuilder {
+    pub(super) max_tasks: usize,
+    pub(super) max_bytes: usize,
+    pub(super) eviction: Eviction,
+    pub(super) shards: usize,
+    pub(super) compact_terminal: bool,
+}
+
+impl Default for MemoryTaskLogBuilder {
+    fn default() -> Self {
+        Self {
+            max_tasks: 100_000,
+            max_bytes: 256 * 1024 * 1024,
+            eviction: Eviction::OldestTerminal,
+            shards: 1024,
+            compact_terminal: true,
+        }
+    }
+}
+
+impl MemoryTaskLogBuilder {
+    /// At most this many tasks (default 100 000).
+    pub fn max_tasks(mut self, n: usize) -> Self {
+        self.max_tasks = n;
+        self
+    }
+
+    /// At most about this many bytes of task data, estimated (default 256 MiB).
+    /// The bound is enforced when a task is created or grows; a terminal
+    /// status is always accepted so that tasks can end.
+    pub fn max_bytes(mut self, n: usize) -> Self {
+        self.max_bytes = n;
+        self
+    }
+
+    /// The eviction policy (default [`Eviction::OldestTerminal`]).
+    pub fn eviction(mut self, eviction: Eviction) -> Self {
+        self.eviction = eviction;
+        self
+    }
+
+    /// The number of independently locked shards (default 1024). More shards
+    /// keep each shard's table small, which bounds the pause of a rehash (a
+    /// shard of n tasks rehashes in O(n) while it holds its lock).
+    pub fn shards(mut self, n: usize) -> Self {
+        self.shards = n;
+        self
+    }
+
+    /// Fold the records of a terminal task into its snapshot once nobody
+    /// watches it, and keep that task as its ProtoJSON in one allocation,
+    /// decoded again on each read (default on: about a third of the memory
+    /// of the wire structs). Reading records of a compacted task before its
+    /// last sequence number fails with [`LogErrorKind::Compacted`](crate::LogErrorKind::Compacted).
+    pub fn compact_terminal(mut self, on: bool) -> Self {
+        self.compact_terminal = on;
+        self
+    }
+
+    /// Builds the log; a bad setting (a zero bound, a shard count outside
+    /// 1..=65536) is a [`ConfigError`].
+    pub fn build(self) -> Result<MemoryTaskLog, ConfigError> {
+        if self.max_tasks == 0 || self.max_bytes == 0 {
+            return Err(ConfigError::new("memory task log bounds must be positive"));
+        }
+        if self.shards == 0 || self.shards > 65_536 {
+            return Err(ConfigError::new("memory task log shards must be 1..=65536"));
+        }
+        let shards = (0..self.shards)
+            .map(|_| Mutex::new(Shard::default()))
+            .collect();
+        Ok(MemoryTaskLog {
+            inner: Arc::new(Inner {
+                shards,
+                hasher: RandomState::new(),
+                cfg: self,
+                tasks: AtomicUsize::new(0),
+                bytes: AtomicUsize::new(0),
+            }),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_settings_are_config_errors() {
+        let bounds = "memory task log bounds must be positive";
+        let shards = "memory task log shards must be 1..=65536";
+        for (builder, message) in [
+            (MemoryTaskLog::builder().max_tasks(0), bounds),
+            (MemoryTaskLog::builder().max_bytes(0), bounds),
+            (MemoryTaskLog::builder().shards(0), shards),
+            (MemoryTaskLog::builder().shards(65_537), shards),
+        ] {
+            assert_eq!(builder.build().unwrap_err(), ConfigError::new(message));
+        }
+        assert!(MemoryTaskLog::builder().shards(65_536).build().is_ok());
+    }
+}

@@ -1,0 +1,203 @@
+//! One task as [`MemoryTaskLog`](super::MemoryTaskLog) holds it: its
+//! projection (or packed form once compacted), the records after the
+//! compaction point, its watch channel; reads of records after a cursor,
+//! and compaction of a terminal task.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use tokio::sync::watch;
+
+use super::Inner;
+use super::packed::Packed;
+use super::size::ENTRY_OVERHEAD;
+use crate::projection::approx_task_bytes;
+use crate::types::{TaskState, Timestamp};
+use crate::{Appended, LogError, LogErrorKind, Projection, Record, Sequenced, Snapshot};
+
+#[derive(Debug)]
+pub(super) struct Entry {
+    pub(super) authority: Arc<str>,
+    pub(super) seq: u64,
+    pub(super) epoch: u64,
+    pub(super) body: Body,
+    /// Records with `seq > compacted`.
+    pub(super) records: Vec<Sequenced>,
+    pub(super) compacted: u64,
+    pub(super) bytes: usize,
+    pub(super) watch: Option<watch::Sender<u64>>,
+    pub(super) watchers: u32,
+    /// Push delivery cursors and lease, while the task has any.
+    pub(super) deliveries: Option<Box<super::deliveries::Deliveries>>,
+}
+
+/// A task as the log holds it.
+#[derive(Debug)]
+pub(super) enum Body {
+    /// The projection, shared with readers as `Arc` snapshots.
+    Open(Projection),
+    /// A compacted terminal task.
+    Packed(Packed),
+}
+
+impl Entry {
+    pub(super) fn push(&mut self, records: Vec<Record>) {
+        let Body::Open(projection) = &mut self.body else {
+            // A packed task is terminal: only an empty batch gets here.
+            debug_assert!(records.is_empty());
+            return;
+        };
+        for r in records {
+            projection.apply(&r);
+            self.seq += 1;
+            self.records.push(Sequenced {
+                seq: self.seq,
+                head: self.seq,
+                record: Arc::new(r),
+            });
+        }
+        if let Some(w) = &self.watch {
+            w.send_replace(self.seq);
+        }
+    }
+
+    /// The projection (decoded if the task is packed).
+    fn projection(&self) -> Result<Cow<'_, Projection>, LogError> {
+        match &self.body {
+            Body::Open(p) => Ok(Cow::Borrowed(p)),
+            Body::Packed(p) => p.unpack().map(Cow::Owned),
+        }
+    }
+
+    pub(super) fn is_terminal(&self) -> bool {
+        match &self.body {
+            Body::Open(p) => p.is_terminal(),
+            Body::Packed(_) => true,
+        }
+    }
+
+    /// What ListTasks filters on: context id, state, status timestamp.
+    pub(super) fn list_key(&self) -> (&str, TaskState, Option<Timestamp>) {
+        match &self.body {
+            Body::Open(p) => {
+                let t = p.task();
+                (&t.context_id, t.status.state, t.status.timestamp)
+            }
+            Body::Packed(p) => (p.context_id(), p.state(), p.timestamp()),
+        }
+    }
+
+    /// Some host must be running the task (see [`Projection::is_live`]); a
+    /// packed task is terminal.
+    pub(super) fn is_live(&self) -> bool {
+        match &self.body {
+            Body::Open(p) => p.is_live(),
+            Body::Packed(_) => false,
+        }
+    }
+
+    /// The host of the task's latest execution.
+    pub(super) fn host(&self) -> Option<&str> {
+        match &self.body {
+            Body::Open(p) => p.host(),
+            Body::Packed(p) => p.host(),
+        }
+    }
+
+    pub(super) fn appended(&self) -> Result<Appended, LogError> {
+        Ok(Appended {
+            seq: self.seq,
+            snapshot: self.snapshot()?,
+        })
+    }
+
+    pub(super) fn snapshot(&self) -> Result<Snapshot, LogError> {
+        Ok(Snapshot::new(
+            self.seq,
+            self.epoch,
+            self.projection()?.into_owned(),
+        ))
+    }
+
+    pub(super) fn after(&self, after: u64) -> Result<Vec<Sequenced>, LogError> {
+        self.after_at_most(after, usize::MAX)
+    }
+
+    /// At most `limit` records after `after`, stamped with the current head.
+    pub(super) fn after_at_most(
+        &self,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<Sequenced>, LogError> {
+        if after >= self.seq {
+            return Ok(Vec::new());
+        }
+        if after < self.compacted {
+            return Err(LogError::new(LogErrorKind::Compacted));
+        }
+        let start = usize::try_from(after - self.compacted).unwrap_or(usize::MAX);
+        let records = self.records.get(start..).unwrap_or_default();
+        Ok(records
+            .iter()
+            .take(limit)
+            .map(|r| Sequenced {
+                seq: r.seq,
+                head: self.seq,
+                record: r.record.clone(),
+            })
+            .collect())
+    }
+
+    /// Drops the records of a terminal task nobody watches, packs it (see
+    /// [`Packed`]) and accounts for the bytes it holds now.
+    pub(super) fn compact(&mut self, inner: &Inner) {
+        self.records = Vec::new();
+        self.compacted = self.seq;
+        self.watch = None;
+        if let Body::Open(p) = &self.body
+            && let Some(packed) = Packed::pack(p)
+        {
+            self.body = Body::Packed(packed);
+        }
+        let body = match &mut self.body {
+            Body::Open(p) => {
+                p.shrink();
+                approx_task_bytes(p.task())
+            }
+            Body::Packed(p) => p.bytes(),
+        };
+        let bytes = ENTRY_OVERHEAD + body;
+        inner.bytes.fetch_add(bytes, Ordering::Relaxed);
+        inner.bytes.fetch_sub(self.bytes, Ordering::Relaxed);
+        self.bytes = bytes;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::MemoryTaskLog;
+    use super::super::tests::{create, finish};
+    use crate::LogErrorKind;
+    use crate::types::TaskState;
+
+    #[test]
+    fn compaction_keeps_the_snapshot_and_bytes_shrink() {
+        let log = MemoryTaskLog::new();
+        create(&log, "t1");
+        let before = log.bytes();
+        finish(&log, "t1");
+        let after = log.inner.with_entry("a", "t1", |e| e.snapshot()).unwrap();
+        assert_eq!(after.task.status.state, TaskState::Completed);
+        assert_eq!(after.seq, 2);
+        assert!(log.bytes() <= before + 256);
+        let err = log.inner.with_entry("a", "t1", |e| e.after(0)).unwrap_err();
+        assert_eq!(err.kind(), LogErrorKind::Compacted);
+        assert!(
+            log.inner
+                .with_entry("a", "t1", |e| e.after(2))
+                .unwrap()
+                .is_empty()
+        );
+    }
+}

@@ -1,0 +1,169 @@
+//! The hash-sharded tables of [`MemoryTaskLog`](super::MemoryTaskLog) and
+//! their eviction: each shard is a map of tasks behind its own lock, with
+//! its terminal tasks queued in the order they ended, oldest evicted first
+//! when a bound is reached.
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::BuildHasher;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, MutexGuard};
+
+use super::entry::Entry;
+use super::{Eviction, Inner, not_found};
+use crate::LogError;
+
+#[derive(Debug, Default)]
+pub(super) struct Shard {
+    pub(super) map: HashMap<Arc<str>, Box<Entry>>,
+    /// Terminal tasks in the order they ended.
+    terminal: VecDeque<Arc<str>>,
+}
+
+impl Inner {
+    pub(super) fn shard_of(&self, task_id: &str) -> usize {
+        (self.hasher.hash_one(task_id) as usize) % self.shards.len()
+    }
+
+    pub(super) fn lock(&self, idx: usize) -> MutexGuard<'_, Shard> {
+        // A poisoned shard only means a panic elsewhere mid-update of plain
+        // data that stays consistent per entry; keep serving.
+        self.shards[idx].lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `f` on the task's entry under its shard lock; NotFound if the
+    /// task is missing or of another authority.
+    pub(super) fn with_entry<T>(
+        &self,
+        authority: &str,
+        task_id: &str,
+        f: impl FnOnce(&mut Entry) -> Result<T, LogError>,
+    ) -> Result<T, LogError> {
+        let mut shard = self.lock(self.shard_of(task_id));
+        let entry = shard
+            .map
+            .get_mut(task_id)
+            .filter(|e| *e.authority == *authority)
+            .ok_or_else(not_found)?;
+        f(entry)
+    }
+
+    fn over(&self, tasks: usize, bytes: usize) -> bool {
+        self.tasks.load(Ordering::Relaxed) + tasks > self.cfg.max_tasks
+            || self.bytes.load(Ordering::Relaxed) + bytes > self.cfg.max_bytes
+    }
+
+    /// Evicts terminal tasks until `tasks` more tasks and `bytes` more bytes
+    /// fit. Locks one shard at a time, starting at `home`.
+    pub(super) fn make_room(&self, tasks: usize, bytes: usize, home: usize) -> bool {
+        if !self.over(tasks, bytes) {
+            return true;
+        }
+        if self.cfg.eviction == Eviction::Never {
+            return false;
+        }
+        let n = self.shards.len();
+        for i in 0..n {
+            let idx = (home + i) % n;
+            let mut shard = self.lock(idx);
+            while self.over(tasks, bytes) {
+                if !shard.evict_one(self) {
+                    break;
+                }
+            }
+            if !self.over(tasks, bytes) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+impl Shard {
+    /// Records that the task ended; compacts it if nobody watches.
+    pub(super) fn ended(&mut self, inner: &Inner, key: Arc<str>) {
+        self.terminal.push_back(key.clone());
+        if let Some(e) = self.map.get_mut(&key)
+            && !e.keeps_records()
+            && inner.cfg.compact_terminal
+        {
+            e.compact(inner);
+        }
+    }
+
+    /// Evicts the oldest terminal task nobody watches; false if none.
+    fn evict_one(&mut self, inner: &Inner) -> bool {
+        for _ in 0..self.terminal.len() {
+            let Some(key) = self.terminal.pop_front() else {
+                return false;
+            };
+            match self.map.get(&key) {
+                Some(e) if e.keeps_records() => self.terminal.push_back(key),
+                Some(_) => {
+                    if let Some(e) = self.map.remove(&key) {
+                        inner.tasks.fetch_sub(1, Ordering::Relaxed);
+                        inner.bytes.fetch_sub(e.bytes, Ordering::Relaxed);
+                    }
+                    return true;
+                }
+                None => {}
+            }
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{create, finish};
+    use super::super::{Eviction, MemoryTaskLog};
+    use crate::{AppendRequest, LogErrorKind, Record};
+
+    #[test]
+    fn evicts_oldest_terminal_never_live() {
+        let log = MemoryTaskLog::builder()
+            .max_tasks(2)
+            .shards(1)
+            .build()
+            .unwrap();
+        create(&log, "t1");
+        create(&log, "t2");
+        let full = log
+            .inner
+            .append(AppendRequest::create(
+                "a",
+                "t3",
+                vec![Record::created("t3", "c")],
+            ))
+            .unwrap_err();
+        assert_eq!(full.kind(), LogErrorKind::Full, "no terminal task to evict");
+        finish(&log, "t2");
+        finish(&log, "t1");
+        create(&log, "t3");
+        assert_eq!(log.len(), 2);
+        assert!(
+            log.inner.with_entry("a", "t2", |_| Ok(())).is_err(),
+            "t2 ended first"
+        );
+        assert!(log.inner.with_entry("a", "t1", |_| Ok(())).is_ok());
+    }
+
+    #[test]
+    fn never_policy_rejects() {
+        let log = MemoryTaskLog::builder()
+            .max_tasks(1)
+            .eviction(Eviction::Never)
+            .build()
+            .unwrap();
+        create(&log, "t1");
+        finish(&log, "t1");
+        let err = log
+            .inner
+            .append(AppendRequest::create(
+                "a",
+                "t2",
+                vec![Record::created("t2", "c")],
+            ))
+            .unwrap_err();
+        assert_eq!(err.kind(), LogErrorKind::Full);
+    }
+}
