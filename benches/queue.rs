@@ -41,7 +41,7 @@ use a2a_tower::log::{
     AppendRequest, Appended, ListPage, ListQuery, LogFuture, Sequenced, Snapshot, SqliteTaskLog,
     TaskBackend, TaskLog, TaskStore, Watch,
 };
-use a2a_tower::queue::{QUEUE_AUTHORITY, QueueRecord, Team, TeamService};
+use a2a_tower::queue::{QUEUE_FEATURE, QueueRecord, Team, TeamService};
 use a2a_tower::types::{
     AgentCard, Message, SendMessageConfiguration, SendMessageRequest, SendMessageResponse, Task,
     TaskState,
@@ -141,7 +141,7 @@ impl TaskLog for Counting {
         task_id: &'a str,
         after: u64,
     ) -> LogFuture<'a, Vec<Sequenced>> {
-        bump(if authority == QUEUE_AUTHORITY {
+        bump(if a2a_tower::log::is_stream(task_id) {
             &self.calls.stream_reads
         } else {
             &self.calls.task_reads
@@ -211,17 +211,16 @@ where
     }
 }
 
-/// The id of the queue stream of `context`.
-async fn stream_of(log: &dyn TaskBackend, context: &str) -> String {
+/// The authority and id of the queue stream of `context`.
+async fn stream_of(log: &dyn TaskBackend, context: &str) -> (String, String) {
     let mut after: Option<(String, String)> = None;
     loop {
         let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
         let page = log.live_tasks(key, 1024).await.expect("live tasks");
-        if let Some(t) = page
-            .iter()
-            .find(|t| t.authority == QUEUE_AUTHORITY && t.context_id == context)
-        {
-            return t.task_id.clone();
+        if let Some(t) = page.iter().find(|t| {
+            t.stream().is_some_and(|(f, _)| f == QUEUE_FEATURE) && t.context_id == context
+        }) {
+            return (t.authority.clone(), t.task_id.clone());
         }
         let last = page.last().expect("the context's queue stream");
         after = Some((last.authority.clone(), last.task_id.clone()));
@@ -246,7 +245,8 @@ fn ms(d: Duration) -> String {
 struct Held {
     k: usize,
     context: String,
-    stream: String,
+    /// The queue stream's authority and id.
+    stream: (String, String),
     medians: Vec<Duration>,
     enqueue_medians: Vec<Duration>,
 }
@@ -309,25 +309,35 @@ async fn sample(
     probe: &mut mpsc::UnboundedReceiver<Started>,
     held: &Held,
 ) -> (Duration, Duration) {
-    let watch = log
-        .watch(QUEUE_AUTHORITY, &held.stream, None)
+    let (authority, stream) = &held.stream;
+    let mut seen = log
+        .read(authority, stream, 0)
         .await
-        .expect("watch the queue");
+        .expect("read the queue")
+        .len() as u64;
     let m = message(&held.context, "probe", Some("probe"), true);
     let t0 = Instant::now();
     let task = send(svc, m, true).await;
     let acked = t0.elapsed();
     let (started, at) = probe.recv().await.expect("probe starts");
     assert_eq!(started, task.id, "the probe runs next");
-    // The run ends and its agent is free again before the next sample.
-    let mut records = watch.records;
-    loop {
-        let r = records.next().await.expect("queue record").expect("read");
-        if let Some(QueueRecord::Settled { task_id, .. }) = QueueRecord::of(&r.record)
-            && task_id == task.id
+    // The run ends and its agent is free again before the next sample (a
+    // stream has no watch: it is read until the settlement, after the
+    // measured part).
+    'settled: loop {
+        for r in log
+            .read(authority, stream, seen)
+            .await
+            .expect("read the queue")
         {
-            break;
+            seen = r.seq;
+            if let Some(QueueRecord::Settled { task_id, .. }) = QueueRecord::of(&r.record)
+                && task_id == task.id
+            {
+                break 'settled;
+            }
         }
+        tokio::time::sleep(Duration::from_millis(1)).await;
     }
     (at - t0, acked)
 }

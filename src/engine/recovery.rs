@@ -99,9 +99,13 @@ pub(crate) async fn recover(shared: &Shared) -> Result<Recovered, LogError> {
     loop {
         let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
         let page = shared.live.live_tasks(key, PAGE).await?;
-        for task in page.iter().filter(|t| is_orphan(shared, t)) {
-            // A task a feature holds (a managed run, a queued input, a
-            // queue's stream) is the feature's to resume: not failed here.
+        // A feature's stream (a context's queue) is its feature's to resume.
+        for task in page
+            .iter()
+            .filter(|t| t.stream().is_none() && is_orphan(shared, t))
+        {
+            // A task a feature holds (a managed run, a queued input) is the
+            // feature's to resume: not failed here.
             if shared
                 .log
                 .snapshot(&task.authority, &task.task_id)

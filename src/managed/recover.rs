@@ -24,6 +24,7 @@ pub(crate) async fn resume(inner: &Arc<Inner>, host: &str) -> Result<Recovered, 
         for task in &page {
             let owner = task.host.as_deref().unwrap_or(DEFAULT_HOST_ID);
             if owner != host
+                || task.stream().is_some()
                 || !task.authority.starts_with(&prefix)
                 || inner.runs.contains(&task.task_id)
             {

@@ -58,8 +58,9 @@
 //! - **Recovery** ([`TeamService::recover`]): runs this host left are
 //!   closed as interrupted, queued inputs stay queued, every queue drains.
 //!
-//! The queue of a context is a stream of [`QueueRecord`]s in the task log
-//! (under [`QUEUE_AUTHORITY`]), so it is as durable as the log.
+//! The queue of a context is a [stream](crate::log::stream_id) of
+//! [`QueueRecord`]s in the task log, under the caller's authority, so it is
+//! as durable as the log; no caller reads, lists or recovers it as a task.
 //!
 //! ```
 //! use a2a_tower::engine::{Agent, AgentInput, TaskLayer};
@@ -120,7 +121,6 @@ pub use gate::DrainGate;
 pub use handoff::MAX_HOPS;
 pub use record::{QUEUE_FEATURE, QueueRecord, QueuedInput};
 pub use service::TeamService;
-pub use stream::QUEUE_AUTHORITY;
 pub use team::{Team, TeamBuilder};
 
 /// The URI of the delivery-queue extension a team's card declares.

@@ -12,7 +12,7 @@ use super::send::send;
 use crate::engine::dispatch::{EngineCore, dispatch};
 use crate::engine::layer::Shared;
 use crate::engine::{Recovered, ResponseFuture};
-use crate::log::{LiveTask, LogError};
+use crate::log::LogError;
 use crate::types::{CancelTaskRequest, SendMessageRequest};
 use crate::{A2aError, A2aRequest, A2aResponse, CallContext, ErrorKind, ExtensionRequest};
 
@@ -51,14 +51,14 @@ impl TeamService {
         loop {
             let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
             let page = self.core.shared.live.live_tasks(key, 256).await?;
+            // A context's queue is a stream of the queue's, under its
+            // caller's authority: found in the scan, nothing read.
             for t in page
                 .iter()
-                .filter(|t| t.authority == super::QUEUE_AUTHORITY)
+                .filter(|t| t.stream().is_some_and(|(f, _)| f == super::QUEUE_FEATURE))
             {
-                if let Some(authority) = stream_authority(&self.core, t).await? {
-                    self.core.notify(&authority, &t.context_id);
-                    contexts += 1;
-                }
+                self.core.notify(&t.authority, &t.context_id);
+                contexts += 1;
             }
             match page.last() {
                 Some(last) if page.len() >= 256 => {
@@ -69,18 +69,6 @@ impl TeamService {
         }
         Ok(Recovered { contexts, ..runs })
     }
-}
-
-/// The caller authority a queue stream belongs to.
-async fn stream_authority(core: &Core, t: &LiveTask) -> Result<Option<String>, LogError> {
-    let snap = core.shared.log.snapshot(&t.authority, &t.task_id).await?;
-    Ok(snap
-        .task
-        .metadata
-        .as_ref()
-        .and_then(|m| m.get(super::stream::STREAM_AUTHORITY_KEY))
-        .and_then(|v| v.as_str())
-        .map(str::to_owned))
 }
 
 impl Service<A2aRequest> for TeamService {

@@ -1,39 +1,35 @@
 //! A context's queue stream in the task log, and this host's view of it.
 //!
-//! The queue of `(authority, context)` is a stream of [`QueueRecord`]s kept
-//! in the task log like a task, under the reserved authority
-//! [`QUEUE_AUTHORITY`] (so no caller lists or reads it as a task), with an
-//! id derived from both. Its sequence number is the queue's revision: every
-//! change is a conditional append on it, so two writers (two hosts, or an
-//! enqueue racing a drain) never both change the same revision.
+//! The queue of `(authority, context)` is a [stream](crate::log::stream_id)
+//! of [`QueueRecord`]s in the task log, under the caller's authority, with
+//! an id derived from both: appended like a task (in the same commits as
+//! the tasks it admits) but never read, listed or recovered as one. Its
+//! sequence number is the queue's revision: every change is a conditional
+//! append on it, so two writers (two hosts, or an enqueue racing a drain)
+//! never both change the same revision.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::gate::DrainGate;
-use super::record::QueueRecord;
+use super::record::{QUEUE_FEATURE, QueueRecord};
 use super::state::ContextQueue;
 use crate::log::{AppendRequest, LogError, LogErrorKind, Record, TaskLog};
-use crate::types::Metadata;
 
-/// The authority the queue streams are stored under. It starts with a
-/// control character, so no authority a host derives for a caller equals it.
-pub const QUEUE_AUTHORITY: &str = "\u{1}a2a-tower.queue";
-
-/// The stream id of the queue of `context` for `authority` (length-prefixed:
-/// distinct pairs never share an id).
+/// The stream id of the queue of `context` for `authority`
+/// (length-prefixed: distinct pairs never share an id, and the SQLite and
+/// PostgreSQL logs key streams by id alone).
 pub(crate) fn stream_id(authority: &str, context: &str) -> String {
-    format!("queue:{}:{authority}:{context}", authority.len())
+    crate::log::stream_id(
+        QUEUE_FEATURE,
+        &format!("{}:{authority}:{context}", authority.len()),
+    )
 }
 
 /// The writer epoch of every append to a queue stream: nothing takes a
 /// queue stream over (recovery leaves them alone), the revision alone
 /// orders its writers.
 const STREAM_EPOCH: u64 = 1;
-
-/// The metadata key of a queue stream's `Created` record naming its
-/// authority (for recovery, which finds streams without knowing them).
-pub(crate) const STREAM_AUTHORITY_KEY: &str = "queue.authority";
 
 /// This host's view of one context's queue: the projection, caught up from
 /// the log before every decision, and the context's drain gate.
@@ -55,7 +51,7 @@ impl Slot {
         log: &dyn TaskLog,
         state: &mut ContextQueue,
     ) -> Result<(), LogError> {
-        let records = match log.read(QUEUE_AUTHORITY, &self.id, state.seq).await {
+        let records = match log.read(&self.authority, &self.id, state.seq).await {
             Ok(r) => r,
             Err(e) if e.kind() == LogErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(e),
@@ -75,13 +71,7 @@ impl Slot {
     pub(crate) fn append(&self, state: &ContextQueue, records: Vec<QueueRecord>) -> AppendRequest {
         let mut all = Vec::with_capacity(records.len() + 1);
         if state.seq == 0 {
-            let mut meta = Metadata::new();
-            meta.insert(STREAM_AUTHORITY_KEY.into(), self.authority.clone().into());
-            let mut created = Record::created(self.id.clone(), self.context_id.clone());
-            if let Record::Created { metadata, .. } = &mut created {
-                *metadata = Some(meta);
-            }
-            all.push(created);
+            all.push(Record::created(self.id.clone(), self.context_id.clone()));
         }
         let mut records = records.iter();
         if state.seq == 0 {
@@ -89,7 +79,7 @@ impl Slot {
         }
         all.extend(records.map(QueueRecord::record));
         AppendRequest::new(
-            QUEUE_AUTHORITY,
+            self.authority.clone(),
             self.id.clone(),
             state.seq,
             STREAM_EPOCH,
@@ -131,5 +121,9 @@ mod tests {
     fn stream_ids_never_collide() {
         assert_ne!(stream_id("a:1", "c"), stream_id("a", "1:c"));
         assert_ne!(stream_id("a", "b:c"), stream_id("a:b", "c"));
+        assert_eq!(
+            crate::log::stream_of(&stream_id("a", "c")),
+            Some((super::QUEUE_FEATURE, "1:a:c"))
+        );
     }
 }

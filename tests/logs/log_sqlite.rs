@@ -494,7 +494,7 @@ async fn migrates_a_version_1_database() {
         .unwrap();
     assert_eq!(log.delivery_cursors("a", "old").await.unwrap()[0].seq, 4);
     // Schema 7 (feature records hold their tasks) is `log_upgrade`'s.
-    assert_eq!(SqliteTaskLog::SCHEMA_VERSION, 7);
+    assert_eq!(SqliteTaskLog::SCHEMA_VERSION, 8);
 }
 
 /// A task created and answered in one append: its entry is its whole log

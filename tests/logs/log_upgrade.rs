@@ -12,14 +12,17 @@
 use std::sync::Arc;
 
 use a2a_tower::engine::TaskLayer;
-use a2a_tower::log::{FeatureRecord, Record, TaskBackend, TaskStore};
+use a2a_tower::log::{FeatureRecord, LogErrorKind, Record, TaskBackend, TaskStore, stream_id};
 use a2a_tower::managed::{JournalEntry, MANAGED_FEATURE};
-use a2a_tower::queue::{QUEUE_AUTHORITY, QUEUE_FEATURE, QueueRecord, QueuedInput};
+use a2a_tower::queue::{QUEUE_FEATURE, QueueRecord, QueuedInput};
 use a2a_tower::types::TaskState;
 
 use crate::support;
 
-const STREAM: &str = "queue:6:public:c-q";
+/// The queue stream's id in the fixture, under the reserved authority the
+/// queue kept its streams under then.
+const OLD_STREAM: &str = "queue:6:public:c-q";
+const OLD_QUEUE_AUTHORITY: &str = "\u{1}a2a-tower.queue";
 const RUN_AUTHORITY: &str = "prog/public";
 
 fn feature(r: &Record) -> Option<&FeatureRecord> {
@@ -48,10 +51,36 @@ async fn assert_upgraded(log: Arc<dyn TaskBackend>) {
     );
     assert!(matches!(input, QueuedInput::Message { message } if message.message_id == "m-4"));
 
-    let stream = log.snapshot(QUEUE_AUTHORITY, STREAM).await.unwrap();
-    assert_eq!(stream.seq, 72);
-    assert_eq!(stream.projection.held_by(), Some(QUEUE_FEATURE));
-    let records = log.read(QUEUE_AUTHORITY, STREAM, 0).await.unwrap();
+    // The queue stream moved to its caller's authority, under the stream id
+    // the queue derives for the context, and is no task any more.
+    let stream = stream_id(QUEUE_FEATURE, "6:public:c-q");
+    assert_eq!(
+        log.read(OLD_QUEUE_AUTHORITY, OLD_STREAM, 0)
+            .await
+            .unwrap_err()
+            .kind(),
+        LogErrorKind::NotFound
+    );
+    assert_eq!(
+        log.snapshot("public", &stream).await.unwrap_err().kind(),
+        LogErrorKind::NotFound,
+        "a stream is not read as a task"
+    );
+    let live = log.live_tasks(None, 100).await.unwrap();
+    let found: Vec<_> = live.iter().filter(|t| t.stream().is_some()).collect();
+    assert_eq!(found.len(), 1, "{live:?}");
+    assert_eq!(
+        (
+            found[0].authority.as_str(),
+            found[0].task_id.as_str(),
+            found[0].context_id.as_str()
+        ),
+        ("public", stream.as_str(), "c-q")
+    );
+    assert_eq!(found[0].seq, 72);
+    let records = log.read("public", &stream, 0).await.unwrap();
+    assert_eq!(records.len(), 72);
+    assert!(matches!(&*records[0].record, Record::Created { task_id, .. } if *task_id == stream));
     let queue: Vec<QueueRecord> = records
         .iter()
         .filter_map(|r| QueueRecord::of(&r.record))
@@ -147,7 +176,8 @@ async fn assert_upgraded(log: Arc<dyn TaskBackend>) {
         TaskState::Submitted
     );
     assert_eq!(log.snapshot(RUN_AUTHORITY, "m-run").await.unwrap().seq, 82);
-    assert_eq!(log.snapshot(QUEUE_AUTHORITY, STREAM).await.unwrap().seq, 72);
+    let stream = stream_id(QUEUE_FEATURE, "6:public:c-q");
+    assert_eq!(log.read("public", &stream, 0).await.unwrap().len(), 72);
 }
 
 #[cfg(feature = "sqlite")]
@@ -163,7 +193,7 @@ async fn a_sqlite_file_of_schema_6_opens_and_reads_as_before() {
     std::fs::copy(fixture, &path).unwrap();
     {
         let log = a2a_tower::log::SqliteTaskLog::open(&path).unwrap();
-        assert_eq!(a2a_tower::log::SqliteTaskLog::SCHEMA_VERSION, 7);
+        assert_eq!(a2a_tower::log::SqliteTaskLog::SCHEMA_VERSION, 8);
         assert_upgraded(Arc::new(log)).await;
     }
     // Opened again: migrated once, the recovery's commit is there.
@@ -194,7 +224,7 @@ async fn a_postgres_schema_of_version_3_opens_and_reads_as_before() {
         client.batch_execute(&dump).await.expect("load the fixture");
         drop(client);
         let _ = driver.await;
-        assert_eq!(a2a_tower::log::PostgresTaskLog::SCHEMA_VERSION, 4);
+        assert_eq!(a2a_tower::log::PostgresTaskLog::SCHEMA_VERSION, 5);
         assert_upgraded(Arc::new(connect(&schema).await)).await;
         // A second host opening the schema finds it migrated.
         let again = connect(&schema).await;

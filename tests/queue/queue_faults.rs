@@ -11,14 +11,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use a2a_tower::engine::TaskLayer;
 use a2a_tower::log::{AppendRequest, LogError, LogErrorKind, TaskStore};
-use a2a_tower::queue::QUEUE_AUTHORITY;
 use support::gated::Gated;
 use support::queue::{Lab, Store, card, echoes, held, queue_for};
 
 /// Whether `requests` touch a queue stream and one of the `armed` faults
 /// is left (then it is used up).
 fn fault(armed: &AtomicUsize, requests: &[AppendRequest]) -> bool {
-    requests.iter().any(|r| r.authority == QUEUE_AUTHORITY)
+    requests
+        .iter()
+        .any(|r| a2a_tower::log::is_stream(&r.task_id))
         && armed
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
             .is_ok()

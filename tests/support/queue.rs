@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 
 use a2a_tower::engine::{Execution, Executor, TaskLayer};
 use a2a_tower::log::{MemoryTaskLog, Record, Sequenced, SqliteTaskLog, TaskBackend};
-use a2a_tower::queue::{Entry, QUEUE_AUTHORITY, QueueRecord, Team, TeamService};
+use a2a_tower::queue::{Entry, QUEUE_FEATURE, QueueRecord, Team, TeamService};
 use a2a_tower::types::{
     AgentCard, Artifact, ListTasksRequest, Message, Part, SendMessageConfiguration,
     SendMessageRequest, Task,
@@ -484,17 +484,18 @@ pub(crate) fn output(task: &Task) -> Vec<String> {
 
 // -------------------------------------------------------- the queue stream
 
-/// The id of the queue stream of the context `ctx` (it must exist).
-async fn stream_id(log: &dyn TaskBackend, ctx: &str) -> String {
+/// The authority and id of the queue stream of the context `ctx` (it must
+/// exist), found as recovery finds it.
+async fn stream_id(log: &dyn TaskBackend, ctx: &str) -> (String, String) {
     let mut after: Option<(String, String)> = None;
     loop {
         let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
         let page = log.live_tasks(key, 256).await.expect("live tasks");
         if let Some(t) = page
             .iter()
-            .find(|t| t.authority == QUEUE_AUTHORITY && t.context_id == ctx)
+            .find(|t| t.stream().is_some_and(|(f, _)| f == QUEUE_FEATURE) && t.context_id == ctx)
         {
-            return t.task_id.clone();
+            return (t.authority.clone(), t.task_id.clone());
         }
         match page.last() {
             Some(last) if page.len() >= 256 => {
@@ -505,8 +506,11 @@ async fn stream_id(log: &dyn TaskBackend, ctx: &str) -> String {
     }
 }
 
-async fn read_stream(log: &dyn TaskBackend, id: &str) -> Vec<QueueRecord> {
-    log.read(QUEUE_AUTHORITY, id, 0)
+async fn read_stream(
+    log: &dyn TaskBackend,
+    (authority, id): &(String, String),
+) -> Vec<QueueRecord> {
+    log.read(authority, id, 0)
         .await
         .expect("read the queue stream")
         .into_iter()
@@ -519,9 +523,9 @@ pub(crate) async fn queue_records(log: &dyn TaskBackend, ctx: &str) -> Vec<Queue
     read_stream(log, &stream_id(log, ctx).await).await
 }
 
-/// Waits, following the context's queue stream, until `done` holds for its
-/// records (read whole each time, so a commit is seen whole); the records
-/// then.
+/// Waits, reading the context's queue stream every few milliseconds (a
+/// stream has no watch: it is no task), until `done` holds for its records
+/// (read whole each time, so a commit is seen whole); the records then.
 pub(crate) async fn until_queue(
     log: &dyn TaskBackend,
     ctx: &str,
@@ -530,21 +534,12 @@ pub(crate) async fn until_queue(
 ) -> Vec<QueueRecord> {
     let wait = async {
         let id = stream_id(log, ctx).await;
-        let mut watch = log
-            .watch(QUEUE_AUTHORITY, &id, None)
-            .await
-            .expect("watch the queue stream")
-            .records;
         loop {
             let all = read_stream(log, &id).await;
             if done(&all) {
                 return all;
             }
-            watch
-                .next()
-                .await
-                .expect("the queue stream never ends")
-                .expect("a record");
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
     };
     tokio::time::timeout(GUARD, wait)
@@ -578,8 +573,8 @@ pub(crate) fn how_many(records: &[QueueRecord], is: impl Fn(&QueueRecord) -> boo
 /// Every record of the context's queue stream so far, with its sequence
 /// number (an entry's arrival).
 pub(crate) async fn queue_sequenced(log: &dyn TaskBackend, ctx: &str) -> Vec<Sequenced> {
-    let id = stream_id(log, ctx).await;
-    log.read(QUEUE_AUTHORITY, &id, 0)
+    let (authority, id) = stream_id(log, ctx).await;
+    log.read(&authority, &id, 0)
         .await
         .expect("read the queue stream")
 }

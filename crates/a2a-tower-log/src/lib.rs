@@ -59,6 +59,18 @@
 //! that only observes commits is an [`Observed`] closure, with nothing to
 //! forward.
 //!
+//! # Streams
+//!
+//! Beside tasks the log keeps *streams*: a feature's own sequences of
+//! records (the delivery queue's per-context queues), appended like a
+//! task's and in the same commits, read with [`TaskLog::read`], and never
+//! seen through the task views ([`TaskLog::snapshot`], [`TaskLog::watch`],
+//! [`TaskLog::list`]). A stream's id is [`stream_id`]`(feature, name)`, which
+//! starts with [`STREAM_MARK`]: no id of a task the engine makes does, so a
+//! caller who sends a stream's id as a task id finds no task, and start-up
+//! recovery tells streams apart without reading them
+//! ([`LiveTask::stream`]).
+//!
 //! Every call is scoped by an authority string (see
 //! [`engine::Authority`](https://docs.rs/a2a-tower/latest/a2a_tower/engine/struct.Authority.html)): a task of another authority is
 //! indistinguishable from a missing one ([`LogErrorKind::NotFound`]).
@@ -158,6 +170,7 @@ mod store;
 #[cfg(feature = "durable")]
 #[doc(hidden)]
 pub mod stored;
+mod stream_id;
 #[cfg(feature = "suite")]
 #[cfg_attr(docsrs, doc(cfg(feature = "suite")))]
 pub mod suite;
@@ -188,6 +201,9 @@ pub use projection::{Projection, ProjectionError};
 pub use record::{Record, Sequenced};
 pub use recovery::{LiveTask, LiveTaskScan, fail_live};
 pub use store::{TaskBackend, TaskStore};
+#[doc(hidden)]
+pub use stream_id::task_view;
+pub use stream_id::{STREAM_MARK, is_stream, stream_id, stream_of};
 
 /// The future of a [`TaskLog`] call.
 pub type LogFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, LogError>> + Send + 'a>>;

@@ -20,7 +20,9 @@ pub trait LiveTaskScan: Send + Sync + 'static {
 }
 
 /// A task whose last state is neither terminal nor waiting for the client
-/// (INPUT_REQUIRED, AUTH_REQUIRED): some host was running it.
+/// (INPUT_REQUIRED, AUTH_REQUIRED): some host was running it; or a feature's
+/// [stream](crate::stream_id) ([`stream`](Self::stream) says which), listed
+/// so that the feature finds its streams in the same scan.
 ///
 /// Listed by [`LiveTaskScan::live_tasks`] across all authorities, in
 /// `(authority, task_id)` order.
@@ -48,6 +50,12 @@ impl LiveTask {
     /// The state is one a running host leaves a task in.
     pub fn is_live(state: TaskState) -> bool {
         !state.is_terminal() && !state.is_interrupted() && state != TaskState::Unspecified
+    }
+
+    /// The feature and name of the [stream](crate::stream_id) this entry
+    /// is, or `None` for a task: recovery leaves streams to their feature.
+    pub fn stream(&self) -> Option<(&str, &str)> {
+        crate::stream_of(&self.task_id)
     }
 
     /// The position after this task, for the next [`LiveTaskScan::live_tasks`] call.

@@ -57,6 +57,7 @@ use crate::{
 
 mod append_all;
 mod deliveries;
+mod streams;
 pub use append_all::{
     append_all_commits_together, append_all_race_one_winner_no_deadlock,
     append_all_refusal_writes_nothing, append_all_same_task_twice_or_none,
@@ -66,6 +67,7 @@ pub use deliveries::{
     deliveries_cursors_follow_the_configs, deliveries_lease_is_exclusive_and_expires,
     deliveries_pending_pages,
 };
+pub use streams::streams_are_no_tasks;
 
 /// The guard against a watch that never delivers (a failure, not a wait).
 pub const GUARD: Duration = Duration::from_secs(10);
@@ -1003,7 +1005,8 @@ macro_rules! log_suite {
             append_all_refusal_writes_nothing, append_all_same_task_twice_or_none,
             append_all_race_one_winner_no_deadlock, deliveries_cursors_follow_the_configs,
             deliveries_advance_is_conditional, deliveries_pending_pages,
-            deliveries_lease_is_exclusive_and_expires, deliveries_cleanup_after_the_end);
+            deliveries_lease_is_exclusive_and_expires, deliveries_cleanup_after_the_end,
+            streams_are_no_tasks);
     };
     (@cases $run:path; $($case:ident),*) => {
         $(

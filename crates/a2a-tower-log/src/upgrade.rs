@@ -102,6 +102,48 @@ pub fn snapshot(json: &str) -> Result<Option<String>, LogError> {
         .map_err(LogError::backend)
 }
 
+/// The reserved authority the delivery queue kept its streams under before
+/// streams were a kind of their own (SQLite schema 7, PostgreSQL schema 4).
+pub const OLD_QUEUE_AUTHORITY: &str = "\u{1}a2a-tower.queue";
+
+/// Where an old queue stream (id `queue:<len>:<authority>:<context>` under
+/// [`OLD_QUEUE_AUTHORITY`]) lives now: its caller's authority, and the
+/// [stream id](crate::stream_id) `stream_id("queue", "<len>:<authority>:<context>")`
+/// the queue derives for the same context. `None` for an id of another form.
+pub fn moved_stream(old_id: &str) -> Option<(String, String)> {
+    let name = old_id.strip_prefix("queue:")?;
+    let (len, rest) = name.split_once(':')?;
+    let len: usize = len.parse().ok()?;
+    let authority = rest.get(..len)?;
+    rest.get(len..)?.strip_prefix(':')?;
+    Some((authority.to_owned(), crate::stream_id("queue", name)))
+}
+
+/// `json` (one record, an array of records or a snapshot) with every string
+/// value equal to `old` replaced by `new`; `None` if there is none.
+pub fn renamed(json: &str, old: &str, new: &str) -> Result<Option<String>, LogError> {
+    fn walk(v: &mut Value, old: &str, new: &str) -> bool {
+        match v {
+            Value::String(s) if s == old => {
+                *s = new.to_owned();
+                true
+            }
+            Value::Array(items) => items.iter_mut().fold(false, |c, i| walk(i, old, new) | c),
+            Value::Object(members) => members
+                .values_mut()
+                .fold(false, |c, m| walk(m, old, new) | c),
+            _ => false,
+        }
+    }
+    let mut v: Value = serde_json::from_str(json).map_err(LogError::backend)?;
+    if !walk(&mut v, old, new) {
+        return Ok(None);
+    }
+    serde_json::to_string(&v)
+        .map(Some)
+        .map_err(LogError::backend)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,6 +174,28 @@ mod tests {
             record(r#"{"metadataChanged":{"metadata":{"inputQueued":{}}}}"#).unwrap(),
             None
         );
+    }
+
+    #[test]
+    fn old_queue_streams_move_to_their_authority() {
+        let (authority, id) = moved_stream("queue:6:public:c-q:1").unwrap();
+        assert_eq!(authority, "public");
+        assert_eq!(crate::stream_of(&id), Some(("queue", "6:public:c-q:1")));
+        // An authority with colons is length-prefixed.
+        let (authority, _) = moved_stream("queue:3:a:b:c").unwrap();
+        assert_eq!(authority, "a:b");
+        for bad in ["t-1", "queue:x:a:c", "queue:9:a:c", "queue:1:ab"] {
+            assert_eq!(moved_stream(bad), None, "{bad}");
+        }
+        let old = r#"[{"created":{"taskId":"queue:1:a:c","contextId":"c","note":"x\"queue:1:a:c\""}},{"queue":{"n":1.50}}]"#;
+        let new = renamed(old, "queue:1:a:c", "\u{1}queue\u{1}1:a:c")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            new,
+            r#"[{"created":{"taskId":"\u0001queue\u00011:a:c","contextId":"c","note":"x\"queue:1:a:c\""}},{"queue":{"n":1.50}}]"#
+        );
+        assert_eq!(renamed(&new, "queue:1:a:c", "x").unwrap(), None);
     }
 
     #[test]

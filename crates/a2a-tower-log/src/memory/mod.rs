@@ -107,7 +107,8 @@ impl TaskLog for MemoryTaskLog {
     }
 
     fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
-        let out = self.inner.with_entry(authority, task_id, |e| e.snapshot());
+        let out = crate::task_view(task_id)
+            .and_then(|()| self.inner.with_entry(authority, task_id, |e| e.snapshot()));
         Box::pin(std::future::ready(out))
     }
 
@@ -129,7 +130,8 @@ impl TaskLog for MemoryTaskLog {
         task_id: &'a str,
         after: Option<u64>,
     ) -> LogFuture<'a, Watch> {
-        let out = stream::watch(&self.inner, authority, task_id, after);
+        let out = crate::task_view(task_id)
+            .and_then(|()| stream::watch(&self.inner, authority, task_id, after));
         Box::pin(std::future::ready(out))
     }
 

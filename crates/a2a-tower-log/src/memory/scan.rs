@@ -32,7 +32,7 @@ impl Inner {
         for idx in 0..self.shards.len() {
             let shard = self.lock(idx);
             for (id, e) in &shard.map {
-                if *e.authority != *authority {
+                if *e.authority != *authority || crate::is_stream(id) {
                     continue;
                 }
                 let (context_id, state, timestamp) = e.list_key();

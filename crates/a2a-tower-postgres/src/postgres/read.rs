@@ -48,6 +48,7 @@ impl Inner {
         authority: &str,
         task_id: &str,
     ) -> Result<Snapshot, LogError> {
+        crate::log::task_view(task_id)?;
         let client = self.pool.get().await.map_err(LogError::backend)?;
         let st = client
             .prepare_cached(&self.sql.snapshot)

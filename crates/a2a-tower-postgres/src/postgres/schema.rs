@@ -9,6 +9,7 @@ use crate::log::LogError;
 enum Step {
     Sql(&'static str),
     Holds,
+    QueueStreams,
 }
 
 /// Migration `i` moves the schema from version `i` to `i + 1`. `{s}` is the
@@ -70,7 +71,73 @@ const MIGRATIONS: &[Step] = &[
     // input, a queue stream's records; and stored snapshots): see
     // `log::upgrade`. Rewrites the JSON of the rows that need it.
     Step::Holds,
+    // 5: the delivery queue's streams are a kind of their own (`log::stream_id`):
+    // each moves from the reserved authority to its caller's, under its
+    // stream id, with the id rewritten in its records and snapshot.
+    Step::QueueStreams,
 ];
+
+/// Migration 5: every row of the old queue authority, moved.
+async fn move_queue_streams(tx: &Transaction<'_>, s: &str) -> Result<(), LogError> {
+    use crate::log::upgrade::{OLD_QUEUE_AUTHORITY, moved_stream, renamed};
+    let streams = tx
+        .query(
+            &format!("SELECT task_id, snapshot FROM {s}.tasks WHERE authority = $1"),
+            &[&OLD_QUEUE_AUTHORITY],
+        )
+        .await
+        .map_err(LogError::backend)?;
+    for row in streams {
+        let (old, snapshot): (String, String) = (row.get(0), row.get(1));
+        let Some((authority, new)) = moved_stream(&old) else {
+            return Err(LogError::backend(format!(
+                "migration 5: a queue stream id of an unknown form: {old:?}"
+            )));
+        };
+        let records = tx
+            .query(
+                &format!("SELECT seq, record FROM {s}.records WHERE task_id = $1"),
+                &[&old],
+            )
+            .await
+            .map_err(LogError::backend)?;
+        for r in records {
+            let (seq, record): (i64, String) = (r.get(0), r.get(1));
+            let record = renamed(&record, &old, &new)?.unwrap_or(record);
+            tx.execute(
+                &format!(
+                    "UPDATE {s}.records SET task_id = $3, authority = $4, record = $5 \
+                     WHERE task_id = $1 AND seq = $2"
+                ),
+                &[&old, &seq, &new, &authority, &record],
+            )
+            .await
+            .map_err(LogError::backend)?;
+        }
+        let snapshot = renamed(&snapshot, &old, &new)?.unwrap_or(snapshot);
+        tx.execute(
+            &format!(
+                "UPDATE {s}.tasks SET task_id = $2, authority = $3, snapshot = $4 WHERE task_id = $1"
+            ),
+            &[&old, &new, &authority, &snapshot],
+        )
+        .await
+        .map_err(LogError::backend)?;
+        tx.execute(
+            &format!("UPDATE {s}.push_cursors SET task_id = $2, authority = $3 WHERE task_id = $1"),
+            &[&old, &new, &authority],
+        )
+        .await
+        .map_err(LogError::backend)?;
+        tx.execute(
+            &format!("UPDATE {s}.push_leases SET task_id = $2 WHERE task_id = $1"),
+            &[&old, &new],
+        )
+        .await
+        .map_err(LogError::backend)?;
+    }
+    Ok(())
+}
 
 /// Migration 4: the records and snapshots that need a hold.
 async fn upgrade_holds(tx: &Transaction<'_>, s: &str) -> Result<(), LogError> {
@@ -162,6 +229,7 @@ pub(crate) async fn migrate(client: &mut Client, schema: &str) -> Result<(), Log
                 .await
                 .map_err(LogError::backend)?,
             Step::Holds => upgrade_holds(&tx, &s).await?,
+            Step::QueueStreams => move_queue_streams(&tx, &s).await?,
         }
         tx.execute(
             &format!("UPDATE {s}.schema_version SET version = $1"),

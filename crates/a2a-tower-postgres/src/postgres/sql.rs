@@ -27,7 +27,7 @@ pub(super) struct Sql {
     pub(super) deliveries: super::deliveries::Statements,
 }
 
-const FILTER: &str = "authority = $1 AND ($2::text IS NULL OR context_id = $2) \
+const FILTER: &str = "authority = $1 AND left(task_id, 1) <> chr(1) AND ($2::text IS NULL OR context_id = $2) \
                       AND ($3::integer IS NULL OR state = $3) AND ($4::bigint IS NULL OR status_ts >= $4)";
 
 impl Sql {

@@ -327,6 +327,7 @@ impl Inner {
     /// The task's head from memory when this process wrote it recently
     /// (the authority is checked there too), else from the database.
     async fn snapshot(&self, authority: &str, task_id: &str) -> Result<Snapshot, LogError> {
+        crate::log::task_view(task_id)?;
         if let Some(head) = self.heads.get(task_id) {
             if head.authority != authority {
                 return Err(LogError::new(LogErrorKind::NotFound));

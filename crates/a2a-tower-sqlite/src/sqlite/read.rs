@@ -220,8 +220,9 @@ fn entries(
 }
 
 /// The filters of a list after the table, on `?1`..`?6` (authority,
-/// context, state, status timestamp lower bound, cursor).
-const FILTERS: &str = "authority = ?1 AND (?3 IS NULL OR state = ?3) AND (?4 IS NULL OR status_ts >= ?4) \
+/// context, state, status timestamp lower bound, cursor); a stream's row
+/// (its id starts with U+0001, see `log::stream_id`) is never listed.
+const FILTERS: &str = "authority = ?1 AND unicode(task_id) IS NOT 1 AND (?3 IS NULL OR state = ?3) AND (?4 IS NULL OR status_ts >= ?4) \
                        AND (?5 IS NULL OR status_ts < ?5 OR (status_ts = ?5 AND task_id > ?6))";
 
 /// The number of matching tasks (the cursor ignored).

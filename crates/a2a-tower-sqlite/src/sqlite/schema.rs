@@ -122,7 +122,68 @@ const MIGRATIONS: &[Step] = &[
     // input, a queue stream's records; and stored snapshots): see
     // `log::upgrade`. Rewrites the JSON of the entries that need it.
     Step::Rust(upgrade_holds),
+    // 8: the delivery queue's streams are a kind of their own (`log::stream_id`):
+    // each moves from the reserved authority to its caller's, under its
+    // stream id, with the id rewritten in its records and snapshots.
+    Step::Rust(move_queue_streams),
 ];
+
+/// Migration 8: every row of the old queue authority, moved.
+fn move_queue_streams(tx: &Transaction<'_>) -> Result<(), LogError> {
+    use crate::log::upgrade::{OLD_QUEUE_AUTHORITY, moved_stream, renamed};
+    let ids = tx
+        .prepare("SELECT task_id FROM tasks WHERE authority = ?1")
+        .and_then(|mut st| {
+            st.query_map([OLD_QUEUE_AUTHORITY], |r| r.get::<_, String>(0))?
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .map_err(LogError::backend)?;
+    for old in ids {
+        let Some((authority, new)) = moved_stream(&old) else {
+            return Err(LogError::backend(format!(
+                "migration 8: a queue stream id of an unknown form: {old:?}"
+            )));
+        };
+        let entries = tx
+            .prepare("SELECT id, records, snapshot FROM entries WHERE task_id = ?1")
+            .and_then(|mut st| {
+                st.query_map([&old], |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, Option<String>>(2)?,
+                    ))
+                })?
+                .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(LogError::backend)?;
+        for (id, records, snapshot) in entries {
+            let records = renamed(&records, &old, &new)?.unwrap_or(records);
+            let snapshot = match snapshot {
+                Some(s) => Some(renamed(&s, &old, &new)?.unwrap_or(s)),
+                None => None,
+            };
+            tx.execute(
+                "UPDATE entries SET task_id = ?2, records = ?3, snapshot = ?4 WHERE id = ?1",
+                params![id, new, records, snapshot],
+            )
+            .map_err(LogError::backend)?;
+        }
+        for sql in [
+            "UPDATE tasks SET task_id = ?2, authority = ?3 WHERE task_id = ?1",
+            "UPDATE push_cursors SET task_id = ?2, authority = ?3 WHERE task_id = ?1",
+        ] {
+            tx.execute(sql, params![old, new, authority])
+                .map_err(LogError::backend)?;
+        }
+        tx.execute(
+            "UPDATE push_leases SET task_id = ?2 WHERE task_id = ?1",
+            params![old, new],
+        )
+        .map_err(LogError::backend)?;
+    }
+    Ok(())
+}
 
 /// Migration 7: the entries whose records or snapshot need a hold.
 fn upgrade_holds(tx: &Transaction<'_>) -> Result<(), LogError> {
