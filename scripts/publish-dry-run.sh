@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 export CARGO_INCREMENTAL=0
 
-crates=(a2a-tower-core a2a-tower-log a2a-tower-sqlite a2a-tower-postgres a2a-tower-http a2a-tower-client a2a-tower)
+crates=(a2a-tower-core a2a-tower-log a2a-tower-sqlite a2a-tower-postgres a2a-tower-engine a2a-tower-http a2a-tower-client a2a-tower)
 allowed='^(Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|\.cargo_vcs_info\.json|README\.md|CHANGELOG\.md|build\.rs|src/.*\.rs|proto/.*\.proto)$'
 
 for crate in "${crates[@]}"; do

@@ -58,6 +58,9 @@ done
 for features in "" durable suite; do
     cargo clippy -p a2a-tower-log ${features:+--features "$features"} -- -D warnings
 done
+# The engine crate with its backend suites alone (the facade's `engine`,
+# `managed` and `push` runs above lint it with none, `managed` and `push`).
+cargo clippy -p a2a-tower-engine --features suite -- -D warnings
 
 step "rustdoc (broken intra-doc links denied)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --all-features

@@ -109,10 +109,6 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-// The core crate's modules under the paths the crate's code names.
-#[cfg(feature = "engine")]
-use a2a_tower_core::protocol;
-
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use a2a_tower_client::client;
@@ -127,23 +123,19 @@ pub use a2a_tower_http::version;
 
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
-pub mod engine;
-#[cfg(feature = "managed")]
-use a2a_tower_core::external_wait;
+pub use a2a_tower_engine::engine;
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
 pub mod log;
 #[cfg(feature = "managed")]
 #[cfg_attr(docsrs, doc(cfg(feature = "managed")))]
-pub mod managed;
+pub use a2a_tower_engine::managed;
 #[cfg(feature = "push")]
 #[cfg_attr(docsrs, doc(cfg(feature = "push")))]
-pub mod push;
+pub use a2a_tower_engine::push;
 #[cfg(feature = "engine")]
 #[cfg_attr(docsrs, doc(cfg(feature = "engine")))]
-pub mod queue;
-#[cfg(feature = "managed")]
-use a2a_tower_core::schema;
+pub use a2a_tower_engine::queue;
 
 #[cfg(feature = "grpc")]
 pub use a2a_tower_http::grpc;

@@ -467,7 +467,7 @@ async fn push_config_operations_not_supported() {
         send(&svc, req).await.unwrap_err().kind().jsonrpc_code(),
         -32003
     );
-    // Declared, the engine serves them (tests/push/push_config.rs, push_suite).
+    // Declared, the engine serves them (tests/push/push_config.rs, suite::push).
     let mut pushy = card();
     pushy.capabilities.push_notifications = Some(true);
     assert!(TaskLayer::new(pushy, MemoryTaskLog::new()).is_ok());

@@ -1,8 +1,6 @@
 //! The task-log conformance suite against `MemoryTaskLog`, memory-specific
 //! bounds, and projection properties.
 
-use crate::support;
-
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -13,11 +11,11 @@ use a2a_tower::log::{
 use a2a_tower::types::{
     Artifact, Message, Part, TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp,
 };
+use a2a_tower_engine::suite::{push as push_suite, recovery as recovery_suite};
 use a2a_tower_log::log_suite;
 use futures_util::FutureExt as _;
 use futures_util::StreamExt as _;
 use proptest::prelude::*;
-use support::{push_suite, recovery_suite};
 
 type Log = Arc<dyn TaskBackend>;
 

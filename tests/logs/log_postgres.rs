@@ -17,11 +17,11 @@ use a2a_tower::log::{
     TaskLog,
 };
 use a2a_tower::types::{Message, TaskState, TaskStatus};
+use a2a_tower_engine::suite::{push as push_suite, recovery as recovery_suite};
 use a2a_tower_log::log_suite;
 use a2a_tower_log::suite::{GUARD, msg};
 use futures_util::StreamExt;
 use support::postgres::{connect, url, with_schema};
-use support::{push_suite, recovery_suite};
 
 async fn run<F, Fut>(case: F)
 where

@@ -2,8 +2,6 @@
 //! of recent tasks in memory, and with every read from the database), plus
 //! what only a durable file log does: reopen, group commit, one owner.
 
-use crate::support;
-
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,9 +11,9 @@ use a2a_tower::log::{
     TaskBackend, TaskLog,
 };
 use a2a_tower::types::{Message, TaskState, TaskStatus};
+use a2a_tower_engine::suite::{push as push_suite, recovery as recovery_suite};
 use a2a_tower_log::log_suite;
 use a2a_tower_log::suite::msg;
-use support::{push_suite, recovery_suite};
 
 /// A temporary directory removed on drop.
 struct TempDir(PathBuf);

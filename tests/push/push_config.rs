@@ -1,7 +1,7 @@
 //! The push-config operations through the assembled stack, on both bindings
 //! (a2a-spec.md §4.7, §6.2, §7.1), and on the managed layer; the storage
-//! rules on every log run from tests/log_{memory,sqlite,postgres}.rs
-//! (`support::push_suite`).
+//! rules on every log run from tests/logs/log_{memory,sqlite,postgres}.rs
+//! (`a2a_tower_engine::suite::push`).
 
 use crate::support;
 

@@ -12,8 +12,8 @@
 //!
 //! The model uses the crate's own [`DrainGate`] (as a black box: its state
 //! is told apart by its answers, and rebuilt by replaying calls) and the
-//! crate's comparator [`Entry::order`]. The rest is the code of
-//! `src/queue/` as steps: each step is one atomic commit or read of the
+//! crate's comparator [`Entry::order`]. The rest is the code of the queue
+//! (`crates/a2a-tower-engine/src/queue/`) as steps: each step is one atomic commit or read of the
 //! real code, and a step is merged with the next only where no other actor
 //! can observe the difference (a read of a value that can no longer change,
 //! or a read and commit made under the context's lock with the revision

@@ -6,8 +6,9 @@
 //! comes from.
 //!
 //! The `TaskLog` conformance cases every backend runs are a part of the log
-//! crate (`a2a_tower_log::suite`, `a2a_tower_log::log_suite!`); `push_suite`
-//! and `recovery_suite` go through the engine, so they are here.
+//! crate (`a2a_tower_log::suite`, `a2a_tower_log::log_suite!`), and the cases
+//! that go through the engine (push-config storage, restart recovery and
+//! fencing) a part of the engine's (`a2a_tower_engine::suite`).
 //!
 //! - `assembled`: the whole `A2aServer` over a scripted agent, and the calls
 //!   that assert its wire answers on both bindings.
@@ -24,14 +25,10 @@
 //! - `managed`: programs, a card and calls for the managed-task tests.
 //! - `postgres`: the test database's URL, a fresh schema per test, and a
 //!   log on it.
-//! - `push_suite`: the push-config storage rules through the engine, on any
-//!   log.
 //! - `python`: the interop tests' Python (`.venv`) and its scripts.
 //! - `queue`: agents the delivery-queue tests control, the logs a case runs
 //!   on, a host that dies, calls on a `TeamService`, and reads of a
 //!   context's queue stream.
-//! - `recovery_suite`: restart recovery and fencing through the engine, on
-//!   any log.
 //! - `server`: spawning a built example binary as a server.
 //! - `sse`: reading server-sent events.
 //! - `tasks`: waiting for a task in a log to get somewhere, and its records.
@@ -62,13 +59,9 @@ pub(crate) mod loopback;
 pub(crate) mod managed;
 #[cfg(feature = "postgres")]
 pub(crate) mod postgres;
-#[cfg(feature = "engine")]
-pub(crate) mod push_suite;
 pub(crate) mod python;
 #[cfg(all(feature = "engine", feature = "sqlite"))]
 pub(crate) mod queue;
-#[cfg(feature = "engine")]
-pub(crate) mod recovery_suite;
 pub(crate) mod server;
 pub(crate) mod sse;
 #[cfg(feature = "engine")]

@@ -53,9 +53,9 @@ pub(crate) type EndHook = dyn Fn(&str, &str) + Send + Sync;
 /// four push-config operations and SendMessage's inline config, stored with
 /// the task: see the [module docs](super#push-notification-configs)). The
 /// engine stores configs; delivering them is the job of the push outbox over
-/// its log, which is why [`A2aServer`](crate::server::A2aServer) accepts such
+/// its log, which is why [`A2aServer`](https://docs.rs/a2a-tower/latest/a2a_tower/server/struct.A2aServer.html) accepts such
 /// a card only with `push_notifications(sender)`. `extendedAgentCard` is
-/// answered by an [`ExtendedCardLayer`](crate::card::ExtendedCardLayer) in
+/// answered by an [`ExtendedCardLayer`](https://docs.rs/a2a-tower/latest/a2a_tower/card/struct.ExtendedCardLayer.html) in
 /// front of the engine (without one: ExtendedAgentCardNotConfigured).
 ///
 /// Defaults: authority [`Authority::public`] (one shared authority: for

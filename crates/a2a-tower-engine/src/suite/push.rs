@@ -3,19 +3,20 @@
 //! delete, ids, replacement, validation, authority scoping, terminal tasks,
 //! SendMessage's inline config, configs appended while an execution on
 //! another engine writes the task, and configs read back by a second
-//! handle of the log (a restart). Run by tests/log_{memory,sqlite,postgres}.rs.
+//! handle of the log (a restart). The built-in logs run it in the
+//! repository's `tests/logs/log_{memory,sqlite,postgres}.rs`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_tower::engine::{Authority, Execution, TaskLayer, TaskService};
-use a2a_tower::log::{Record, TaskBackend, TaskLog};
-use a2a_tower::types::{
+use crate::engine::{Authority, Execution, TaskLayer, TaskService};
+use crate::log::{Record, TaskBackend, TaskLog};
+use crate::types::{
     AgentCard, Artifact, AuthenticationInfo, ListTaskPushNotificationConfigsRequest, Message, Part,
     SendMessageConfiguration, SendMessageRequest, SendMessageResponse, Task,
     TaskPushNotificationConfig, TaskPushNotificationConfigId, TaskState,
 };
-use a2a_tower::{A2aError, A2aRequest, A2aResponse, BoxError, ErrorKind, Operation};
+use crate::{A2aError, A2aRequest, A2aResponse, BoxError, ErrorKind, Operation};
 use tokio::sync::watch;
 use tower::util::BoxCloneSyncService;
 use tower::{Layer, ServiceExt};
@@ -212,7 +213,7 @@ async fn four_kinds(svc: &Svc, tenant: &str, task: &str) -> [ErrorKind; 4] {
 
 /// Create, get, list with pages, replace, delete, validation, authority
 /// scoping, terminal tasks, the inline config and the capability.
-pub(crate) async fn push_config_rules(log: Arc<dyn TaskBackend>) {
+pub async fn push_config_rules(log: Arc<dyn TaskBackend>) {
     let engines = Engines::new();
     let svc = engines.engine("a", log.clone(), true);
     let task = send(&svc, "alice", "", "ask", None, false).await.unwrap();
@@ -239,7 +240,7 @@ pub(crate) async fn push_config_rules(log: Arc<dyn TaskBackend>) {
     assert_eq!(create(&svc, replaced.clone()).await.unwrap(), replaced);
     assert_eq!(create(&svc, replaced.clone()).await.unwrap(), replaced);
     assert_eq!(get(&svc, "alice", t, "c1").await.unwrap(), replaced);
-    let sets = |records: &[a2a_tower::log::Sequenced]| {
+    let sets = |records: &[crate::log::Sequenced]| {
         records
             .iter()
             .filter(|s| matches!(&*s.record, Record::PushConfigSet { .. }))
@@ -398,7 +399,7 @@ pub(crate) async fn push_config_rules(log: Arc<dyn TaskBackend>) {
 /// A config created and deleted through engine `b` while engine `a` runs the
 /// task: `a`'s execution folds them in and finishes as if nothing happened.
 /// `a` and `b` are two handles of one log (the same `Arc` for memory).
-pub(crate) async fn configs_fold_into_a_running_execution(
+pub async fn configs_fold_into_a_running_execution(
     a: Arc<dyn TaskBackend>,
     b: Arc<dyn TaskBackend>,
 ) {
@@ -451,8 +452,9 @@ pub(crate) async fn configs_fold_into_a_running_execution(
 }
 
 /// Configs written through a log handle `a` are read back through `b` (a
-/// reopened file, another connection).
-pub(crate) async fn configs_written(a: Arc<dyn TaskBackend>) -> (String, String) {
+/// reopened file, another connection): writes them through `a` and returns
+/// what [`configs_read_back`] checks through `b`.
+pub async fn configs_written(a: Arc<dyn TaskBackend>) -> (String, String) {
     let engines = Engines::new();
     let svc = engines.engine("a", a, true);
     let task = send(&svc, "alice", "", "ask", None, false).await.unwrap();
@@ -467,7 +469,7 @@ pub(crate) async fn configs_written(a: Arc<dyn TaskBackend>) -> (String, String)
 }
 
 /// Checks what [`configs_written`] wrote, through another handle `b`.
-pub(crate) async fn configs_read_back(b: Arc<dyn TaskBackend>, written: (String, String)) {
+pub async fn configs_read_back(b: Arc<dyn TaskBackend>, written: (String, String)) {
     let (prefix, task) = written;
     let engines = Engines {
         prefix,

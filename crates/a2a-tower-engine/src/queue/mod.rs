@@ -4,7 +4,7 @@
 //!
 //! A [`Team`] hosts named agents (each an [`Agent`](crate::engine::Agent)
 //! or [`Executor`](crate::engine::Executor)) with a default one; served
-//! through [`A2aServerBuilder::team`](crate::server::A2aServerBuilder::team)
+//! through [`A2aServerBuilder::team`](https://docs.rs/a2a-tower/latest/a2a_tower/server/struct.A2aServerBuilder.html#method.team)
 //! (or [`Team::service`] by hand) it answers every A2A operation. An A2A
 //! context is a conversation thread; each input admitted to it becomes one
 //! task of one agent.
@@ -114,9 +114,7 @@ mod team;
 
 pub use admit::{INPUT_UNAVAILABLE_MESSAGE, TARGET_UNAVAILABLE_MESSAGE};
 pub use entry::{Entry, Priority};
-#[cfg(any(feature = "jsonrpc", feature = "rest"))]
-pub use ext::extension_methods;
-pub use ext::{GET_QUEUE_METHOD, REORDER_QUEUE_METHOD};
+pub use ext::{GET_QUEUE_METHOD, REORDER_QUEUE_METHOD, extension_methods};
 pub use gate::DrainGate;
 pub use handoff::MAX_HOPS;
 pub use record::{QUEUE_FEATURE, QueueRecord, QueuedInput};

@@ -194,7 +194,7 @@ pub(crate) async fn subscribe(
 }
 
 /// GetExtendedAgentCard reaching a core: the card declares the capability
-/// (checked at dispatch) but no [`ExtendedCardLayer`](crate::card::ExtendedCardLayer)
+/// (checked at dispatch) but no [`ExtendedCardLayer`](https://docs.rs/a2a-tower/latest/a2a_tower/card/struct.ExtendedCardLayer.html)
 /// in front of the core answered it.
 pub(crate) fn extended_card() -> Result<A2aResponse, A2aError> {
     Err(A2aError::new(ErrorKind::ExtendedAgentCardNotConfigured))

@@ -22,8 +22,6 @@ pub const GET_QUEUE_METHOD: &str = "GetContextQueue";
 pub const REORDER_QUEUE_METHOD: &str = "ReorderContextQueue";
 
 /// The extension's two operations as the bindings register them.
-#[cfg(any(feature = "jsonrpc", feature = "rest"))]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "jsonrpc", feature = "rest"))))]
 ///
 /// ```
 /// let methods = a2a_tower::queue::extension_methods();

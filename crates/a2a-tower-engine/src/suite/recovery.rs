@@ -2,18 +2,19 @@
 //! "crashed" host's engine (`log_a`) keeps running while restarted hosts of
 //! the same id recover over `log_b` (the same `Arc` for the memory log, a
 //! second handle or connection on the same file or schema for the durable
-//! ones). Run by tests/log_{memory,sqlite,postgres}.rs.
+//! ones). The built-in logs run it in the repository's
+//! `tests/logs/log_{memory,sqlite,postgres}.rs`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_tower::engine::{EmitError, Execution, RESTARTED_MESSAGE, TaskLayer, TaskService};
-use a2a_tower::log::{AppendRequest, Record, TaskBackend, TaskLog};
-use a2a_tower::types::{
+use crate::engine::{EmitError, Execution, RESTARTED_MESSAGE, TaskLayer, TaskService};
+use crate::log::{AppendRequest, Record, TaskBackend, TaskLog};
+use crate::types::{
     AgentCard, Artifact, GetTaskRequest, Message, Part, SendMessageConfiguration,
     SendMessageRequest, SendMessageResponse, StreamResponse, Task, TaskState, TaskStatus,
 };
-use a2a_tower::{A2aRequest, A2aResponse, BoxError, EventStream, Operation};
+use crate::{A2aRequest, A2aResponse, BoxError, EventStream, Operation};
 use futures_util::StreamExt as _;
 use tokio::sync::{mpsc, watch};
 use tower::util::BoxCloneSyncService;
@@ -169,7 +170,7 @@ fn assert_restarted(task: &Task) {
 /// as they are. Fencing: the old host, still alive, is fenced: its executors
 /// are cancelled and append nothing, no second terminal is written, its
 /// blocking call answers with the task as the log has it and its stream ends.
-pub(crate) async fn restart_recovery_and_fencing(
+pub async fn restart_recovery_and_fencing(
     log_a: Arc<dyn TaskBackend>,
     log_b: Arc<dyn TaskBackend>,
 ) {
@@ -272,7 +273,7 @@ pub(crate) async fn restart_recovery_and_fencing(
         let records = match log_b.read("public", id, 0).await {
             Ok(records) => records,
             // The memory log compacts a terminal task into its snapshot.
-            Err(e) if e.kind() == a2a_tower::log::LogErrorKind::Compacted => continue,
+            Err(e) if e.kind() == crate::log::LogErrorKind::Compacted => continue,
             Err(e) => panic!("{e:?}"),
         };
         let terminals: Vec<_> = records.iter().filter(|r| r.record.is_terminal()).collect();
@@ -306,7 +307,7 @@ pub(crate) async fn restart_recovery_and_fencing(
 /// it (a higher epoch): the old execution stops on its next emission (the
 /// executor is cancelled), its blocking call answers with the task as the log
 /// has it, and it never writes a terminal.
-pub(crate) async fn fenced_execution_stops_cleanly(
+pub async fn fenced_execution_stops_cleanly(
     log_a: Arc<dyn TaskBackend>,
     log_b: Arc<dyn TaskBackend>,
 ) {
