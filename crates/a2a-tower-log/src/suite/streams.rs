@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::types::TaskState;
 use crate::{AppendRequest, ListQuery, LogErrorKind, Record, TaskBackend, stream_id};
 
-use super::{authority, kind, msg, status, uid};
+use super::{authority, kind, live_of, msg, status, uid};
 
 /// A stream is created, appended to conditionally (alone and in one commit
 /// with a task) and read back under its authority; the task views answer
@@ -59,19 +59,7 @@ pub async fn streams_are_no_tasks(log: Arc<dyn TaskBackend>) {
     assert_eq!(log.list(&auth, &in_context).await.unwrap().total, 1);
 
     // The live scan lists it, marked.
-    let mut found = Vec::new();
-    let mut after: Option<(String, String)> = None;
-    loop {
-        let key = after.as_ref().map(|(a, t)| (a.as_str(), t.as_str()));
-        let page = log.live_tasks(key, 64).await.unwrap();
-        found.extend(page.iter().filter(|t| t.authority == auth).cloned());
-        match page.last() {
-            Some(last) if page.len() >= 64 => {
-                after = Some((last.authority.clone(), last.task_id.clone()));
-            }
-            _ => break,
-        }
-    }
+    let found = live_of(&*log, &auth, 64).await;
     let streams: Vec<_> = found.iter().filter(|t| t.stream().is_some()).collect();
     assert_eq!(streams.len(), 1, "{found:?}");
     assert_eq!(streams[0].task_id, id);
