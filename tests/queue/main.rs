@@ -18,5 +18,7 @@ mod queue_isolation;
 mod queue_model;
 #[cfg(all(feature = "engine", feature = "sqlite"))]
 mod queue_rules;
+#[cfg(all(feature = "engine", feature = "sqlite"))]
+mod queue_stream;
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "push"))]
 mod team_push;
