@@ -118,6 +118,7 @@ pub mod server;
 #[cfg(feature = "tools")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tools")))]
 pub use a2a_tower_client::tool;
+pub use a2a_tower_core::telemetry;
 pub use a2a_tower_core::types;
 pub use a2a_tower_http::version;
 

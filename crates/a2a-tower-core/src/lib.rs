@@ -30,6 +30,7 @@ pub mod protocol;
 #[cfg(feature = "schema")]
 #[doc(hidden)]
 pub mod schema;
+pub mod telemetry;
 pub mod types;
 
 pub use protocol::{

@@ -149,7 +149,8 @@ impl<S: HttpService> CardResolver<S> {
             if let Some(a) = &self.authorization {
                 req = req.header(header::AUTHORIZATION, a.clone());
             }
-            let req = req.body(Full::default()).map_err(A2aError::internal)?;
+            let mut req = req.body(Full::default()).map_err(A2aError::internal)?;
+            a2a_tower_core::telemetry::inject(req.headers_mut());
             let mut http = self.http.clone();
             futures_util::future::poll_fn(|cx| http.poll_ready(cx))
                 .await

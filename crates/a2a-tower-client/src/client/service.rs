@@ -110,6 +110,7 @@ impl<S: HttpService> Service<A2aRequest> for A2aClient<S> {
             transport = self.target.transport.binding(),
             error = tracing::field::Empty,
         );
+        let operation = req.operation.method();
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let expect = Expect::of(&req.operation);
         let encoded = request::encode(&self.target, &req, id);
@@ -117,7 +118,8 @@ impl<S: HttpService> Service<A2aRequest> for A2aClient<S> {
         let (transport, limits) = (self.target.transport, self.limits);
         let record = span.clone();
         let call = async move {
-            let req = encoded?;
+            let mut req = encoded?;
+            a2a_tower_core::telemetry::inject(req.headers_mut());
             // Refcounted, not copied: only a 404 without an A2A error formats it.
             let url = req.uri().clone();
             futures_util::future::poll_fn(|cx| http.poll_ready(cx))
@@ -128,7 +130,13 @@ impl<S: HttpService> Service<A2aRequest> for A2aClient<S> {
         };
         Box::pin(
             async move {
+                let start = std::time::Instant::now();
                 let out = call.await;
+                a2a_tower_core::telemetry::record_client_call(
+                    operation,
+                    a2a_tower_core::telemetry::outcome(&out),
+                    start.elapsed(),
+                );
                 if let Err(e) = &out {
                     record.record("error", e.kind().reason());
                 }

@@ -53,8 +53,19 @@ impl Driver {
             context_id = %writer.context_id,
             outcome = tracing::field::Empty,
         );
+        span.follows_from(tracing::Span::current());
+        // A child of the call that admitted it (so in the caller's trace),
+        // and it outlives that call.
         let run = async move {
+            a2a_tower_core::telemetry::active_executions(1.0);
             let outcome = drive(&shared, inner, execution, &writer).await;
+            a2a_tower_core::telemetry::active_executions(-1.0);
+            a2a_tower_core::telemetry::count(
+                a2a_tower_core::telemetry::names::EXECUTIONS,
+                "outcome",
+                outcome,
+                1,
+            );
             tracing::Span::current().record("outcome", outcome);
             shared.registry.remove(&writer);
             if let Some(hook) = &shared.on_end {

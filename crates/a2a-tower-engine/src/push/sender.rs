@@ -155,6 +155,20 @@ impl PushSender {
             },
         };
         span.record("outcome", outcome);
+        a2a_tower_core::telemetry::count(
+            a2a_tower_core::telemetry::names::PUSH_DELIVERIES,
+            "outcome",
+            outcome,
+            1,
+        );
+        if attempts > 1 {
+            a2a_tower_core::telemetry::count(
+                a2a_tower_core::telemetry::names::PUSH_DELIVERIES,
+                "outcome",
+                "retry",
+                u64::from(attempts - 1),
+            );
+        }
         result
     }
 

@@ -80,6 +80,9 @@ impl Webhook {
         let headers = req.headers_mut();
         headers.clone_from(&self.headers);
         headers.insert(USER_AGENT, user_agent.clone());
+        // The delivery's span, a child of the commit's: the receiver sees
+        // the trace that caused the event.
+        a2a_tower_core::telemetry::inject(headers);
         req
     }
 }

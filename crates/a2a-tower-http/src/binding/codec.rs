@@ -59,6 +59,10 @@ pub(crate) mod sealed {
         /// the request was read.
         type Call: EncodeResult + EncodeFrame + Clone + Default + Sync;
 
+        /// The card's `protocolBinding` of this binding (the `binding`
+        /// label of the request metrics).
+        const BINDING: &'static str;
+
         /// Fails unless the card (through its routes) has this binding's
         /// interface.
         fn require(config: &Config) -> Result<(), ConfigError>;

@@ -80,9 +80,21 @@ where
 pub(crate) async fn call<S: A2aService>(
     mut core: S,
     request: A2aRequest,
+    binding: &'static str,
 ) -> Result<A2aResponse, A2aError> {
-    poll_fn(|cx| core.poll_ready(cx)).await?;
-    core.call(request).await
+    let operation = request.operation.method();
+    let start = std::time::Instant::now();
+    let out = match poll_fn(|cx| core.poll_ready(cx)).await {
+        Ok(()) => core.call(request).await,
+        Err(e) => Err(e),
+    };
+    crate::telemetry::record_request(
+        operation,
+        binding,
+        crate::telemetry::outcome(&out),
+        start.elapsed(),
+    );
+    out
 }
 
 /// The [`A2aResponse`] variant an operation is answered with, taken before the

@@ -103,6 +103,7 @@ where
             Head::Fallback => BindingFuture::inner(self.fallback.call(req)).into(),
             Head::Answer(res) => BindingFuture::ready(res).into(),
             Head::Call(head, span) => {
+                crate::telemetry::set_remote_parent(&span, req.headers());
                 let call = handle::<C, S, B>(
                     self.core.clone(),
                     self.config.clone(),
@@ -159,7 +160,7 @@ where
         operation: op,
         context,
     };
-    let reply = exchange::call(core, request)
+    let reply = exchange::call(core, request, C::BINDING)
         .await
         .and_then(|response| exchange::encode_reply(expected, response, &call));
     match reply {

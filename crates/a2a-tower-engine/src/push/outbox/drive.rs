@@ -111,7 +111,7 @@ async fn run(inner: &Arc<Inner>, authority: &str, task_id: &str, active: &Active
                 cursor: c.seq,
                 lost: lost.clone(),
             };
-            let handle = workers.spawn(worker.run());
+            let handle = workers.spawn(tracing::Instrument::in_current_span(worker.run()));
             running.insert(handle.id(), c.config_id);
         }
         if workers.is_empty() && !active.dirty.load(Ordering::SeqCst) {

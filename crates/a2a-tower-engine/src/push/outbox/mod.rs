@@ -277,7 +277,13 @@ impl Outbox {
         let a = Arc::new(Active::default());
         active.insert(key.clone(), a.clone());
         drop(active);
-        rt.spawn(drive::drive(self.inner.clone(), key, a));
+        // A child of the commit's span (the call or execution that appended),
+        // so the deliveries it makes carry that trace.
+        let span = tracing::info_span!("a2a.push.drive", task_id = %key.1);
+        rt.spawn(tracing::Instrument::instrument(
+            drive::drive(self.inner.clone(), key, a),
+            span,
+        ));
     }
 
     /// One pass over the log: drives every task with pending deliveries;

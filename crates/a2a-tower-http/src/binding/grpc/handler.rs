@@ -75,7 +75,7 @@ impl<S: A2aService> Handler<S> {
             operation: op,
             context,
         };
-        let response = exchange::call(self.core(), request).await?;
+        let response = exchange::call(self.core(), request, crate::types::BINDING_GRPC).await?;
         Ok((expected, response))
     }
 

@@ -145,6 +145,7 @@ where
             operation = tracing::field::Empty,
             error = tracing::field::Empty,
         );
+        crate::telemetry::set_remote_parent(&span, req.headers());
         let req = req.map(|b| b.map_err(limit_status::<B::Error>));
         let call = Service::call(&mut self.server, req);
         let call = async move {

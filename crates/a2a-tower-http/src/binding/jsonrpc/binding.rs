@@ -42,6 +42,8 @@ impl Sealed for JsonRpcCodec {
     type Head = ();
     type Call = Envelope;
 
+    const BINDING: &'static str = crate::types::BINDING_JSONRPC;
+
     fn require(config: &Config) -> Result<(), ConfigError> {
         match config.routes.jsonrpc_path() {
             Some(_) => Ok(()),

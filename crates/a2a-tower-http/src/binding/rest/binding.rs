@@ -40,6 +40,8 @@ impl Sealed for RestCodec {
     type Head = Route;
     type Call = Frames;
 
+    const BINDING: &'static str = crate::types::BINDING_HTTP_JSON;
+
     fn require(config: &Config) -> Result<(), ConfigError> {
         match config.routes.rest_prefix() {
             Some(_) => Ok(()),

@@ -1,0 +1,152 @@
+//! Telemetry shared by every part of the crate: W3C Trace Context across A2A
+//! calls ([`set_remote_parent`], [`inject`]) and the request metrics
+//! ([`record_request`], [`record_client_call`]).
+//!
+//! `tracing` stays the instrumentation API. With the feature `otel`, a call
+//! span whose request carries a `traceparent` (an HTTP header, or gRPC
+//! metadata, which is the same header) is parented on that remote span
+//! through `tracing-opentelemetry`, and the client writes the current span's
+//! context into every request it sends (card fetches included). Without a
+//! `tracing-opentelemetry` layer in the subscriber, or without the feature,
+//! both do nothing.
+//!
+//! With the feature `metrics` (on by default), counters and histograms are
+//! recorded through the [`metrics`](https://docs.rs/metrics) facade: the host
+//! installs the recorder (Prometheus, StatsD, OpenTelemetry through a bridge)
+//! it wants, and without one a record costs an atomic load. The names are in
+//! [`names`].
+//!
+//! ```
+//! use a2a_tower_core::telemetry;
+//!
+//! // Nothing to extract: the span keeps its local parent.
+//! let span = tracing::info_span!("a2a.call");
+//! telemetry::set_remote_parent(&span, &http::HeaderMap::new());
+//! // Outside any exported span there is no context to send.
+//! let mut headers = http::HeaderMap::new();
+//! telemetry::inject(&mut headers);
+//! assert!(headers.get("traceparent").is_none());
+//! ```
+
+#[cfg(feature = "metrics")]
+mod metrics;
+#[cfg(feature = "otel")]
+mod otel;
+
+use std::time::Duration;
+
+use crate::A2aError;
+
+/// The names of the metrics the crate records (all `a2a_`-prefixed, in
+/// Prometheus style; seconds for durations).
+pub mod names {
+    /// Counter of served requests; labels `operation`, `binding`
+    /// (`JSONRPC`, `HTTP+JSON`, `GRPC`) and `outcome` (`ok`, or the error's
+    /// ErrorInfo reason).
+    pub const REQUESTS: &str = "a2a_requests_total";
+    /// Histogram of the time from the decoded request to the core's answer
+    /// (the first event of a stream), same labels as [`REQUESTS`].
+    pub const REQUEST_DURATION: &str = "a2a_request_duration_seconds";
+    /// Counter of client calls; labels `operation` and `outcome` (`ok`, or
+    /// the remote's or the transport's ErrorInfo reason).
+    pub const CLIENT_CALLS: &str = "a2a_client_calls_total";
+    /// Histogram of client call durations, same labels as [`CLIENT_CALLS`].
+    pub const CLIENT_CALL_DURATION: &str = "a2a_client_call_duration_seconds";
+    /// Gauge of executions running in this process.
+    pub const ACTIVE_EXECUTIONS: &str = "a2a_active_executions";
+    /// Counter of ended executions; label `outcome`.
+    pub const EXECUTIONS: &str = "a2a_executions_total";
+    /// Counter of push delivery attempts; labels `outcome` (`delivered`,
+    /// `retry`, `gave_up`).
+    pub const PUSH_DELIVERIES: &str = "a2a_push_deliveries_total";
+    /// Counter of tasks a retention sweep deleted; label `log`.
+    pub const RETENTION_DELETED: &str = "a2a_retention_deleted_total";
+}
+
+/// Parents `span` on the remote span named by the `traceparent` (and
+/// `tracestate`) of `headers`, if any and valid. Call it before the span
+/// has children. Does nothing without the feature `otel`.
+pub fn set_remote_parent(span: &tracing::Span, headers: &http::HeaderMap) {
+    #[cfg(feature = "otel")]
+    otel::set_remote_parent(span, headers);
+    #[cfg(not(feature = "otel"))]
+    let _ = (span, headers);
+}
+
+/// Writes the current span's trace context (`traceparent`, `tracestate`)
+/// into `headers`; nothing when the current span is not exported by a
+/// `tracing-opentelemetry` layer, or without the feature `otel`.
+pub fn inject(headers: &mut http::HeaderMap) {
+    #[cfg(feature = "otel")]
+    otel::inject(headers);
+    #[cfg(not(feature = "otel"))]
+    let _ = headers;
+}
+
+/// The `outcome` label of a result: `ok`, or the error's reason (a closed
+/// set, never the error's text).
+pub fn outcome<T>(result: &Result<T, A2aError>) -> &'static str {
+    match result {
+        Ok(_) => "ok",
+        Err(e) => e.kind().reason(),
+    }
+}
+
+/// Records one served request in [`names::REQUESTS`] and
+/// [`names::REQUEST_DURATION`].
+pub fn record_request(
+    operation: &'static str,
+    binding: &'static str,
+    outcome: &'static str,
+    took: Duration,
+) {
+    #[cfg(feature = "metrics")]
+    metrics::request(operation, binding, outcome, took);
+    #[cfg(not(feature = "metrics"))]
+    let _ = (operation, binding, outcome, took);
+}
+
+/// Records one client call in [`names::CLIENT_CALLS`] and
+/// [`names::CLIENT_CALL_DURATION`].
+pub fn record_client_call(operation: &'static str, outcome: &'static str, took: Duration) {
+    #[cfg(feature = "metrics")]
+    metrics::client_call(operation, outcome, took);
+    #[cfg(not(feature = "metrics"))]
+    let _ = (operation, outcome, took);
+}
+
+/// Adds `delta` to the [`names::ACTIVE_EXECUTIONS`] gauge.
+pub fn active_executions(delta: f64) {
+    #[cfg(feature = "metrics")]
+    ::metrics::gauge!(names::ACTIVE_EXECUTIONS).increment(delta);
+    #[cfg(not(feature = "metrics"))]
+    let _ = delta;
+}
+
+/// Counts `n` under the counter `name` with one label.
+pub fn count(name: &'static str, label: &'static str, value: &'static str, n: u64) {
+    #[cfg(feature = "metrics")]
+    ::metrics::counter!(name, label => value).increment(n);
+    #[cfg(not(feature = "metrics"))]
+    let _ = (name, label, value, n);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+
+    #[test]
+    fn outcome_is_the_reason_never_the_text() {
+        let err: Result<(), _> = Err(A2aError::new(ErrorKind::TaskNotFound).with_message("secret"));
+        assert_eq!(outcome(&err), "TASK_NOT_FOUND");
+        assert_eq!(outcome(&Ok::<_, A2aError>(())), "ok");
+    }
+
+    #[test]
+    fn inject_without_a_context_writes_nothing() {
+        let mut headers = http::HeaderMap::new();
+        inject(&mut headers);
+        assert!(headers.is_empty());
+    }
+}
