@@ -29,6 +29,13 @@
 //! cargo run --example ask -- http://127.0.0.1:8080 hello there
 //! cargo run --example ask -- http://127.0.0.1:8080 --stream --transport http+json hello there
 //! ```
+//!
+//! `A2A_OTEL=stdout` exports its spans through the OpenTelemetry stdout
+//! exporter; with `--features otel` every request carries the `traceparent`
+//! of the root span `ask`.
+
+#[path = "common/telemetry.rs"]
+mod telemetry;
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -384,6 +391,7 @@ async fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    let _telemetry = telemetry::init();
     let args = match parse(std::env::args().skip(1)) {
         Ok(Command::Ask(args)) => args,
         Ok(Command::Help) => {
@@ -395,7 +403,9 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match run(args).await {
+    // The root span: every request the client sends carries its traceparent
+    // (with `--features otel`).
+    match tracing::Instrument::instrument(run(args), tracing::info_span!("ask")).await {
         Ok(code) => code,
         Err(e) => {
             eprintln!("ask: {e}");

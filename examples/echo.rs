@@ -23,6 +23,11 @@
 //! `A2A_PUSH_ALLOW` lists their networks, comma-separated (for example
 //! `127.0.0.0/8,::1/128`).
 //!
+//! `GET /metrics` answers Prometheus text (`a2a_requests_total`,
+//! `a2a_request_duration_seconds`, …); `A2A_OTEL=stdout` exports every span
+//! through the OpenTelemetry stdout exporter (build with `--features otel` so
+//! that a request's `traceparent` parents its spans).
+//!
 //! A text [`Agent`] that streams its input back word by word: each artifact
 //! chunk is one word with the whitespace after it, so the chunks concatenate
 //! to the input exactly. A text that starts with `sleep N` first stays WORKING
@@ -52,6 +57,8 @@
 mod common;
 #[path = "common/echo_agent.rs"]
 mod echo_agent;
+#[path = "common/telemetry.rs"]
+mod telemetry;
 
 use std::convert::Infallible;
 
@@ -176,6 +183,7 @@ async fn postgres_log(_: String) -> Result<TaskStore, BoxError> {
 
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
+    let _telemetry = telemetry::init();
     let (listener, addr) = common::bind().await?;
     let card = card(&common::base_url(addr));
     let tasks = engine(&card).await?;
@@ -184,6 +192,6 @@ async fn main() -> Result<(), BoxError> {
     if recovered.closed > 0 {
         eprintln!("closed {} tasks interrupted by a restart", recovered.closed);
     }
-    common::serve(listener, app_with(&card, tasks)?).await?;
+    common::serve(listener, telemetry::WithMetrics(app_with(&card, tasks)?)).await?;
     Ok(())
 }

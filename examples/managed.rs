@@ -25,9 +25,16 @@
 //! Answer a wait with a SendMessage to the task whose message metadata names
 //! it: `"metadata": {"scope.wait": {"process": OWNER, "key": KEY}}`, the owner
 //! and key as the task's `scope.pending` metadata lists them.
+//!
+//! `GET /metrics` answers Prometheus text (`a2a_requests_total`,
+//! `a2a_request_duration_seconds`, …); `A2A_OTEL=stdout` exports every span
+//! through the OpenTelemetry stdout exporter (build with `--features otel`
+//! so that a request's `traceparent` parents its spans).
 
 #[path = "common/mod.rs"]
 mod common;
+#[path = "common/telemetry.rs"]
+mod telemetry;
 
 use a2a_tower::BoxError;
 use a2a_tower::log::SqliteTaskLog;
@@ -123,6 +130,7 @@ fn card(base_url: &str) -> AgentCard {
 
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
+    let _telemetry = telemetry::init();
     let (listener, addr) = common::bind().await?;
     let mut server = A2aServer::builder(card(&common::base_url(addr)));
     server = match std::env::var("A2A_POSTGRES_URL") {
@@ -140,7 +148,7 @@ async fn main() -> Result<(), BoxError> {
     }
     // Resumes the runs this host left before serving.
     let app = server.program(refund()?).await?;
-    common::serve(listener, app).await?;
+    common::serve(listener, telemetry::WithMetrics(app)).await?;
     Ok(())
 }
 

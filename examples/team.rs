@@ -26,11 +26,18 @@
 //! curl -s localhost:8080/ -H 'a2a-version: 1.0' -H 'content-type: application/json' -d \
 //!   '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"hello @upper"}]}}}'
 //! ```
+//!
+//! `GET /metrics` answers Prometheus text (`a2a_requests_total`,
+//! `a2a_request_duration_seconds`, …); `A2A_OTEL=stdout` exports every span
+//! through the OpenTelemetry stdout exporter (build with `--features otel`
+//! so that a request's `traceparent` parents its spans).
 
 #[path = "common/mod.rs"]
 mod common;
 #[path = "common/echo_agent.rs"]
 mod echo_agent;
+#[path = "common/telemetry.rs"]
+mod telemetry;
 
 use std::sync::Arc;
 
@@ -103,6 +110,7 @@ async fn postgres(_: String) -> Result<Arc<dyn TaskBackend>, BoxError> {
 
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
+    let _telemetry = telemetry::init();
     let (listener, addr) = common::bind().await?;
     let card = card(&common::base_url(addr));
     let team = Team::builder()
@@ -118,6 +126,6 @@ async fn main() -> Result<(), BoxError> {
     }
     // Recovery runs before serving: interrupted runs closed, queues drained.
     let app = server.team(team).await?;
-    common::serve(listener, app).await?;
+    common::serve(listener, telemetry::WithMetrics(app)).await?;
     Ok(())
 }

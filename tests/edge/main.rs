@@ -29,6 +29,13 @@ mod limit;
     feature = "jsonrpc",
     feature = "rest",
     feature = "engine",
+    feature = "metrics"
+))]
+mod metrics;
+#[cfg(all(
+    feature = "jsonrpc",
+    feature = "rest",
+    feature = "engine",
     feature = "client"
 ))]
 mod mount_nested;

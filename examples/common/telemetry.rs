@@ -1,0 +1,97 @@
+//! The examples' telemetry: `GET /metrics` (Prometheus text exposition, from
+//! the `metrics` facade's records) on the same listener as the agent, and
+//! with `A2A_OTEL=stdout` every span exported as OpenTelemetry through the
+//! official stdout exporter (trace ids in hex). Build with `--features otel`
+//! so that trace context also crosses calls (a `traceparent` parents the
+//! call span; the client sends its own).
+
+#![allow(dead_code)]
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::OnceLock;
+use std::task::{Context, Poll};
+
+use a2a_tower::Body;
+use bytes::Bytes;
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_sdk::trace::SdkTracerProvider;
+use tower::Service;
+use tracing_subscriber::layer::SubscriberExt as _;
+
+/// What [`init`] installed; dropping it flushes the spans.
+pub(crate) struct Telemetry {
+    provider: Option<SdkTracerProvider>,
+}
+
+impl Drop for Telemetry {
+    fn drop(&mut self) {
+        if let Some(p) = self.provider.take() {
+            let _ = p.shutdown();
+        }
+    }
+}
+
+static PROMETHEUS: OnceLock<PrometheusHandle> = OnceLock::new();
+
+/// Installs the Prometheus recorder (for `GET /metrics`) and, with
+/// `A2A_OTEL=stdout`, the stdout span exporter.
+pub(crate) fn init() -> Telemetry {
+    // Histograms with buckets (the exporter's default is a summary).
+    const BUCKETS: &[f64] = &[
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+    ];
+    let builder = PrometheusBuilder::new()
+        .set_buckets(BUCKETS)
+        .expect("buckets are not empty");
+    if let Ok(handle) = builder.install_recorder() {
+        let _ = PROMETHEUS.set(handle);
+    }
+    let provider = match std::env::var("A2A_OTEL").as_deref() {
+        Ok("stdout") => {
+            let provider = SdkTracerProvider::builder()
+                .with_simple_exporter(opentelemetry_stdout::SpanExporter::default())
+                .build();
+            let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("a2a-tower"));
+            let _ =
+                tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer));
+            Some(provider)
+        }
+        _ => None,
+    };
+    Telemetry { provider }
+}
+
+/// `svc` with `GET /metrics` answered from the recorder [`init`] installed.
+#[derive(Clone)]
+pub(crate) struct WithMetrics<S>(pub(crate) S);
+
+type BoxFuture = Pin<Box<dyn Future<Output = Result<http::Response<Body>, Infallible>> + Send>>;
+
+impl<S, B> Service<http::Request<B>> for WithMetrics<S>
+where
+    S: Service<http::Request<B>, Response = http::Response<Body>, Error = Infallible>,
+    S::Future: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = Infallible;
+    type Future = BoxFuture;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: http::Request<B>) -> BoxFuture {
+        if req.method() == http::Method::GET && req.uri().path() == "/metrics" {
+            let text = PROMETHEUS.get().map(|h| h.render()).unwrap_or_default();
+            let res = http::Response::builder()
+                .header(http::header::CONTENT_TYPE, "text/plain; version=0.0.4")
+                .body(Body::from(Bytes::from(text)))
+                .expect("a valid response");
+            return Box::pin(async move { Ok(res) });
+        }
+        Box::pin(self.0.call(req))
+    }
+}
