@@ -28,6 +28,9 @@
 //! through the OpenTelemetry stdout exporter (build with `--features otel` so
 //! that a request's `traceparent` parents its spans).
 //!
+//! `A2A_RETENTION_SECS=N` deletes terminal tasks older than N seconds in
+//! the background (`RetentionPolicy`).
+//!
 //! A text [`Agent`] that streams its input back word by word: each artifact
 //! chunk is one word with the whitespace after it, so the chunks concatenate
 //! to the input exactly. A text that starts with `sleep N` first stays WORKING
@@ -130,13 +133,19 @@ pub(crate) fn app_with(
 async fn log() -> Result<TaskStore, BoxError> {
     let memory = std::env::var("A2A_LOG").is_ok_and(|l| l == "memory");
     Ok(match std::env::var("A2A_POSTGRES_URL") {
-        _ if memory => TaskStore::from(MemoryTaskLog::new()),
+        _ if memory => {
+            let log = MemoryTaskLog::new();
+            telemetry::retention(&log);
+            TaskStore::from(log)
+        }
         Ok(url) if !url.is_empty() => postgres_log(url).await?,
         _ => {
             let dir = std::env::var_os("A2A_DATA_DIR").unwrap_or_else(|| "data".into());
             std::fs::create_dir_all(&dir)?;
             let path = std::path::Path::new(&dir).join("tasks.db");
-            TaskStore::from(SqliteTaskLog::open(path)?)
+            let log = SqliteTaskLog::open(path)?;
+            telemetry::retention(&log);
+            TaskStore::from(log)
         }
     })
 }
@@ -173,7 +182,9 @@ async fn postgres_log(url: String) -> Result<TaskStore, BoxError> {
     if let Ok(schema) = std::env::var("A2A_POSTGRES_SCHEMA") {
         log = log.schema(schema);
     }
-    Ok(TaskStore::from(log.connect().await?))
+    let log = log.connect().await?;
+    telemetry::retention(&log);
+    Ok(TaskStore::from(log))
 }
 
 #[cfg(not(feature = "postgres"))]

@@ -30,6 +30,8 @@
 //! `a2a_request_duration_seconds`, …); `A2A_OTEL=stdout` exports every span
 //! through the OpenTelemetry stdout exporter (build with `--features otel`
 //! so that a request's `traceparent` parents its spans).
+//! `A2A_RETENTION_SECS=N` deletes terminal tasks older than N seconds in the
+//! background.
 
 #[path = "common/mod.rs"]
 mod common;
@@ -138,9 +140,9 @@ async fn main() -> Result<(), BoxError> {
         _ => {
             let dir = std::env::var_os("A2A_DATA_DIR").unwrap_or_else(|| "data".into());
             std::fs::create_dir_all(&dir)?;
-            server.task_log(SqliteTaskLog::open(
-                std::path::Path::new(&dir).join("tasks.db"),
-            )?)
+            let log = SqliteTaskLog::open(std::path::Path::new(&dir).join("tasks.db"))?;
+            telemetry::retention(&log);
+            server.task_log(log)
         }
     };
     if let Ok(id) = std::env::var("A2A_HOST_ID") {
@@ -161,7 +163,9 @@ async fn postgres(
     if let Ok(schema) = std::env::var("A2A_POSTGRES_SCHEMA") {
         log = log.schema(schema);
     }
-    Ok(server.task_log(log.connect().await?))
+    let log = log.connect().await?;
+    telemetry::retention(&log);
+    Ok(server.task_log(log))
 }
 
 #[cfg(not(feature = "postgres"))]

@@ -31,6 +31,8 @@
 //! `a2a_request_duration_seconds`, …); `A2A_OTEL=stdout` exports every span
 //! through the OpenTelemetry stdout exporter (build with `--features otel`
 //! so that a request's `traceparent` parents its spans).
+//! `A2A_RETENTION_SECS=N` deletes terminal tasks older than N seconds in the
+//! background.
 
 #[path = "common/mod.rs"]
 mod common;
@@ -89,7 +91,9 @@ async fn log() -> Result<Arc<dyn TaskBackend>, BoxError> {
             let dir = std::env::var_os("A2A_DATA_DIR").unwrap_or_else(|| "data".into());
             std::fs::create_dir_all(&dir)?;
             let path = std::path::Path::new(&dir).join("team.db");
-            Ok(Arc::new(SqliteTaskLog::open(path)?))
+            let log = SqliteTaskLog::open(path)?;
+            telemetry::retention(&log);
+            Ok(Arc::new(log))
         }
     }
 }
@@ -100,7 +104,9 @@ async fn postgres(url: String) -> Result<Arc<dyn TaskBackend>, BoxError> {
     if let Ok(schema) = std::env::var("A2A_POSTGRES_SCHEMA") {
         log = log.schema(schema);
     }
-    Ok(Arc::new(log.connect().await?))
+    let log = log.connect().await?;
+    telemetry::retention(&log);
+    Ok(Arc::new(log))
 }
 
 #[cfg(not(feature = "postgres"))]

@@ -33,8 +33,9 @@ pub use a2a_tower_log::{
     Advance, AppendRequest, Appended, DeliveryCursor, DeliveryLog, Eviction, FeatureRecord, Hold,
     ListPage, ListQuery, LiveTask, LiveTaskScan, LogError, LogErrorKind, LogFuture, MemoryTaskLog,
     MemoryTaskLogBuilder, Observed, PageCursor, PendingDelivery, Projection, ProjectionError,
-    Record, RecordStream, STREAM_MARK, Sequenced, Snapshot, TaskBackend, TaskLog, TaskStore, Watch,
-    fail_live, is_stream, stream_id, stream_of,
+    Record, RecordStream, Retention, RetentionHandle, RetentionPolicy, STALE_MESSAGE, STREAM_MARK,
+    Sequenced, Snapshot, Stale, Swept, TaskBackend, TaskLog, TaskStore, Watch, fail_live,
+    is_stream, stream_id, stream_of,
 };
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]

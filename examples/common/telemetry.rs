@@ -95,3 +95,24 @@ where
         Box::pin(self.0.call(req))
     }
 }
+
+/// With `A2A_RETENTION_SECS=N`, deletes `log`'s terminal tasks older than N
+/// seconds in the background (every N seconds, at most every minute), for
+/// the life of the process.
+#[cfg(feature = "engine")]
+pub(crate) fn retention<L: a2a_tower::log::Retention + Clone>(log: &L) {
+    static SWEEPS: std::sync::Mutex<Vec<a2a_tower::log::RetentionHandle>> =
+        std::sync::Mutex::new(Vec::new());
+    let Some(secs) = std::env::var("A2A_RETENTION_SECS")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+    else {
+        return;
+    };
+    let policy = a2a_tower::log::RetentionPolicy::new(std::time::Duration::from_secs(secs));
+    let handle = policy.spawn(std::sync::Arc::new(log.clone()));
+    SWEEPS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(handle);
+}

@@ -15,3 +15,4 @@ mod log_sqlite;
 mod log_upgrade;
 #[cfg(all(feature = "postgres", feature = "jsonrpc", feature = "rest"))]
 mod multihost_postgres;
+mod retention;

@@ -26,6 +26,8 @@ mod crash_queue;
 mod crash_sqlite;
 #[cfg(all(feature = "engine", feature = "jsonrpc", feature = "rest"))]
 mod examples;
+#[cfg(all(feature = "sqlite", feature = "jsonrpc", feature = "rest"))]
+mod retention;
 #[cfg(all(
     feature = "sqlite",
     feature = "jsonrpc",

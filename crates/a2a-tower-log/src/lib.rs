@@ -166,6 +166,7 @@ mod projection;
 mod record;
 mod record_serde;
 mod recovery;
+mod retention;
 mod store;
 #[cfg(feature = "durable")]
 #[doc(hidden)]
@@ -200,6 +201,7 @@ pub use page::PageCursor;
 pub use projection::{Projection, ProjectionError};
 pub use record::{Record, Sequenced};
 pub use recovery::{LiveTask, LiveTaskScan, fail_live};
+pub use retention::{Retention, RetentionHandle, RetentionPolicy, STALE_MESSAGE, Stale, Swept};
 pub use store::{TaskBackend, TaskStore};
 #[doc(hidden)]
 pub use stream_id::task_view;

@@ -11,6 +11,7 @@ use std::sync::{Arc, MutexGuard};
 use super::entry::Entry;
 use super::{Eviction, Inner, not_found};
 use crate::LogError;
+use crate::types::Timestamp;
 
 #[derive(Debug, Default)]
 pub(super) struct Shard {
@@ -88,6 +89,32 @@ impl Shard {
         {
             e.compact(inner);
         }
+    }
+
+    /// Removes at most `limit` terminal tasks whose status is before
+    /// `before` (under the shard's lock: whole or gone); how many.
+    pub(super) fn purge(&mut self, inner: &Inner, before: Timestamp, limit: usize) -> usize {
+        let mut removed = 0;
+        let map = &mut self.map;
+        self.terminal.retain(|key| {
+            if removed >= limit {
+                return true;
+            }
+            let expired = map.get(key).is_some_and(|e| {
+                let (_, _, ts) = e.list_key();
+                e.is_terminal() && !crate::is_stream(key) && ts.is_none_or(|t| t < before)
+            });
+            if !expired {
+                return map.contains_key(key);
+            }
+            if let Some(e) = map.remove(key) {
+                inner.tasks.fetch_sub(1, Ordering::Relaxed);
+                inner.bytes.fetch_sub(e.bytes, Ordering::Relaxed);
+                removed += 1;
+            }
+            false
+        });
+        removed
     }
 
     /// Evicts the oldest terminal task nobody watches; false if none.

@@ -4,6 +4,7 @@ mod builder;
 mod deliveries;
 mod listen;
 mod read;
+mod retention;
 mod schema;
 mod sql;
 mod write;

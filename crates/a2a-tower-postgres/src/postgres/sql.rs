@@ -25,6 +25,8 @@ pub(super) struct Sql {
     pub(super) live: String,
     /// Push delivery progress.
     pub(super) deliveries: super::deliveries::Statements,
+    /// Retention: deletes expired terminal tasks with their rows.
+    pub(super) purge: String,
 }
 
 const FILTER: &str = "authority = $1 AND left(task_id, 1) <> chr(1) AND ($2::text IS NULL OR context_id = $2) \
@@ -77,6 +79,7 @@ impl Sql {
                  ORDER BY authority, task_id LIMIT $3"
             ),
             deliveries: super::deliveries::Statements::new(s),
+            purge: super::retention::purge_sql(s),
         }
     }
 }

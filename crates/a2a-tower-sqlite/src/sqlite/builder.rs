@@ -114,6 +114,10 @@ impl SqliteTaskLogBuilder {
         let mut conn = Connection::open(&self.path).map_err(LogError::backend)?;
         conn.busy_timeout(self.busy_timeout)
             .map_err(LogError::backend)?;
+        // Effective on a new file only (before its first table): deleted
+        // tasks' pages can then be given back (`Retention::reclaim`).
+        conn.execute_batch("PRAGMA auto_vacuum = INCREMENTAL")
+            .map_err(LogError::backend)?;
         let mode: String = conn
             .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
             .map_err(LogError::backend)?;

@@ -7,6 +7,7 @@ mod heads;
 mod lock;
 mod plan;
 mod read;
+mod retention;
 mod schema;
 mod writer;
 

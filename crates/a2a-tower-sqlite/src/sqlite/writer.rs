@@ -71,6 +71,8 @@ pub(crate) enum Job {
     All(Vec<Append>, Answer<Vec<Appended>>),
     /// A write of push delivery progress.
     Delivery(super::deliveries::Op, Answer<bool>),
+    /// A deletion of expired tasks, or a reclaim of their space.
+    Retention(super::retention::Op, Answer<usize>),
 }
 
 /// Where a job's outcome goes, and the outcome once known.
@@ -124,7 +126,7 @@ impl Job {
         match self {
             Self::One(..) => 1,
             Self::All(appends, _) => appends.len(),
-            Self::Delivery(..) => 0,
+            Self::Delivery(..) | Self::Retention(..) => 0,
         }
     }
 
@@ -133,6 +135,7 @@ impl Job {
             Self::One(_, answer) => answer.fail(e),
             Self::All(_, answer) => answer.fail(e),
             Self::Delivery(_, answer) => answer.fail(e),
+            Self::Retention(_, answer) => answer.fail(e),
         }
     }
 
@@ -155,6 +158,9 @@ impl Job {
             }
             Self::Delivery(op, answer) => {
                 answer.outcome = Some(super::deliveries::write(conn, op)?);
+            }
+            Self::Retention(op, answer) => {
+                answer.outcome = Some(super::retention::write(conn, op)?);
             }
         }
         Ok(())
@@ -187,6 +193,12 @@ impl Job {
                 });
             }
             Self::Delivery(_, answer) => {
+                answer.send(Leftovers {
+                    _retired: retired,
+                    ..Leftovers::default()
+                });
+            }
+            Self::Retention(_, answer) => {
                 answer.send(Leftovers {
                     _retired: retired,
                     ..Leftovers::default()
@@ -236,8 +248,16 @@ pub(crate) fn run(
             .appends
             .fetch_add(appends as u64, Ordering::Relaxed);
         counters.transactions.fetch_add(1, Ordering::Relaxed);
+        let reclaim = batch
+            .iter()
+            .any(|j| matches!(j, Job::Retention(super::retention::Op::Reclaim, _)));
         commit_batch(&mut conn, &heads, &mut pending, &hub, &mut batch);
         pending.clear();
+        if reclaim {
+            // Outside the batch's transaction, as SQLite requires; the
+            // reclaim's caller was answered with the batch (best effort).
+            let _ = super::retention::reclaim(&conn);
+        }
     }
 }
 
