@@ -58,11 +58,13 @@
 //!   `notify`.
 //! - the drain (`core.rs`, `drain.rs`, `admit.rs`): the gate's loop; a pass
 //!   takes the lock and catches up, reads the active runs' tasks one by one
-//!   (an ended one is settled), then reads the head's task (a canceled head
-//!   is removed; a waiting head ends the pass) and admits it in a commit
-//!   conditional on the task's version and the queue's revision; every
-//!   commit is followed by a catch-up; the lock is released at the pass's
-//!   end and `finish_pass` decides about another.
+//!   until one has ended, then reads the head's task (a canceled head is
+//!   removed; a waiting head ends the pass) and admits it in a commit
+//!   conditional on the task's version and the queue's revision; an ended
+//!   run is settled in the same commit as what the head does next, decided
+//!   on the queue with the run settled (a settlement that hands off is
+//!   committed alone); every commit is followed by a catch-up; the lock is
+//!   released at the pass's end and `finish_pass` decides about another.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -406,8 +408,14 @@ enum Drainer {
     CatchUp,
     /// In a pass: read the `i`-th active run's task, or past them the head's.
     Look(u8),
-    /// In a pass: the admission commit of the head read at `version`.
-    Admit { tid: Tid, agent: Agent, version: u8 },
+    /// In a pass: the admission commit of the head read at `version`, with
+    /// the settlement of `(agent, task)`'s ended run it follows, if any.
+    Admit {
+        tid: Tid,
+        agent: Agent,
+        version: u8,
+        settles: Option<(Agent, Tid)>,
+    },
     /// The pass ended (lock released): `finish_pass`.
     AfterPass,
     /// The pass failed on a log error (lock released): after a backoff,
@@ -1051,10 +1059,15 @@ impl<G: Gate> Explorer<'_, G> {
                 tid,
                 agent,
                 version,
+                settles,
             } => {
                 let fresh = n.tasks[usize::from(tid)].version == version
                     && n.hosts[hu].view.rev == n.log.rev;
                 if fresh {
+                    if let Some((agent, run)) = settles {
+                        let state = n.tasks[usize::from(run)].state;
+                        settle(&mut n.log, agent, run, state);
+                    }
                     self.admit(n, h, tid, agent)?;
                 } else {
                     self.stats.lost += 1;
@@ -1087,60 +1100,79 @@ impl<G: Gate> Explorer<'_, G> {
         Ok(())
     }
 
-    /// `settle`, then `head`: one read of a task and what it decides.
+    /// `settle`, then `head`: one read of a task and what it decides. An
+    /// ended run's task stays terminal, so reading it, reading the head's
+    /// task and committing the settlement with the head's removal (or
+    /// alone) are one step; an admission's commit is a step of its own.
     fn look(&mut self, n: &mut State, h: u8, k: u8) -> Drainer {
         let view = &n.hosts[usize::from(h)].view;
         let fresh = view.rev == n.log.rev;
+        let mut settles = None;
+        let mut view = std::borrow::Cow::Borrowed(view);
         if let Some(&(agent, tid, hops)) = view.active.get(usize::from(k)) {
             let state = n.tasks[usize::from(tid)].state;
             if !state.terminal() {
                 return Drainer::Look(k + 1);
             }
-            // Ended: settle it (a terminal task stays so: read and commit
-            // are one step). A lost commit looks again.
-            if fresh {
-                let log = &mut n.log;
-                log.rev += 1;
-                log.active.retain(|r| !(r.0 == agent && r.1 == tid));
-                if let TaskState::Completed(handoff) = state {
-                    log.last_replier = Some(agent);
-                    if handoff && hops < MAX_HOPS {
-                        let new = Tid::try_from(n.tasks.len()).unwrap();
-                        n.tasks.push(Task {
-                            state: TaskState::Queued,
-                            version: 0,
-                            admitted: false,
-                        });
-                        log.enter(new, Some(1 - agent), Priority::Normal, None, hops + 1);
-                    }
+            if state == TaskState::Completed(true) && hops < MAX_HOPS {
+                // A handoff: the settlement and its new entry are committed
+                // alone. A lost commit looks again.
+                if fresh {
+                    let new = Tid::try_from(n.tasks.len()).unwrap();
+                    n.tasks.push(Task {
+                        state: TaskState::Queued,
+                        version: 0,
+                        admitted: false,
+                    });
+                    let log = &mut n.log;
+                    log.rev += 1;
+                    settle(log, agent, tid, state);
+                    log.enter(new, Some(1 - agent), Priority::Normal, None, hops + 1);
+                } else {
+                    self.stats.lost += 1;
                 }
-            } else {
-                self.stats.lost += 1;
+                return Drainer::CatchUp;
             }
-            return Drainer::CatchUp;
+            // Ended: the head is decided on the queue with the run settled.
+            settle(view.to_mut(), agent, tid, state);
+            settles = Some((agent, tid));
         }
-        let Some(head) = view.entries.first() else {
-            return Drainer::AfterPass;
-        };
-        let task = n.tasks[usize::from(head.tid)];
-        if task.state != TaskState::Queued {
-            // Canceled while queued: removed (stays canceled: one step).
-            if fresh {
-                n.log.rev += 1;
-                n.log.remove(head.tid);
-            } else {
-                self.stats.lost += 1;
+        let head = view.entries.first().copied();
+        let admit = head.and_then(|head| {
+            let task = n.tasks[usize::from(head.tid)];
+            if task.state != TaskState::Queued {
+                return None;
             }
-            return Drainer::CatchUp;
-        }
-        match view.resolve(head) {
-            None => Drainer::AfterPass,
-            Some(agent) => Drainer::Admit {
+            view.resolve(&head).map(|agent| Drainer::Admit {
                 tid: head.tid,
                 agent,
                 version: task.version,
-            },
+                settles,
+            })
+        });
+        if let Some(admit) = admit {
+            return admit;
         }
+        let canceled = head.filter(|h| n.tasks[usize::from(h.tid)].state != TaskState::Queued);
+        if settles.is_none() && canceled.is_none() {
+            // Nothing to commit: the head waits, or nothing is queued.
+            return Drainer::AfterPass;
+        }
+        // The settlement, the canceled head's removal, or both, in one
+        // commit (a canceled task stays canceled: one step).
+        if fresh {
+            n.log.rev += 1;
+            if let Some((agent, tid)) = settles {
+                let state = n.tasks[usize::from(tid)].state;
+                settle(&mut n.log, agent, tid, state);
+            }
+            if let Some(head) = canceled {
+                n.log.remove(head.tid);
+            }
+        } else {
+            self.stats.lost += 1;
+        }
+        Drainer::CatchUp
     }
 
     /// The admission commit, and the rules it must keep.
@@ -1181,6 +1213,15 @@ impl<G: Gate> Explorer<'_, G> {
         });
         n.runs.sort();
         Ok(())
+    }
+}
+
+/// A `Settled` record of `agent`'s run of `tid`, ended in `state`, applied
+/// to `q` (not its handoff: the caller enters that).
+fn settle(q: &mut Queue, agent: Agent, tid: Tid, state: TaskState) {
+    q.active.retain(|r| !(r.0 == agent && r.1 == tid));
+    if let TaskState::Completed(_) = state {
+        q.last_replier = Some(agent);
     }
 }
 
