@@ -162,6 +162,10 @@ impl TaskLog for Counting {
     fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
         self.log.list(authority, query)
     }
+
+    fn cached_head(&self, authority: &str, task_id: &str) -> Option<u64> {
+        self.log.cached_head(authority, task_id)
+    }
 }
 
 fn card() -> AgentCard {

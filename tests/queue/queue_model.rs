@@ -21,11 +21,22 @@
 //! [`State::canonical`]). Negative controls run the same explorer with
 //! broken gates and must find a context left stuck.
 //!
+//! Log faults: the drain's log calls may fail (up to the scenario's number
+//! of faults along a path). A read or a commit fails before its effect; a
+//! settlement's or a removal's commit may also fail after it (the commit
+//! was made, the answer lost: a PostgreSQL connection dropped at COMMIT).
+//! Either way the pass ends with the lock released and, as `core.rs` does,
+//! is passed again after a backoff without `finish_pass` and without
+//! another event. A negative control gives up instead (the pass's error
+//! ends it like a pass that found nothing, the code before the retry) and
+//! must be caught. The retry is also tested on the real code with injected
+//! commit failures (`queue_faults.rs`).
+//!
 //! Taken as given, as the code's contracts say: a commit of several appends
-//! (`TaskLog::append_all`) is atomic; log calls do not fail (a pass that
-//! fails is passed again after a backoff until one succeeds, `core.rs`: in
-//! the model, a pass not yet taken; the retry itself is tested on the real
-//! code with injected commit failures, `queue_faults.rs`); a run asking for input
+//! (`TaskLog::append_all`) is atomic; the log calls of the other actors do
+//! not fail (an enqueue, a cancel or a reorder whose commit fails answers an
+//! error and changes nothing, as if it had not been made); an admission
+//! whose commit fails fails before its effect; a run asking for input
 //! keeps its agent until it is canceled (continuations are the engine's).
 //!
 //! The model of one step, against the code:
@@ -47,11 +58,13 @@
 //!   `notify`.
 //! - the drain (`core.rs`, `drain.rs`, `admit.rs`): the gate's loop; a pass
 //!   takes the lock and catches up, reads the active runs' tasks one by one
-//!   (an ended one is settled), then reads the head's task (a canceled head
-//!   is removed; a waiting head ends the pass) and admits it in a commit
-//!   conditional on the task's version and the queue's revision; every
-//!   commit is followed by a catch-up; the lock is released at the pass's
-//!   end and `finish_pass` decides about another.
+//!   until one has ended, then reads the head's task (a canceled head is
+//!   removed; a waiting head ends the pass) and admits it in a commit
+//!   conditional on the task's version and the queue's revision; an ended
+//!   run is settled in the same commit as what the head does next, decided
+//!   on the queue with the run settled (a settlement that hands off is
+//!   committed alone); every commit is followed by a catch-up; the lock is
+//!   released at the pass's end and `finish_pass` decides about another.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -395,10 +408,19 @@ enum Drainer {
     CatchUp,
     /// In a pass: read the `i`-th active run's task, or past them the head's.
     Look(u8),
-    /// In a pass: the admission commit of the head read at `version`.
-    Admit { tid: Tid, agent: Agent, version: u8 },
+    /// In a pass: the admission commit of the head read at `version`, with
+    /// the settlement of `(agent, task)`'s ended run it follows, if any.
+    Admit {
+        tid: Tid,
+        agent: Agent,
+        version: u8,
+        settles: Option<(Agent, Tid)>,
+    },
     /// The pass ended (lock released): `finish_pass`.
     AfterPass,
+    /// The pass failed on a log error (lock released): after a backoff,
+    /// another pass, the gate untouched.
+    Backoff,
 }
 
 impl Drainer {
@@ -447,6 +469,8 @@ struct State {
     hosts: Vec<Host>,
     clients: Vec<Client>,
     runs: Vec<Run>,
+    /// Log faults the drain may still meet along this path.
+    faults: u8,
 }
 
 impl State {
@@ -511,6 +535,9 @@ enum Step {
     Client(usize, usize),
     Run(usize, Outcome),
     RunEnd(usize),
+    /// The drainer's next log call fails; `after`: a commit made before the
+    /// error (a settlement's or a removal's).
+    Fault(u8, usize, bool),
 }
 
 // ---------------------------------------------------------------- scenarios
@@ -524,6 +551,8 @@ struct Scenario {
     outcomes: &'static [Outcome],
     /// What the log holds at start-up (every host then notifies).
     recovered: Option<fn(&mut State)>,
+    /// How many of the drain's log calls may fail along one path.
+    faults: u8,
 }
 
 impl Scenario {
@@ -558,6 +587,7 @@ impl Scenario {
                 })
                 .collect(),
             runs: Vec::new(),
+            faults: self.faults,
         };
         if let Some(recovered) = self.recovered {
             recovered(&mut s);
@@ -619,8 +649,19 @@ struct Stats {
     lost: usize,
     /// Passes run again because an event came in during one.
     repasses: usize,
+    /// Log faults met by the drain (on every edge explored).
+    faults: usize,
     /// The longest path.
     max_depth: usize,
+}
+
+/// What a drain does with a pass that failed on a log error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OnFault {
+    /// Passes again after a backoff (`core.rs`).
+    Retry,
+    /// Broken: ends the pass as if it had found nothing (`finish_pass`).
+    GiveUp,
 }
 
 struct Explorer<'a, G> {
@@ -632,6 +673,7 @@ struct Explorer<'a, G> {
     stats: Stats,
     /// The rules of a resting context that are checked.
     rest_rules: &'static [&'static str],
+    on_fault: OnFault,
 }
 
 /// Every rule of a resting context.
@@ -642,6 +684,7 @@ const REST_RULES: &[&str] = &[STUCK, HEAD_IGNORED, UNSETTLED];
 fn explore<G: Gate>(
     sc: &Scenario,
     rest_rules: &'static [&'static str],
+    on_fault: OnFault,
 ) -> Result<Stats, Violation> {
     let mut ex = Explorer {
         sc,
@@ -650,6 +693,7 @@ fn explore<G: Gate>(
         path: Vec::new(),
         stats: Stats::default(),
         rest_rules,
+        on_fault,
     };
     if let Err(broken) = ex.dfs(sc.initial()) {
         return Err(Violation {
@@ -700,6 +744,11 @@ impl<G: Gate> Explorer<'_, G> {
                 Step::RunEnd(i) => format!(
                     "run t{}: end hook notifies host {}",
                     s.runs[i].tid, s.runs[i].host
+                ),
+                Step::Fault(h, i, after) => format!(
+                    "host {h}: drain {:?} fails on a log error{}",
+                    s.hosts[usize::from(h)].drainers[i],
+                    if after { " after its commit" } else { "" }
                 ),
             };
             out.push(what);
@@ -775,6 +824,12 @@ impl<G: Gate> Explorer<'_, G> {
             for (i, d) in host.drainers.iter().enumerate() {
                 if *d != Drainer::Acquire || !host.locked() {
                     out.push(Step::Drain(h, i));
+                    if s.faults > 0 && !matches!(d, Drainer::AfterPass | Drainer::Backoff) {
+                        out.push(Step::Fault(h, i, false));
+                    }
+                    if s.faults > 0 && matches!(d, Drainer::Look(_)) {
+                        out.push(Step::Fault(h, i, true));
+                    }
                 }
             }
         }
@@ -857,6 +912,21 @@ impl<G: Gate> Explorer<'_, G> {
                 // The end-of-execution hook.
                 let run = n.runs.remove(i);
                 self.notify(&mut n, run.host);
+            }
+            Step::Fault(h, i, after) => {
+                n.faults -= 1;
+                self.stats.faults += 1;
+                if after {
+                    // The look and the commit it makes; only the answer is
+                    // lost (one drainer per host: `i` stays its index).
+                    self.drain(&mut n, h, i)?;
+                }
+                let host = &mut n.hosts[usize::from(h)];
+                host.drainers[i] = match self.on_fault {
+                    OnFault::Retry => Drainer::Backoff,
+                    OnFault::GiveUp => Drainer::AfterPass,
+                };
+                host.drainers.sort();
             }
         }
         Ok(n)
@@ -989,10 +1059,15 @@ impl<G: Gate> Explorer<'_, G> {
                 tid,
                 agent,
                 version,
+                settles,
             } => {
                 let fresh = n.tasks[usize::from(tid)].version == version
                     && n.hosts[hu].view.rev == n.log.rev;
                 if fresh {
+                    if let Some((agent, run)) = settles {
+                        let state = n.tasks[usize::from(run)].state;
+                        settle(&mut n.log, agent, run, state);
+                    }
                     self.admit(n, h, tid, agent)?;
                 } else {
                     self.stats.lost += 1;
@@ -1009,6 +1084,7 @@ impl<G: Gate> Explorer<'_, G> {
                 self.stats.repasses += 1;
                 Drainer::Acquire
             }
+            Drainer::Backoff => Drainer::Acquire,
         };
         let next = match next {
             // One host: only its lock holders write the queue stream, so
@@ -1024,60 +1100,79 @@ impl<G: Gate> Explorer<'_, G> {
         Ok(())
     }
 
-    /// `settle`, then `head`: one read of a task and what it decides.
+    /// `settle`, then `head`: one read of a task and what it decides. An
+    /// ended run's task stays terminal, so reading it, reading the head's
+    /// task and committing the settlement with the head's removal (or
+    /// alone) are one step; an admission's commit is a step of its own.
     fn look(&mut self, n: &mut State, h: u8, k: u8) -> Drainer {
         let view = &n.hosts[usize::from(h)].view;
         let fresh = view.rev == n.log.rev;
+        let mut settles = None;
+        let mut view = std::borrow::Cow::Borrowed(view);
         if let Some(&(agent, tid, hops)) = view.active.get(usize::from(k)) {
             let state = n.tasks[usize::from(tid)].state;
             if !state.terminal() {
                 return Drainer::Look(k + 1);
             }
-            // Ended: settle it (a terminal task stays so: read and commit
-            // are one step). A lost commit looks again.
-            if fresh {
-                let log = &mut n.log;
-                log.rev += 1;
-                log.active.retain(|r| !(r.0 == agent && r.1 == tid));
-                if let TaskState::Completed(handoff) = state {
-                    log.last_replier = Some(agent);
-                    if handoff && hops < MAX_HOPS {
-                        let new = Tid::try_from(n.tasks.len()).unwrap();
-                        n.tasks.push(Task {
-                            state: TaskState::Queued,
-                            version: 0,
-                            admitted: false,
-                        });
-                        log.enter(new, Some(1 - agent), Priority::Normal, None, hops + 1);
-                    }
+            if state == TaskState::Completed(true) && hops < MAX_HOPS {
+                // A handoff: the settlement and its new entry are committed
+                // alone. A lost commit looks again.
+                if fresh {
+                    let new = Tid::try_from(n.tasks.len()).unwrap();
+                    n.tasks.push(Task {
+                        state: TaskState::Queued,
+                        version: 0,
+                        admitted: false,
+                    });
+                    let log = &mut n.log;
+                    log.rev += 1;
+                    settle(log, agent, tid, state);
+                    log.enter(new, Some(1 - agent), Priority::Normal, None, hops + 1);
+                } else {
+                    self.stats.lost += 1;
                 }
-            } else {
-                self.stats.lost += 1;
+                return Drainer::CatchUp;
             }
-            return Drainer::CatchUp;
+            // Ended: the head is decided on the queue with the run settled.
+            settle(view.to_mut(), agent, tid, state);
+            settles = Some((agent, tid));
         }
-        let Some(head) = view.entries.first() else {
-            return Drainer::AfterPass;
-        };
-        let task = n.tasks[usize::from(head.tid)];
-        if task.state != TaskState::Queued {
-            // Canceled while queued: removed (stays canceled: one step).
-            if fresh {
-                n.log.rev += 1;
-                n.log.remove(head.tid);
-            } else {
-                self.stats.lost += 1;
+        let head = view.entries.first().copied();
+        let admit = head.and_then(|head| {
+            let task = n.tasks[usize::from(head.tid)];
+            if task.state != TaskState::Queued {
+                return None;
             }
-            return Drainer::CatchUp;
-        }
-        match view.resolve(head) {
-            None => Drainer::AfterPass,
-            Some(agent) => Drainer::Admit {
+            view.resolve(&head).map(|agent| Drainer::Admit {
                 tid: head.tid,
                 agent,
                 version: task.version,
-            },
+                settles,
+            })
+        });
+        if let Some(admit) = admit {
+            return admit;
         }
+        let canceled = head.filter(|h| n.tasks[usize::from(h.tid)].state != TaskState::Queued);
+        if settles.is_none() && canceled.is_none() {
+            // Nothing to commit: the head waits, or nothing is queued.
+            return Drainer::AfterPass;
+        }
+        // The settlement, the canceled head's removal, or both, in one
+        // commit (a canceled task stays canceled: one step).
+        if fresh {
+            n.log.rev += 1;
+            if let Some((agent, tid)) = settles {
+                let state = n.tasks[usize::from(tid)].state;
+                settle(&mut n.log, agent, tid, state);
+            }
+            if let Some(head) = canceled {
+                n.log.remove(head.tid);
+            }
+        } else {
+            self.stats.lost += 1;
+        }
+        Drainer::CatchUp
     }
 
     /// The admission commit, and the rules it must keep.
@@ -1118,6 +1213,15 @@ impl<G: Gate> Explorer<'_, G> {
         });
         n.runs.sort();
         Ok(())
+    }
+}
+
+/// A `Settled` record of `agent`'s run of `tid`, ended in `state`, applied
+/// to `q` (not its handoff: the caller enters that).
+fn settle(q: &mut Queue, agent: Agent, tid: Tid, state: TaskState) {
+    q.active.retain(|r| !(r.0 == agent && r.1 == tid));
+    if let TaskState::Completed(_) = state {
+        q.last_replier = Some(agent);
     }
 }
 
@@ -1222,10 +1326,14 @@ fn steer(tid: Tid, target: Option<Agent>) -> Ev {
 }
 
 /// Explores `sc` with gate `G` on a thread with room for a deep search.
-fn run<G: Gate>(sc: Scenario, rest_rules: &'static [&'static str]) -> Result<Stats, Violation> {
+fn run<G: Gate>(
+    sc: Scenario,
+    rest_rules: &'static [&'static str],
+    on_fault: OnFault,
+) -> Result<Stats, Violation> {
     std::thread::Builder::new()
         .stack_size(512 << 20)
-        .spawn(move || explore::<G>(&sc, rest_rules))
+        .spawn(move || explore::<G>(&sc, rest_rules, on_fault))
         .unwrap()
         .join()
         .unwrap()
@@ -1234,7 +1342,7 @@ fn run<G: Gate>(sc: Scenario, rest_rules: &'static [&'static str]) -> Result<Sta
 /// Every interleaving of `sc` keeps every rule, with the real gate.
 fn verify(sc: Scenario) {
     let name = sc.name;
-    match run::<DrainGate>(sc, REST_RULES) {
+    match run::<DrainGate>(sc, REST_RULES, OnFault::Retry) {
         Ok(stats) => println!("{name}: {stats:?}"),
         Err(v) => panic!("{name}: {v}"),
     }
@@ -1245,7 +1353,7 @@ fn verify(sc: Scenario) {
 /// other rules of rest are left out, so that it is this one that fails).
 fn refute<G: Gate>(sc: Scenario) {
     let name = sc.name;
-    let v = run::<G>(sc, &[STUCK]).expect_err("a broken gate must be caught");
+    let v = run::<G>(sc, &[STUCK], OnFault::Retry).expect_err("a broken gate must be caught");
     println!("{name} with {}: caught\n{v}", std::any::type_name::<G>());
     assert_eq!(v.rule, STUCK, "{name}: {v}");
 }
@@ -1260,6 +1368,7 @@ fn strict_head() -> Scenario {
         ],
         outcomes: &[Outcome::Completed, Outcome::Failed],
         recovered: None,
+        faults: 0,
     }
 }
 
@@ -1279,6 +1388,7 @@ fn cancels_of_queued_and_running_inputs() {
         ],
         outcomes: &[Outcome::Completed],
         recovered: None,
+        faults: 0,
     });
 }
 
@@ -1293,6 +1403,7 @@ fn reorders_racing_the_drain() {
         ],
         outcomes: &[Outcome::Completed, Outcome::Failed],
         recovered: None,
+        faults: 0,
     });
 }
 
@@ -1308,6 +1419,7 @@ fn steers_and_runs_waiting_for_input() {
         ],
         outcomes: &[Outcome::Completed, Outcome::InputRequired],
         recovered: None,
+        faults: 0,
     });
 }
 
@@ -1319,6 +1431,7 @@ fn handoffs_and_input_required() {
         clients: vec![(0, vec![enq(0, A), enq(1, ANY), enq(2, B)])],
         outcomes: &[Outcome::Handoff, Outcome::Failed, Outcome::InputRequired],
         recovered: None,
+        faults: 0,
     });
 }
 
@@ -1359,6 +1472,7 @@ fn start_up_drains_what_it_finds() {
         clients: vec![(0, vec![enq(4, B)]), (0, vec![Ev::Cancel(1)])],
         outcomes: &[Outcome::Completed, Outcome::Failed],
         recovered: Some(recovered),
+        faults: 0,
     });
 }
 
@@ -1370,6 +1484,7 @@ fn two_hosts_enqueue_into_one_context() {
         clients: vec![(0, vec![enq(0, A), enq(1, ANY)]), (1, vec![enq(2, A)])],
         outcomes: &[Outcome::Completed],
         recovered: None,
+        faults: 0,
     });
 }
 
@@ -1384,6 +1499,7 @@ fn two_hosts_reorder_and_cancel() {
         ],
         outcomes: &[Outcome::Completed],
         recovered: None,
+        faults: 0,
     });
 }
 
@@ -1395,4 +1511,55 @@ fn a_gate_that_forgets_the_dirty_bit_is_caught() {
 #[test]
 fn a_gate_deaf_during_a_drain_is_caught() {
     refute::<Deaf>(strict_head());
+}
+
+/// A scenario with `faults` of the drain's log calls failing along every
+/// path: every rule still holds, since a failed pass is passed again.
+fn with_faults(mut sc: Scenario, faults: u8) -> Scenario {
+    sc.faults = faults;
+    sc
+}
+
+#[test]
+fn log_faults_in_the_drain_are_passed_again() {
+    verify(with_faults(strict_head(), 2));
+}
+
+#[test]
+fn log_faults_with_cancels_handoffs_and_start_up() {
+    verify(with_faults(
+        Scenario {
+            name: "startup_faults",
+            hosts: 1,
+            clients: vec![(0, vec![Ev::Cancel(1)])],
+            outcomes: &[Outcome::Completed, Outcome::Handoff],
+            recovered: Some(recovered),
+            faults: 0,
+        },
+        2,
+    ));
+}
+
+#[test]
+fn log_faults_on_two_hosts() {
+    verify(with_faults(
+        Scenario {
+            name: "two_hosts_faults",
+            hosts: 2,
+            clients: vec![(0, vec![enq(0, A), enq(1, ANY)]), (1, vec![enq(2, A)])],
+            outcomes: &[Outcome::Completed],
+            recovered: None,
+            faults: 0,
+        },
+        1,
+    ));
+}
+
+#[test]
+fn a_drain_that_gives_up_on_a_log_error_is_caught() {
+    let sc = with_faults(strict_head(), 1);
+    let v = run::<DrainGate>(sc, &[STUCK], OnFault::GiveUp)
+        .expect_err("a drain that gives up must be caught");
+    println!("strict_head giving up on a fault: caught\n{v}");
+    assert_eq!(v.rule, STUCK, "{v}");
 }

@@ -42,6 +42,10 @@ impl<L: TaskLog + ?Sized> TaskLog for Arc<L> {
     fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
         (**self).list(authority, query)
     }
+
+    fn cached_head(&self, authority: &str, task_id: &str) -> Option<u64> {
+        (**self).cached_head(authority, task_id)
+    }
 }
 
 impl<L: LiveTaskScan + ?Sized> LiveTaskScan for Arc<L> {

@@ -396,6 +396,32 @@ pub trait TaskLog: Send + Sync + 'static {
 
     /// One page of the authority's tasks matching `query`.
     fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage>;
+
+    /// The sequence number of the task's (or stream's) last commit, when this
+    /// log knows it without a query and nothing outside this process can
+    /// have moved it (the memory log; the SQLite log, for a task it wrote
+    /// recently); `None` when only a read can tell (PostgreSQL, which other
+    /// hosts write; a task the log does not keep in memory; a wrapper that
+    /// does not pass the question on). Never ahead of the log, and behind it
+    /// only while an append to the task is in flight in this process: a
+    /// caller that holds every writer of this process off the task, and has
+    /// applied its records up to this number, has nothing left to read.
+    ///
+    /// ```
+    /// use a2a_tower::log::{AppendRequest, MemoryTaskLog, Record, TaskLog};
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let log = MemoryTaskLog::new();
+    /// assert_eq!(log.cached_head("alice", "t-1"), None);
+    /// let created = Record::created("t-1", "c-1");
+    /// log.append(AppendRequest::create("alice", "t-1", vec![created])).await.unwrap();
+    /// assert_eq!(log.cached_head("alice", "t-1"), Some(1));
+    /// assert_eq!(log.cached_head("bob", "t-1"), None, "another authority's task");
+    /// # });
+    /// ```
+    fn cached_head(&self, authority: &str, task_id: &str) -> Option<u64> {
+        let _ = (authority, task_id);
+        None
+    }
 }
 
 #[cfg(test)]

@@ -102,4 +102,8 @@ where
     fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
         self.inner.list(authority, query)
     }
+
+    fn cached_head(&self, authority: &str, task_id: &str) -> Option<u64> {
+        self.inner.cached_head(authority, task_id)
+    }
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::core::Core;
-use super::drain::{Step, Wait, commit};
+use super::drain::{Plan, Wait};
 use super::entry::Entry;
 use super::record::{QueueRecord, QueuedInput};
 use super::state::ContextQueue;
@@ -16,7 +16,7 @@ use crate::CallContext;
 use crate::engine::executor::{Emitter, Execution};
 use crate::engine::run::Driver;
 use crate::engine::writer::Writer;
-use crate::log::{AppendRequest, LogError, LogErrorKind, Record, Snapshot};
+use crate::log::{AppendRequest, Appended, LogError, Record, Snapshot};
 use crate::types::{Message, Part, Role, Task, TaskState, TaskStatus, Timestamp};
 
 /// The status message of an input whose named agent is not hosted here
@@ -47,8 +47,9 @@ pub(crate) fn resolve_agent(core: &Core, st: &ContextQueue, head: &Entry) -> Res
     Ok(agent)
 }
 
-/// Admits `head` for `agent` (re-validated here) and starts its run, or
-/// fails it visibly when the agent is not hosted.
+/// Plans the admission of `head` for `agent` (re-validated here), whose
+/// run starts once it is committed, or fails it visibly when the agent is
+/// not hosted.
 pub(crate) async fn admit(
     core: &Arc<Core>,
     slot: &Slot,
@@ -56,14 +57,17 @@ pub(crate) async fn admit(
     head: &Entry,
     snap: Snapshot,
     agent: String,
-) -> Result<Step, LogError> {
+    plan: &mut Plan,
+) -> Result<(), LogError> {
     if !core.team.has(&agent) {
         let why = (TARGET_UNAVAILABLE_MESSAGE, "TARGET_UNAVAILABLE");
-        return fail_visibly(core, slot, st, head, &snap, why).await;
+        fail_visibly(slot, head, &snap, why, plan);
+        return Ok(());
     }
-    let Some(message) = input(core, slot, &snap).await? else {
+    let Some(message) = input(core, slot, st, &snap).await? else {
         let why = (INPUT_UNAVAILABLE_MESSAGE, "INPUT_UNAVAILABLE");
-        return fail_visibly(core, slot, st, head, &snap, why).await;
+        fail_visibly(slot, head, &snap, why, plan);
+        return Ok(());
     };
     let mut metadata = snap.task.metadata.clone().unwrap_or_default();
     metadata.insert(AGENT_KEY.into(), agent.clone().into());
@@ -90,54 +94,66 @@ pub(crate) async fn admit(
         epoch,
         records,
     );
-    let admitted = QueueRecord::Admitted {
+    debug_assert!(plan.tasks.is_empty(), "the admission's append comes first");
+    plan.tasks.insert(0, task);
+    plan.records.push(QueueRecord::Admitted {
         task_id: head.task_id.clone(),
         agent,
         hops: head.hops,
-    };
-    let requests = vec![task, slot.append(st, vec![admitted])];
-    let appended = match core.shared.log.append_all(requests).await {
-        Ok(mut out) => out.swap_remove(0),
-        Err(e) if matches!(e.kind(), LogErrorKind::Conflict | LogErrorKind::Fenced) => {
-            return Ok(Step::Lost);
-        }
-        Err(e) => return Err(e),
-    };
-    let writer = Arc::new(Writer::new(
-        core.shared.log.clone(),
-        slot.authority.clone(),
-        head.task_id.clone(),
-        slot.context_id.clone(),
-        appended.seq,
+    });
+    plan.start = Some(Start {
+        task_id: head.task_id.clone(),
         epoch,
-    ));
-    // A fresh admission: no writer of this task runs here.
-    if core.shared.registry.claim(&writer) {
-        let execution = Execution {
-            message,
-            task: appended.snapshot.task,
-            context: CallContext::default(),
-            inputs: writer.open_inputs(),
-            emit: Emitter::new(writer.clone()),
-        };
-        let dispatch = Dispatch {
-            team: core.team.clone(),
-        };
-        Driver::new(core.shared.clone(), dispatch, execution, writer).detach();
-    }
-    Ok(Step::Again)
+        message,
+    });
+    Ok(())
 }
 
-/// Ends the head's task FAILED with a typed, visible reason and takes it
-/// off the queue, in one commit; it never goes to another agent.
-async fn fail_visibly(
-    core: &Core,
+/// An admission's run, to start once the admission is committed.
+pub(crate) struct Start {
+    task_id: String,
+    epoch: u64,
+    message: Message,
+}
+
+impl Start {
+    /// Starts the run of the task admitted as `appended`.
+    pub(crate) fn run(self, core: &Arc<Core>, slot: &Slot, appended: Appended) {
+        let writer = Arc::new(Writer::new(
+            core.shared.log.clone(),
+            slot.authority.clone(),
+            self.task_id,
+            slot.context_id.clone(),
+            appended.seq,
+            self.epoch,
+        ));
+        // A fresh admission: no writer of this task runs here.
+        if core.shared.registry.claim(&writer) {
+            let execution = Execution {
+                message: self.message,
+                task: appended.snapshot.task,
+                context: CallContext::default(),
+                inputs: writer.open_inputs(),
+                emit: Emitter::new(writer.clone()),
+            };
+            let dispatch = Dispatch {
+                team: core.team.clone(),
+            };
+            Driver::new(core.shared.clone(), dispatch, execution, writer).detach();
+        }
+    }
+}
+
+/// Plans the end of the head's task, FAILED with a typed, visible reason,
+/// and its removal from the queue, in one commit; it never goes to another
+/// agent.
+fn fail_visibly(
     slot: &Slot,
-    st: &ContextQueue,
     head: &Entry,
     snap: &Snapshot,
     (text, reason): (&str, &str),
-) -> Result<Step, LogError> {
+    plan: &mut Plan,
+) {
     let mut message = Message::new(
         Role::Agent,
         crate::engine::id_text(uuid::Uuid::new_v4()),
@@ -153,33 +169,44 @@ async fn fail_visibly(
         message: Some(message),
         timestamp: Some(Timestamp::now()),
     });
-    let task = AppendRequest::new(
+    plan.tasks.push(AppendRequest::new(
         slot.authority.clone(),
         head.task_id.clone(),
         snap.seq,
         snap.epoch,
         vec![failed],
-    );
-    let removed = QueueRecord::Removed {
+    ));
+    plan.records.push(QueueRecord::Removed {
         task_id: head.task_id.clone(),
-    };
-    let committed = commit(core, vec![task, slot.append(st, vec![removed])]).await?;
-    Ok(Step::of(committed))
+    });
 }
 
-/// The message the head's task is admitted with: its own, or, for a
-/// handoff, one that refers to the reply it was woken by. `None` when a
-/// handoff's reply is gone.
-async fn input(core: &Core, slot: &Slot, snap: &Snapshot) -> Result<Option<Message>, LogError> {
-    let records = core
-        .shared
-        .log
-        .read(&slot.authority, &snap.task.id, 0)
-        .await?;
-    let queued = records
-        .iter()
-        .rev()
-        .find_map(|r| QueuedInput::of(&r.record));
+/// The message the head's task is admitted with: its own (kept by this
+/// host since its enqueue, else read back), or, for a handoff, one that
+/// refers to the reply it was woken by. `None` when a handoff's reply is
+/// gone.
+async fn input(
+    core: &Core,
+    slot: &Slot,
+    st: &ContextQueue,
+    snap: &Snapshot,
+) -> Result<Option<Message>, LogError> {
+    let queued = match st.input(&snap.task.id) {
+        Some(message) => Some(QueuedInput::Message {
+            message: message.clone(),
+        }),
+        None => {
+            let records = core
+                .shared
+                .log
+                .read(&slot.authority, &snap.task.id, 0)
+                .await?;
+            records
+                .iter()
+                .rev()
+                .find_map(|r| QueuedInput::of(&r.record))
+        }
+    };
     let mut message = match queued {
         Some(QueuedInput::Message { message }) => message,
         Some(QueuedInput::Handoff { task_id }) => {

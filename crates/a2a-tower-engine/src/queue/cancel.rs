@@ -50,16 +50,17 @@ pub(crate) async fn cancel(
             snap.epoch,
             records,
         );
-        let removed = QueueRecord::Removed {
+        let removed = [QueueRecord::Removed {
             task_id: req.id.clone(),
-        };
+        }];
         match core
             .shared
             .log
-            .append_all(vec![task, slot.append(&st, vec![removed])])
+            .append_all(vec![task, slot.append(&st, removed.to_vec())])
             .await
         {
             Ok(out) => {
+                super::stream::Slot::applied(&mut st, &removed);
                 drop(st);
                 core.notify(&authority, &snap.task.context_id);
                 return Ok(A2aResponse::Task(view(&out[0].snapshot.task, None, true)));

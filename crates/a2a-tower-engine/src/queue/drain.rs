@@ -1,17 +1,17 @@
 //! The drain of one context: settle the runs whose task ended (and wake the
 //! agents their replies hand off to), then look at the comparator's head and
 //! only at it — admit it, fail it visibly, drop it if its task was canceled,
-//! or wait.
+//! or wait. A settlement and what it lets happen to the head are one commit.
 
 use std::sync::Arc;
 
-use super::admit::{admit, resolve_agent};
+use super::admit::{Start, admit, resolve_agent};
 use super::core::Core;
 use super::handoff::handoffs;
 use super::record::QueueRecord;
 use super::state::ContextQueue;
 use super::stream::Slot;
-use crate::log::{AppendRequest, LogError, LogErrorKind, Snapshot};
+use crate::log::{AppendRequest, Appended, LogError, LogErrorKind, Snapshot};
 use crate::types::TaskState;
 
 /// How many commits in a row one pass may lose to other writers before it
@@ -28,11 +28,15 @@ pub(crate) enum Step {
     Rest,
 }
 
-impl Step {
-    /// The step of a commit that was made (`true`) or lost.
-    pub(crate) fn of(committed: bool) -> Self {
-        if committed { Self::Again } else { Self::Lost }
-    }
+/// What one step of a pass commits, at once: appends to tasks and the
+/// records of the context's queue stream (at the view's revision), and the
+/// run to start once they are committed.
+#[derive(Default)]
+pub(crate) struct Plan {
+    pub(crate) tasks: Vec<AppendRequest>,
+    pub(crate) records: Vec<QueueRecord>,
+    /// The admission's run, its task's append being `tasks[0]`.
+    pub(crate) start: Option<Start>,
 }
 
 /// One drain pass over `slot`'s context, until the head waits or the queue
@@ -43,9 +47,22 @@ pub(crate) async fn pass(core: &Arc<Core>, slot: &Slot) -> Result<(), LogError> 
     let mut lost = 0;
     loop {
         slot.catch_up(log, &mut st).await?;
-        let step = match settle(core, slot, &st).await? {
-            Some(step) => step,
-            None => head(core, slot, &st).await?,
+        let mut plan = Plan::default();
+        let settling = settle(core, slot, &st, &mut plan).await?;
+        // A settlement that wakes no agent is committed together with what
+        // the head does next (a handoff's new entries are committed first).
+        if plan.tasks.is_empty() {
+            let undo = settling.map(|(agent, completed)| st.settle(&agent, completed));
+            let headed = head(core, slot, &st, &mut plan).await;
+            if let Some(undo) = undo {
+                st.undo(undo);
+            }
+            headed?;
+        }
+        let step = if plan.records.is_empty() {
+            Step::Rest
+        } else {
+            commit(core, slot, &mut st, plan).await?
         };
         match step {
             Step::Rest => return Ok(()),
@@ -60,14 +77,41 @@ pub(crate) async fn pass(core: &Arc<Core>, slot: &Slot) -> Result<(), LogError> 
     }
 }
 
-/// Commits `requests`; a refusal because another writer moved first is not
-/// an error (the caller looks again).
-pub(crate) async fn commit(core: &Core, requests: Vec<AppendRequest>) -> Result<bool, LogError> {
+/// Commits `requests`; a refusal because another writer moved first is
+/// `None`, not an error (the caller looks again).
+pub(crate) async fn try_commit(
+    core: &Core,
+    requests: Vec<AppendRequest>,
+) -> Result<Option<Vec<Appended>>, LogError> {
     match core.shared.log.append_all(requests).await {
-        Ok(_) => Ok(true),
-        Err(e) if matches!(e.kind(), LogErrorKind::Conflict | LogErrorKind::Fenced) => Ok(false),
+        Ok(out) => Ok(Some(out)),
+        Err(e) if matches!(e.kind(), LogErrorKind::Conflict | LogErrorKind::Fenced) => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// Commits `plan` at the view's revision; once committed, the view is
+/// caught up with its records (no read) and the admitted run starts.
+async fn commit(
+    core: &Arc<Core>,
+    slot: &Slot,
+    st: &mut ContextQueue,
+    plan: Plan,
+) -> Result<Step, LogError> {
+    let Plan {
+        mut tasks,
+        records,
+        start,
+    } = plan;
+    tasks.push(slot.append(st, records.clone()));
+    let Some(mut out) = try_commit(core, tasks).await? else {
+        return Ok(Step::Lost);
+    };
+    Slot::applied(st, &records);
+    if let Some(start) = start {
+        start.run(core, slot, out.swap_remove(0));
+    }
+    Ok(Step::Again)
 }
 
 /// The task of `task_id`, `None` if it is gone (evicted from a bounded log).
@@ -83,10 +127,16 @@ pub(crate) async fn task(
     }
 }
 
-/// Settles the first admitted run whose task has ended: the agent is free
-/// in the context, a completed reply makes it the last replier and wakes the
-/// agents it names. `None` when every admitted run is still going.
-async fn settle(core: &Core, slot: &Slot, st: &ContextQueue) -> Result<Option<Step>, LogError> {
+/// Plans the settlement of the first admitted run whose task has ended: the
+/// agent is free in the context, a completed reply makes it the last
+/// replier and wakes the agents it names. Returns the agent and whether its
+/// reply completed; `None` when every admitted run is still going.
+async fn settle(
+    core: &Core,
+    slot: &Slot,
+    st: &ContextQueue,
+    plan: &mut Plan,
+) -> Result<Option<(String, bool)>, LogError> {
     for (agent, run) in st.active() {
         let snap = task(core, slot, &run.task_id).await?;
         let (ended, completed) = match &snap {
@@ -96,45 +146,48 @@ async fn settle(core: &Core, slot: &Slot, st: &ContextQueue) -> Result<Option<St
         if !ended {
             continue;
         }
-        let mut requests = Vec::new();
-        let mut records = vec![QueueRecord::Settled {
+        plan.records.push(QueueRecord::Settled {
             task_id: run.task_id.clone(),
             agent: agent.clone(),
             completed,
-        }];
+        });
         if let (true, Some(snap)) = (completed, &snap) {
             for (request, entered) in handoffs(core, slot, snap, agent, run.hops) {
-                requests.push(request);
-                records.push(entered);
+                plan.tasks.push(request);
+                plan.records.push(entered);
             }
         }
-        requests.push(slot.append(st, records));
-        return Ok(Some(Step::of(commit(core, requests).await?)));
+        return Ok(Some((agent.clone(), completed)));
     }
     Ok(None)
 }
 
-/// Decides about the head, and only the head.
-async fn head(core: &Arc<Core>, slot: &Slot, st: &ContextQueue) -> Result<Step, LogError> {
+/// Decides about the head, and only the head, adding what it does to
+/// `plan` (nothing: it waits, or nothing is queued).
+async fn head(
+    core: &Arc<Core>,
+    slot: &Slot,
+    st: &ContextQueue,
+    plan: &mut Plan,
+) -> Result<(), LogError> {
     let Some(head) = st.head() else {
-        return Ok(Step::Rest);
+        return Ok(());
     };
     let snap = task(core, slot, &head.task_id).await?;
     let Some(snap) =
         snap.filter(|s| super::record::is_queued(&s.projection) && !s.state().is_terminal())
     else {
         // Canceled while queued (or gone): it leaves the queue, never runs.
-        let removed = QueueRecord::Removed {
+        plan.records.push(QueueRecord::Removed {
             task_id: head.task_id.clone(),
-        };
-        let committed = commit(core, vec![slot.append(st, vec![removed])]).await?;
-        return Ok(Step::of(committed));
+        });
+        return Ok(());
     };
     match resolve_agent(core, st, head) {
         // The head's agent (or, for an input naming none, any agent) is
         // busy in this context: wait, never skip ahead.
-        Err(Wait) => Ok(Step::Rest),
-        Ok(agent) => admit(core, slot, st, head, snap, agent).await,
+        Err(Wait) => Ok(()),
+        Ok(agent) => admit(core, slot, st, head, snap, agent, plan).await,
     }
 }
 

@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::core::Core;
 use super::entry::Priority;
 use super::record::{QueueRecord, QueuedInput};
+use super::stream::Slot;
 use super::{MODE_KEY, PRIORITY_KEY, TARGET_KEY};
 use crate::log::{AppendRequest, LogErrorKind, Record, Snapshot, Watch};
 use crate::types::{Message, Role, SendMessageRequest};
@@ -141,12 +142,17 @@ pub(crate) async fn enqueue(
             position: (d.mode == Mode::Steer).then(|| st.front()),
             hops: 0,
         };
+        let entered = [entered];
         match log
-            .append_all(vec![task, slot.append(&st, vec![entered])])
+            .append_all(vec![task, slot.append(&st, entered.to_vec())])
             .await
         {
             Ok(mut out) => {
                 let snapshot = out.swap_remove(0).snapshot;
+                // The view at this commit, and the input for its admission:
+                // neither is read back.
+                Slot::applied(&mut st, &entered);
+                st.keep_input(task_id.clone(), message);
                 // Still under `st`, which every drain pass of this host holds.
                 let watch = match watch {
                     true => Some(log.watch(authority, &task_id, Some(snapshot.seq)).await?),

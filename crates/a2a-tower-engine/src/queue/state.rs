@@ -1,11 +1,18 @@
 //! [`ContextQueue`]: a context's queue as its stream's records make it — the
 //! entries in comparator order, the runs admitted and not yet settled, and
-//! the context's last replier. Rebuilt from the log, never the other way.
+//! the context's last replier. Rebuilt from the log, never the other way;
+//! beside it, the inputs this host queued, so that their admission needs no
+//! read.
 
 use std::collections::{BTreeMap, HashMap};
 
 use super::entry::{Entry, Key};
 use super::record::QueueRecord;
+use crate::types::Message;
+
+/// At most this many queued inputs of a context are kept in memory for
+/// their admission (the rest are read back from the log when admitted).
+const KEPT_INPUTS: usize = 1024;
 
 /// A run the queue admitted and has not settled yet.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +32,17 @@ pub(crate) struct ContextQueue {
     index: HashMap<String, Key>,
     /// By agent: each agent runs at most one input of the context at a time.
     active: BTreeMap<String, Run>,
+    last_replier: Option<String>,
+    /// The messages of inputs this host queued, until they leave the queue.
+    inputs: HashMap<String, Message>,
+}
+
+/// What undoes a settlement applied before its commit
+/// ([`ContextQueue::settle`]).
+#[derive(Debug)]
+pub(crate) struct Undo {
+    agent: String,
+    run: Option<Run>,
     last_replier: Option<String>,
 }
 
@@ -69,6 +87,7 @@ impl ContextQueue {
                 hops,
             } => {
                 self.remove(task_id);
+                self.inputs.remove(task_id);
                 self.active.insert(
                     agent.clone(),
                     Run {
@@ -79,6 +98,7 @@ impl ContextQueue {
             }
             QueueRecord::Removed { task_id } => {
                 self.remove(task_id);
+                self.inputs.remove(task_id);
             }
             QueueRecord::Settled {
                 task_id,
@@ -97,6 +117,41 @@ impl ContextQueue {
                 }
             }
         }
+    }
+
+    /// The settlement of `agent`'s run, applied before it is committed so
+    /// that the head can be decided in the same commit; [`undo`](Self::undo)
+    /// takes it back before the commit's records are applied.
+    pub(crate) fn settle(&mut self, agent: &str, completed: bool) -> Undo {
+        let undo = Undo {
+            agent: agent.to_owned(),
+            run: self.active.remove(agent),
+            last_replier: self.last_replier.clone(),
+        };
+        if completed {
+            self.last_replier = Some(agent.to_owned());
+        }
+        undo
+    }
+
+    /// Takes back a settlement applied by [`settle`](Self::settle).
+    pub(crate) fn undo(&mut self, undo: Undo) {
+        if let Some(run) = undo.run {
+            self.active.insert(undo.agent, run);
+        }
+        self.last_replier = undo.last_replier;
+    }
+
+    /// Keeps the message of an input this host queued, for its admission.
+    pub(crate) fn keep_input(&mut self, task_id: String, message: Message) {
+        if self.inputs.len() < KEPT_INPUTS && self.index.contains_key(&task_id) {
+            self.inputs.insert(task_id, message);
+        }
+    }
+
+    /// The message of a queued input this host kept.
+    pub(crate) fn input(&self, task_id: &str) -> Option<&Message> {
+        self.inputs.get(task_id)
     }
 
     fn remove(&mut self, task_id: &str) -> Option<Entry> {

@@ -45,12 +45,18 @@ pub(crate) struct Slot {
 }
 
 impl Slot {
-    /// Applies the records committed since the view's revision.
+    /// Applies the records committed since the view's revision; reads
+    /// nothing when the log's cached head says the stream has not moved
+    /// (every writer of this host holds `state`'s lock, and a cached head
+    /// is never behind the log while no append to it is in flight).
     pub(crate) async fn catch_up(
         &self,
         log: &dyn TaskLog,
         state: &mut ContextQueue,
     ) -> Result<(), LogError> {
+        if state.seq > 0 && log.cached_head(&self.authority, &self.id) == Some(state.seq) {
+            return Ok(());
+        }
         let records = match log.read(&self.authority, &self.id, state.seq).await {
             Ok(r) => r,
             Err(e) if e.kind() == LogErrorKind::NotFound => return Ok(()),
@@ -64,6 +70,21 @@ impl Slot {
             }
         }
         Ok(())
+    }
+
+    /// Applies `records`, committed by this host with
+    /// [`append`](Self::append) at the view's revision, as the catch-up
+    /// would read them back: the view is then at their commit, with no read.
+    pub(crate) fn applied(state: &mut ContextQueue, records: &[QueueRecord]) {
+        let mut seq = state.seq;
+        if seq == 0 {
+            // The stream's `created` record.
+            seq = 1;
+        }
+        for record in records {
+            seq += 1;
+            state.apply(seq, record);
+        }
     }
 
     /// The append of `records` to the stream at the view's revision

@@ -138,6 +138,12 @@ impl TaskLog for MemoryTaskLog {
     fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
         Box::pin(std::future::ready(self.inner.list(authority, query)))
     }
+
+    fn cached_head(&self, authority: &str, task_id: &str) -> Option<u64> {
+        self.inner
+            .with_entry(authority, task_id, |e| Ok(e.seq))
+            .ok()
+    }
 }
 
 impl LiveTaskScan for MemoryTaskLog {

@@ -39,6 +39,11 @@ pub async fn streams_are_no_tasks(log: Arc<dyn TaskBackend>) {
     let records = log.read(&auth, &id, 0).await.unwrap();
     assert_eq!(records.iter().map(|r| r.seq).collect::<Vec<_>>(), [1, 2]);
     assert_eq!(kind(log.read(&other, &id, 0).await), LogErrorKind::NotFound);
+    // A cached head, where the log has one, is the last commit's, and only
+    // for the stream's authority (a task's alike).
+    assert!(matches!(log.cached_head(&auth, &id), None | Some(2)));
+    assert!(matches!(log.cached_head(&auth, &task), None | Some(1)));
+    assert_eq!(log.cached_head(&other, &id), None);
 
     // Never a task.
     assert_eq!(kind(log.snapshot(&auth, &id).await), LogErrorKind::NotFound);

@@ -114,6 +114,19 @@ impl Heads {
             .cloned()
     }
 
+    /// The sequence number of the committed head of `task_id`, if kept and
+    /// of `authority` (and no append is being planned on it).
+    pub(crate) fn seq_of(&self, task_id: &str, authority: &str) -> Option<u64> {
+        let shard = self.shard(task_id);
+        shard
+            .young
+            .get(task_id)
+            .or_else(|| shard.old.get(task_id))
+            .and_then(Slot::head)
+            .filter(|h| h.authority == authority)
+            .map(|h| h.snapshot.seq)
+    }
+
     /// Takes the committed head of `task_id` out, if it is at `seq` and of
     /// `authority`, for an append to be planned on it (see the module
     /// docs); its position stays, for the writer's checks, until the writer

@@ -231,6 +231,12 @@ impl TaskLog for SqliteTaskLog {
         let (a, q) = (authority.to_owned(), query.clone());
         Box::pin(self.inner.readers.run(move |c| read::list(c, &a, &q)))
     }
+
+    /// The head the writer committed last, if it is kept in memory (see
+    /// `heads`: the log owns its file, so a kept head is never behind it).
+    fn cached_head(&self, authority: &str, task_id: &str) -> Option<u64> {
+        self.inner.heads.seq_of(task_id, authority)
+    }
 }
 
 impl LiveTaskScan for SqliteTaskLog {
