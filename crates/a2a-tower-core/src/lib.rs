@@ -31,6 +31,7 @@ pub mod protocol;
 #[doc(hidden)]
 pub mod schema;
 pub mod types;
+pub mod v03;
 
 pub use protocol::{
     A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
