@@ -119,6 +119,7 @@ pub mod server;
 #[cfg_attr(docsrs, doc(cfg(feature = "tools")))]
 pub use a2a_tower_client::tool;
 pub use a2a_tower_core::types;
+pub use a2a_tower_http::v03;
 pub use a2a_tower_http::version;
 
 #[cfg(feature = "engine")]
