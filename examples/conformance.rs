@@ -314,6 +314,8 @@ async fn main() -> Result<(), BoxError> {
         .fallback(rest)
         .layer(core.clone());
     let app = ServiceBuilder::new()
+        .map_request(|req: http::Request<hyper::body::Incoming>| req.map(a2a_tower::Body::new))
+        .option_layer(common::v03_layer(&card)?)
         .layer(AgentCardLayer::with_capabilities(
             &card,
             StackCapabilities::new()

@@ -37,6 +37,10 @@
 //! for N seconds (fractions allowed, at most an hour), so cancellation and
 //! resubscription can be tried by hand; a cancel interrupts the sleep at once.
 //!
+//! With `A2A_V03=1`, A2A 0.3 is served beside 1.0 (`a2a_tower::v03`): a
+//! request without `A2A-Version` is a 0.3 request, HTTP+JSON 0.3 lives
+//! under `/rest/v1`, and the card carries the 0.3 fields too.
+//!
 //! The full edge stack serves JSON-RPC at `/` and HTTP+JSON under `/rest`:
 //!
 //! ```text
@@ -117,6 +121,7 @@ pub(crate) fn app_with(
     let core = tasks.layer(AgentExecutor::service(Echo));
     let rest = RestLayer::new(card)?.layer(core.clone());
     Ok(ServiceBuilder::new()
+        .option_layer(common::v03_layer(card)?)
         .layer(AgentCardLayer::with_capabilities(
             card,
             StackCapabilities::new().push_notifications(true),

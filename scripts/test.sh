@@ -44,6 +44,17 @@ venv_log=$(mktemp)
     .venv/bin/pip install --quiet --disable-pip-version-check 'a2a-sdk[http-server,grpc]>=1.3,<2' 'uvicorn>=0.30,<1'
 ) >"$venv_log" 2>&1 &
 venv_pid=$!
+# Beside it, the 0.3 clients and server of tests/interop/interop_v03*.rs: the
+# Python a2a-sdk 0.3.x in .venv03 and @a2a-js/sdk 0.3.x in tests/interop/js03.
+venv03_log=$(mktemp)
+(
+    if [ ! -x .venv03/bin/python ]; then
+        python3 -m venv .venv03
+    fi
+    .venv03/bin/pip install --quiet --disable-pip-version-check 'a2a-sdk[http-server]>=0.3.26,<0.4' 'uvicorn>=0.30,<1'
+    (cd tests/interop/js03 && npm ci --no-audit --no-fund --silent)
+) >"$venv03_log" 2>&1 &
+venv03_pid=$!
 
 step "clippy (all targets, all features, warnings denied)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
@@ -65,13 +76,20 @@ cargo clippy -p a2a-tower-engine --features suite -- -D warnings
 step "rustdoc (broken intra-doc links denied)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --all-features
 
-step "python interop venv (.venv with the official a2a-sdk client and server, uvicorn)"
+step "interop clients (.venv: a2a-sdk 1.x and uvicorn; .venv03: a2a-sdk 0.3.x; tests/interop/js03: @a2a-js/sdk 0.3.x)"
 venv_status=0
 wait "$venv_pid" || venv_status=$?
 cat "$venv_log"
 rm -f "$venv_log"
 if [ "$venv_status" -ne 0 ]; then
     echo "error: creating .venv or installing a2a-sdk failed (status $venv_status)" >&2
+    exit "$venv_status"
+fi
+wait "$venv03_pid" || venv_status=$?
+cat "$venv03_log"
+rm -f "$venv03_log"
+if [ "$venv_status" -ne 0 ]; then
+    echo "error: creating .venv03 (a2a-sdk 0.3) or npm ci in tests/interop/js03 failed (status $venv_status)" >&2
     exit "$venv_status"
 fi
 

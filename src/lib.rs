@@ -120,6 +120,7 @@ pub mod server;
 pub use a2a_tower_client::tool;
 pub use a2a_tower_core::telemetry;
 pub use a2a_tower_core::types;
+pub use a2a_tower_http::v03;
 pub use a2a_tower_http::version;
 
 #[cfg(feature = "engine")]

@@ -59,3 +59,15 @@ where
         .with_graceful_shutdown(ctrl_c)
         .await
 }
+
+/// `V03Layer` over `card` when `A2A_V03` is `1` (A2A 0.3 served beside
+/// 1.0), else `None`.
+pub(crate) fn v03_layer(
+    card: &a2a_tower::types::AgentCard,
+) -> Result<Option<a2a_tower::v03::V03Layer>, a2a_tower::ConfigError> {
+    if std::env::var("A2A_V03").is_ok_and(|v| v == "1") {
+        a2a_tower::v03::V03Layer::new(card).map(Some)
+    } else {
+        Ok(None)
+    }
+}

@@ -49,5 +49,7 @@ mod rest;
 mod server;
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 mod streaming;
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+mod v03;
 mod version;
 mod wire;

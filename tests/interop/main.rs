@@ -18,3 +18,12 @@ mod interop_python;
 mod interop_python_grpc;
 #[cfg(feature = "client")]
 mod interop_python_server;
+#[cfg(all(feature = "engine", feature = "jsonrpc", feature = "rest"))]
+mod interop_v03;
+#[cfg(all(
+    feature = "engine",
+    feature = "jsonrpc",
+    feature = "rest",
+    feature = "client"
+))]
+mod interop_v03_server;

@@ -42,7 +42,7 @@
 use a2a_tower_core::ExtensionRequest;
 use a2a_tower_core::{
     A2aError, A2aRequest, A2aResponse, BoxError, ConfigError, ErrorKind, EventStream, Operation,
-    ProtocolVersion, ResponseKind, protocol, types,
+    OperationKind, ProtocolVersion, ResponseKind, protocol, types, v03,
 };
 #[cfg(feature = "tools")]
 use a2a_tower_core::{external_wait, schema};

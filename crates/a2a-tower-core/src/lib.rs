@@ -32,6 +32,7 @@ pub mod protocol;
 pub mod schema;
 pub mod telemetry;
 pub mod types;
+pub mod v03;
 
 pub use protocol::{
     A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,

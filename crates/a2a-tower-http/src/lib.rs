@@ -59,6 +59,7 @@ pub mod card;
 pub mod extensions;
 pub mod limit;
 mod plumbing;
+pub mod v03;
 pub mod version;
 
 #[cfg(feature = "grpc")]

@@ -36,7 +36,7 @@ use super::service::A2aClient;
 use super::sse::DEFAULT_MAX_EVENT_BYTES;
 use super::transport::Transport;
 use crate::types::AgentCard;
-use crate::{A2aError, ConfigError, ErrorKind};
+use crate::{A2aError, ConfigError, ErrorKind, ProtocolVersion};
 
 /// The default HTTP service: hyper-util's pooled client, HTTP/1.1 over plain
 /// TCP or TLS (rustls on `ring`, trusting the webpki roots).
@@ -72,6 +72,7 @@ pub struct ClientBuilder<S> {
     max_response_bytes: usize,
     allowed: Vec<String>,
     transport: Option<Transport>,
+    version: Option<ProtocolVersion>,
     authorization: Option<HeaderValue>,
 }
 
@@ -88,6 +89,7 @@ impl A2aClient<HttpClient> {
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             allowed: Vec::new(),
             transport: None,
+            version: None,
             authorization: None,
         }
     }
@@ -107,6 +109,7 @@ impl<S> ClientBuilder<S> {
             max_response_bytes: self.max_response_bytes,
             allowed: self.allowed,
             transport: self.transport,
+            version: self.version,
             authorization: self.authorization,
         }
     }
@@ -152,6 +155,17 @@ impl<S> ClientBuilder<S> {
         self
     }
 
+    /// Speak only this protocol version: an interface of the card at
+    /// `1.0` or `0.3` (default: the first 1.0 interface, else the first 0.3
+    /// one). Over 0.3 the client sends the 0.3 wire (no `A2A-Version`, the
+    /// 0.3 method names, routes and objects, `X-A2A-Extensions`) and reads
+    /// 0.3 answers as 1.0 ones; ListTasks, which 0.3 lacks, and extension
+    /// methods over HTTP+JSON are UnsupportedOperation.
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.version = Some(version);
+        self
+    }
+
     /// An `Authorization` value sent to the card's origin only: on the card
     /// fetch and on calls to an interface on that origin, never elsewhere.
     pub fn authorization(mut self, value: HeaderValue) -> Self {
@@ -193,6 +207,7 @@ impl<S> ClientBuilder<S> {
             ),
             allowed,
             transport: self.transport,
+            version: self.version,
             limits: Limits {
                 max_response_bytes: self.max_response_bytes,
                 max_event_bytes: self.max_event_bytes,
@@ -207,6 +222,7 @@ pub struct Connector<S> {
     resolver: CardResolver<S>,
     allowed: Vec<Origin>,
     transport: Option<Transport>,
+    version: Option<ProtocolVersion>,
     limits: Limits,
 }
 
@@ -227,10 +243,11 @@ impl<S: HttpService> Connector<S> {
     /// any call); no supported interface is UnsupportedOperation.
     pub async fn connect(&self) -> Result<A2aClient<S>, A2aError> {
         let card = self.resolve().await?;
-        let (transport, iface) = Transport::select(&card, self.transport).ok_or_else(|| {
-            A2aError::new(ErrorKind::UnsupportedOperation)
-                .with_message("the agent card has no supported A2A 1.0 interface")
-        })?;
+        let (transport, iface, version) =
+            Transport::select_version(&card, self.transport, self.version).ok_or_else(|| {
+                A2aError::new(ErrorKind::UnsupportedOperation)
+                    .with_message("the agent card has no supported A2A 1.0 or 0.3 interface")
+            })?;
         let url: Uri = iface
             .url
             .parse()
@@ -248,6 +265,7 @@ impl<S: HttpService> Connector<S> {
             url: iface.url.clone(),
             base: iface.url.trim_end_matches('/').to_owned(),
             tenant: iface.tenant.clone(),
+            v03: version == ProtocolVersion::V0_3,
             authorization: self
                 .resolver
                 .authorization

@@ -179,7 +179,11 @@ impl<S: HttpService> CardResolver<S> {
                     Err(e) => unavailable(e),
                 })?
                 .to_bytes();
-            let card: AgentCard = serde_json::from_slice(&body)
+            // A 0.3 card (`url`, `preferredTransport`, ...) is read as the
+            // 1.0 card it describes, its interfaces at protocol version 0.3.
+            let card: AgentCard = serde_json::from_slice::<serde_json::Value>(&body)
+                .map(|v| crate::v03::card::card_to_v10(&v))
+                .and_then(serde_json::from_value)
                 .map_err(|e| invalid("the agent card is not a valid card").with_source(e))?;
             return Ok(Fetched::Card(Box::new(card), new_etag, age));
         }

@@ -25,6 +25,8 @@ pub(crate) struct Target {
     pub(crate) tenant: String,
     /// `Authorization`, only when the interface is on the card's origin.
     pub(crate) authorization: Option<HeaderValue>,
+    /// The interface speaks A2A 0.3: requests are sent in its wire.
+    pub(crate) v03: bool,
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters.
@@ -80,6 +82,12 @@ pub(crate) fn encode(
         p.insert("tenant".into(), target.tenant.clone().into());
     }
     let (method, uri, body) = match target.transport {
+        Transport::JsonRpc if target.v03 => {
+            let method = crate::v03::rpc::method_from_v10(op.method()).ok_or_else(not_in_v03)?;
+            let params = crate::v03::rpc::params_from_v10(op.method(), &Value::Object(p));
+            let env = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            (Method::POST, target.url.clone(), Some(env))
+        }
         Transport::JsonRpc => {
             let env = json!({"jsonrpc": "2.0", "id": id, "method": op.method(), "params": p});
             (Method::POST, target.url.clone(), Some(env))
@@ -98,13 +106,21 @@ pub(crate) fn encode(
     let mut builder = Request::builder()
         .method(method.clone())
         .uri(uri)
-        .header("a2a-version", VERSION)
         .header(header::ACCEPT, accept);
+    // A 0.3 request is one without `A2A-Version`.
+    if !target.v03 {
+        builder = builder.header("a2a-version", VERSION);
+    }
     if method == Method::POST {
         builder = builder.header(header::CONTENT_TYPE, "application/json");
     }
+    let extensions = if target.v03 {
+        "x-a2a-extensions"
+    } else {
+        "a2a-extensions"
+    };
     for v in req.context.headers.get_all("a2a-extensions") {
-        builder = builder.header("a2a-extensions", v.clone());
+        builder = builder.header(extensions, v.clone());
     }
     if let Some(auth) = &target.authorization {
         builder = builder.header(header::AUTHORIZATION, auth.clone());
@@ -112,6 +128,12 @@ pub(crate) fn encode(
     builder
         .body(Full::new(body))
         .map_err(|e| A2aError::new(crate::ErrorKind::InvalidParams).with_source(e))
+}
+
+/// An operation A2A 0.3 does not have.
+fn not_in_v03() -> A2aError {
+    A2aError::new(crate::ErrorKind::UnsupportedOperation)
+        .with_message("the operation does not exist in A2A 0.3, which the agent speaks")
 }
 
 /// Method, URI and body of an HTTP+JSON call (§7.1): the first route of
@@ -129,10 +151,24 @@ fn rest(
     };
     let tenant = take_str(&mut p, "tenant");
     let mut uri = target.base.clone();
-    if !tenant.is_empty() {
+    if target.v03 {
+        // The 0.3 routes: `/v1` and the 1.0 path (the card at `/v1/card`);
+        // no tenant, no ListTasks.
+        if kind == crate::OperationKind::ListTasks {
+            return Err(not_in_v03());
+        }
+        uri.push_str(&crate::v03::rest::path_from_v10(""));
+        if kind == crate::OperationKind::GetExtendedAgentCard {
+            return Ok((Method::GET, format!("{uri}/card"), None));
+        }
+    } else if !tenant.is_empty() {
         uri = format!("{uri}/{}", pct(&tenant));
     }
-    let route = kind.http_routes()[0];
+    // 0.3 servers subscribe with GET (the Python SDK's serves GET only).
+    let route = match kind.http_routes() {
+        [_, get, ..] if target.v03 && kind == crate::OperationKind::SubscribeToTask => *get,
+        routes => routes[0],
+    };
     let mut params = kind.path_params().iter();
     let mut rest = route.path;
     while let Some((literal, after)) = rest.split_once('{') {
@@ -144,7 +180,13 @@ fn rest(
     }
     uri.push_str(rest);
     Ok(if route.verb.has_body() {
-        (route.verb.method(), uri, Some(Value::Object(p)))
+        let body = Value::Object(p);
+        let body = if target.v03 {
+            crate::v03::rest::request_from_v10(kind, &body)
+        } else {
+            body
+        };
+        (route.verb.method(), uri, Some(body))
     } else {
         let query = query(&p);
         (route.verb.method(), format!("{uri}{query}"), None)
@@ -163,6 +205,7 @@ mod tests {
             base: "http://h/a2a".into(),
             tenant: tenant.into(),
             authorization: None,
+            v03: false,
         }
     }
 
@@ -341,5 +384,30 @@ mod tests {
         );
         let err = encode(&target(Transport::HttpJson, ""), &ext(), 3).unwrap_err();
         assert_eq!(err.kind(), crate::ErrorKind::UnsupportedOperation);
+    }
+
+    #[test]
+    fn v03_requests_use_the_03_wire() {
+        use futures_util::FutureExt;
+        use http_body_util::BodyExt;
+        let mut t = target(Transport::JsonRpc, "");
+        t.v03 = true;
+        let req = A2aRequest::new(Operation::GetTask(GetTaskRequest {
+            id: "t-1".into(),
+            ..Default::default()
+        }));
+        let r = encode(&t, &req, 4).unwrap();
+        assert!(r.headers().get("a2a-version").is_none());
+        let bytes = r.into_body().collect().now_or_never().unwrap().unwrap();
+        let body: Value = serde_json::from_slice(&bytes.to_bytes()).unwrap();
+        assert_eq!(body["method"], "tasks/get");
+        assert_eq!(body["params"]["id"], "t-1");
+
+        t.transport = Transport::HttpJson;
+        let r = encode(&t, &req, 5).unwrap();
+        assert_eq!(r.uri(), "http://h/a2a/v1/tasks/t-1");
+        let list = A2aRequest::new(Operation::ListTasks(ListTasksRequest::default()));
+        let e = encode(&t, &list, 6).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::UnsupportedOperation);
     }
 }

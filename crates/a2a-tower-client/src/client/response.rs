@@ -23,7 +23,9 @@ use serde_json::value::RawValue;
 use super::sse::{SseError, sse_events};
 use super::transport::Transport;
 use crate::types::StreamResponse;
-use crate::{A2aError, A2aResponse, BoxError, ErrorKind, EventStream, Operation, ResponseKind};
+use crate::{
+    A2aError, A2aResponse, BoxError, ErrorKind, EventStream, Operation, OperationKind, ResponseKind,
+};
 
 /// What answers an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,6 +192,7 @@ pub(crate) async fn decode<B>(
     limits: Limits,
     url: &http::Uri,
     res: Response<B>,
+    v03: Option<OperationKind>,
 ) -> Result<A2aResponse, A2aError>
 where
     B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
@@ -206,6 +209,7 @@ where
             transport,
             res.into_body(),
             limits,
+            v03,
         )));
     }
     let bytes = Limited::new(res.into_body(), limits.max_response_bytes)
@@ -222,6 +226,12 @@ where
     } else {
         std::str::from_utf8(&bytes).ok()
     };
+    // A 0.3 answer, as the 1.0 one it stands for (through a `Value`).
+    let converted = match (v03, text) {
+        (Some(kind), Some(t)) => Some(v03_answer(transport, kind, status, t)),
+        _ => None,
+    };
+    let text = converted.as_deref().or(text);
     if status == http::StatusCode::NOT_FOUND
         && !text
             .and_then(|t| serde_json::from_str::<Value>(t).ok())
@@ -249,9 +259,47 @@ where
     }
 }
 
+/// The text of a 0.3 answer of `kind` as the 1.0 answer: a JSON-RPC
+/// envelope with its result converted, or an HTTP+JSON body (a 0.3 error
+/// body `{code, message}` passes as it is: its code is the JSON-RPC one).
+fn v03_answer(
+    transport: Transport,
+    kind: OperationKind,
+    status: http::StatusCode,
+    text: &str,
+) -> String {
+    let Ok(mut v) = serde_json::from_str::<Value>(text) else {
+        return text.to_owned();
+    };
+    match transport {
+        Transport::JsonRpc => {
+            if let Some(r) = v.get("result") {
+                v["result"] = crate::v03::rpc::result_to_v10(kind.jsonrpc_method(), r);
+            }
+        }
+        Transport::HttpJson if status.is_success() => {
+            v = crate::v03::rest::response_to_v10(kind, &v);
+        }
+        // An error body without a code (the Python 0.3 server's
+        // `{"message"}`): a 404 is TaskNotFound, the one 404 of 0.3.
+        Transport::HttpJson => {
+            if v.get("code").is_none() && status == http::StatusCode::NOT_FOUND {
+                let message = v.get("message").cloned().unwrap_or_default();
+                v = serde_json::json!({"code": ErrorKind::TaskNotFound.jsonrpc_code(), "message": message});
+            }
+        }
+    }
+    v.to_string()
+}
+
 /// The events of an SSE body; an `event: error` frame, an error envelope,
 /// a frame that is not an event, or an [`SseError`] ends it with an `Err`.
-fn stream<B>(transport: Transport, body: B, limits: Limits) -> EventStream
+fn stream<B>(
+    transport: Transport,
+    body: B,
+    limits: Limits,
+    v03: Option<OperationKind>,
+) -> EventStream
 where
     B: http_body::Body<Data = Bytes> + Send + Unpin + 'static,
     B::Error: Into<BoxError>,
@@ -270,12 +318,14 @@ where
             return Err(remote_error(&v));
         }
         let not_event = "an event of the agent's stream is not a StreamResponse";
+        let converted = v03.map(|kind| v03_answer(transport, kind, http::StatusCode::OK, &ev.data));
+        let data = converted.as_deref().unwrap_or(&ev.data);
         match transport {
             Transport::JsonRpc => {
-                let m: Members<'_> = from_text(&ev.data, EVENT_NOT_JSON, NOT_RPC)?;
+                let m: Members<'_> = from_text(data, EVENT_NOT_JSON, NOT_RPC)?;
                 from_text::<StreamResponse>(envelope(&m, None)?, EVENT_NOT_JSON, not_event)
             }
-            Transport::HttpJson => from_text::<StreamResponse>(&ev.data, EVENT_NOT_JSON, not_event),
+            Transport::HttpJson => from_text::<StreamResponse>(data, EVENT_NOT_JSON, not_event),
         }
     });
     // Nothing is read after the first error.
@@ -315,7 +365,7 @@ mod tests {
             .body(Full::new(Bytes::from(body.to_owned())))
             .unwrap();
         let url = http::Uri::from_static("http://h/a2a");
-        decode(t, e, 1, LIMITS, &url, res).await
+        decode(t, e, 1, LIMITS, &url, res, None).await
     }
 
     #[tokio::test]

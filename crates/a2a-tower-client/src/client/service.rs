@@ -116,6 +116,7 @@ impl<S: HttpService> Service<A2aRequest> for A2aClient<S> {
         let encoded = request::encode(&self.target, &req, id);
         let mut http = self.http.clone();
         let (transport, limits) = (self.target.transport, self.limits);
+        let v03 = self.target.v03.then(|| req.operation.kind()).flatten();
         let record = span.clone();
         let call = async move {
             let mut req = encoded?;
@@ -126,7 +127,7 @@ impl<S: HttpService> Service<A2aRequest> for A2aClient<S> {
                 .await
                 .map_err(|e| unavailable(e.into()))?;
             let res = http.call(req).await.map_err(|e| unavailable(e.into()))?;
-            response::decode(transport, expect, id, limits, &url, res).await
+            response::decode(transport, expect, id, limits, &url, res, v03).await
         };
         Box::pin(
             async move {

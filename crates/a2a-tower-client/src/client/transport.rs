@@ -51,6 +51,28 @@ impl Transport {
             (v == ProtocolVersion::V1_0 && only.is_none_or(|o| o == t)).then_some((t, i))
         })
     }
+
+    /// The interface a client uses: with `version` given, the first in card
+    /// order of that version (a patch component is ignored); else the first
+    /// 1.0 one, or when the card has none, the first 0.3 one. Only bindings
+    /// the client speaks (only `only`, when given).
+    pub fn select_version(
+        card: &AgentCard,
+        only: Option<Self>,
+        version: Option<ProtocolVersion>,
+    ) -> Option<(Self, &AgentInterface, ProtocolVersion)> {
+        let of = |want: ProtocolVersion| {
+            card.supported_interfaces.iter().find_map(|i| {
+                let t = Self::of_binding(&i.protocol_binding)?;
+                let v: ProtocolVersion = i.protocol_version.parse().ok()?;
+                (v == want && only.is_none_or(|o| o == t)).then_some((t, i, v))
+            })
+        };
+        match version {
+            Some(v) => of(v),
+            None => of(ProtocolVersion::V1_0).or_else(|| of(ProtocolVersion::V0_3)),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -97,5 +119,31 @@ mod tests {
         );
         card.supported_interfaces.clear();
         assert_eq!(pick_in(&card, None), None);
+    }
+
+    #[test]
+    fn a_03_interface_only_when_no_10_one_or_when_asked() {
+        let mut card = AgentCard::new("A", "d", "1");
+        card.supported_interfaces = vec![
+            iface(BINDING_JSONRPC, "0.3.0", "old"),
+            iface(BINDING_JSONRPC, "1.0", "new"),
+        ];
+        let pick = |card: &AgentCard, v| {
+            Transport::select_version(card, None, v).map(|(_, i, v)| (i.url.clone(), v))
+        };
+        assert_eq!(
+            pick(&card, None),
+            Some(("new".into(), ProtocolVersion::V1_0))
+        );
+        assert_eq!(
+            pick(&card, Some(ProtocolVersion::V0_3)),
+            Some(("old".into(), ProtocolVersion::V0_3))
+        );
+        card.supported_interfaces.truncate(1);
+        assert_eq!(
+            pick(&card, None),
+            Some(("old".into(), ProtocolVersion::V0_3))
+        );
+        assert_eq!(pick(&card, Some(ProtocolVersion::V1_0)), None);
     }
 }

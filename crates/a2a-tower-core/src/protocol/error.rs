@@ -156,6 +156,8 @@ struct Inner {
     violations: Vec<(String, String)>,
     extra: Vec<Value>,
     source: Option<BoxError>,
+    /// A JSON-RPC code outside the table, read from a remote agent.
+    code: Option<i64>,
 }
 
 impl A2aError {
@@ -168,7 +170,32 @@ impl A2aError {
             violations: Vec::new(),
             extra: Vec::new(),
             source: None,
+            code: None,
         }))
+    }
+
+    /// The JSON-RPC code: the kind's, or the remote agent's own code when
+    /// it is outside the table (see [`with_code`](Self::with_code)).
+    ///
+    /// ```
+    /// use a2a_tower::{A2aError, ErrorKind};
+    /// use serde_json::json;
+    ///
+    /// let err = A2aError::from_wire(&json!({"code": -32099, "message": "Quota exhausted"})).unwrap();
+    /// assert_eq!(err.kind(), ErrorKind::Internal);
+    /// assert_eq!(err.code(), -32099);
+    /// assert_eq!(err.message(), "Quota exhausted");
+    /// assert_eq!(A2aError::new(ErrorKind::TaskNotFound).code(), -32001);
+    /// ```
+    pub fn code(&self) -> i64 {
+        self.0.code.unwrap_or(self.0.kind.jsonrpc_code())
+    }
+
+    /// Keeps a remote JSON-RPC `code` that the table does not have (the
+    /// kind stays as given, usually Internal); a JSON-RPC answer carries it.
+    pub fn with_code(mut self, code: i64) -> Self {
+        self.0.code = Some(code);
+        self
     }
 
     /// TaskNotFound, naming the task in the ErrorInfo metadata.
@@ -283,7 +310,7 @@ impl A2aError {
     /// The JSON-RPC error object `{code, message, data}`.
     pub fn to_jsonrpc_error(&self) -> Value {
         json!({
-            "code": self.0.kind.jsonrpc_code(),
+            "code": self.code(),
             "message": self.message(),
             "data": self.details(),
         })
@@ -324,6 +351,10 @@ impl A2aError {
             })
             .unwrap_or(ErrorKind::Internal);
         let mut err = Self::new(kind);
+        // A JSON-RPC code (negative) outside the table keeps its number.
+        if code < 0 && !ErrorKind::ALL.iter().any(|k| k.jsonrpc_code() == code) {
+            err = err.with_code(code);
+        }
         if let Some(m) = obj.get("message").and_then(Value::as_str)
             && m != kind.default_message()
         {
@@ -373,6 +404,9 @@ impl fmt::Debug for A2aError {
         let mut d = f.debug_struct("A2aError");
         d.field("kind", &self.0.kind)
             .field("message", &self.message());
+        if let Some(code) = self.0.code {
+            d.field("code", &code);
+        }
         if !self.0.metadata.is_empty() {
             d.field("metadata", &self.0.metadata);
         }

@@ -192,7 +192,7 @@ impl Routes {
     /// The binding of `path` and, for HTTP+JSON, the part below its prefix
     /// (`""` for the prefix itself): the path read as the card's full path
     /// first, then relative to the base (see the module docs).
-    fn resolve<'p>(&self, path: &'p str) -> Option<(Binding, &'p str)> {
+    pub(crate) fn resolve<'p>(&self, path: &'p str) -> Option<(Binding, &'p str)> {
         let full = match self.base.as_str() {
             "/" => None,
             base => below(path, base).map(|r| if r.is_empty() { "/" } else { r }),
