@@ -17,7 +17,8 @@
 //! 2. at once, opens the wait `approve` on the root process (question
 //!    `{"text": "Refund AMOUNT for ORDER?"}`, answer
 //!    `{"approved": boolean, "note"?: string}`) and starts the child process
-//!    `fraud-check`, which opens the wait `score` (an integer 0..=100);
+//!    `fraud-check`, which opens the wait `score` (an integer 0..=100); a
+//!    blocking start answers once both are open, so its answer lists both;
 //! 3. when both are answered, returns `{"order", "refunded", "note"}`:
 //!    `refunded` is the amount (its exact text) if approved and the score is
 //!    below 50, else 0; `note` is the approval's note or null.

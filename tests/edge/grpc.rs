@@ -369,6 +369,36 @@ async fn the_body_limit_is_resource_exhausted() {
     assert!(c.send_message(req(fits)).await.is_ok());
 }
 
+// Raw bytes from outside: a body that is no protobuf message of the RPC's
+// type, a frame cut short, a frame header cut short, no message at all.
+// Each is the caller's error: INVALID_ARGUMENT with the ErrorInfo every
+// refusal carries, never tonic's bare INTERNAL text.
+#[tokio::test]
+async fn undecodable_bodies_are_the_callers_error() {
+    use tower::ServiceExt;
+    let app = A2aServer::builder(card()).agent(Echo).await.unwrap();
+    let bodies: [&[u8]; 4] = [
+        &[0, 0, 0, 0, 4, 0xff, 0xff, 0xff, 0xff],
+        &[0, 0, 0, 0, 10, 0x0a, 0x02, 0x74],
+        &[0, 0, 0],
+        &[],
+    ];
+    for body in bodies {
+        let request = http::Request::post("http://localhost/lf.a2a.v1.A2AService/GetTask")
+            .header("content-type", "application/grpc")
+            .header("te", "trailers")
+            .header("a2a-version", "1.0")
+            .body(http_body_util::Full::new(bytes::Bytes::from_static(body)))
+            .unwrap();
+        let res = app.clone().oneshot(request).await.unwrap();
+        assert_eq!(res.status(), http::StatusCode::OK, "{body:?}");
+        let status = tonic::Status::from_header_map(res.headers()).expect("trailers-only");
+        let (info, _) = assert_kind(&status, ErrorKind::ParseError);
+        assert_eq!(info.reason, "PARSE_ERROR", "{body:?}");
+        assert!(!status.message().contains("decode"), "{status:?}");
+    }
+}
+
 #[tokio::test]
 async fn errors_the_stack_produces() {
     let mut c = echo_client().await;

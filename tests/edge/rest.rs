@@ -630,6 +630,11 @@ async fn query_parameters() {
         ("tasks?historyLength=-1", "historyLength"),
         ("tasks/t?historyLength=-1", "historyLength"),
         ("tasks/t?historyLength=x", "historyLength"),
+        // Not UTF-8 once percent-decoded: refused like any bad value, not
+        // dropped (which would answer the first page).
+        ("tasks?pageToken=%00%ff", "pageToken"),
+        ("tasks?contextId=%C3%28", "contextId"),
+        ("tasks/t/pushNotificationConfigs?pageToken=%ff", "pageToken"),
     ] {
         let v = call(rest(&log), get(&format!("/a2a/{q}")))
             .await

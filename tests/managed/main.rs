@@ -8,6 +8,8 @@ mod support;
 
 #[cfg(all(feature = "managed", feature = "jsonrpc", feature = "rest"))]
 mod managed;
+#[cfg(feature = "managed")]
+mod managed_quiescent;
 #[cfg(all(feature = "managed", feature = "sqlite"))]
 mod managed_storage;
 #[cfg(all(feature = "postgres", feature = "managed"))]

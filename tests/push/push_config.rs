@@ -458,8 +458,8 @@ mod managed {
             serde_json::to_value(&done.artifacts[0].parts[0]).unwrap()["data"],
             json!(42)
         );
-        // Terminal now: no active configs; delete still answers Empty.
-        assert!(ids(&svc, &task.id).await.is_empty());
+        // Terminal now: the configs stay (they receive nothing more).
+        assert_eq!(ids(&svc, &task.id).await, ["inline", "later"]);
         let op = Operation::DeleteTaskPushNotificationConfig(Default::default());
         assert_eq!(
             call(&svc, op).await.unwrap_err().kind(),

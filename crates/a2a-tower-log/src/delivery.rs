@@ -111,8 +111,11 @@ pub enum CursorChange<'a> {
 }
 
 /// The cursor changes of `req`, in order (none for most appends).
-pub fn cursor_changes(req: &AppendRequest) -> impl Iterator<Item = CursorChange<'_>> {
-    req.records.iter().filter_map(|r| match r {
+/// `ended`: the task was terminal before `req`, so a config it sets
+/// receives nothing and gets no cursor.
+pub fn cursor_changes(req: &AppendRequest, ended: bool) -> impl Iterator<Item = CursorChange<'_>> {
+    req.records.iter().filter_map(move |r| match r {
+        Record::PushConfigSet { .. } if ended => None,
         Record::PushConfigSet { config } => Some(CursorChange::Set(&config.id)),
         Record::PushConfigDeleted { id } => Some(CursorChange::Delete(id)),
         _ => None,
@@ -121,7 +124,7 @@ pub fn cursor_changes(req: &AppendRequest) -> impl Iterator<Item = CursorChange<
 
 /// `req` changes cursors.
 pub fn changes_cursors(req: &AppendRequest) -> bool {
-    cursor_changes(req).next().is_some()
+    cursor_changes(req, false).next().is_some()
 }
 
 /// The terminal states' numbers, as an SQL list (checked by a test).
@@ -161,7 +164,11 @@ mod tests {
                 Record::PushConfigDeleted { id: "q".into() },
             ],
         );
-        let got: Vec<_> = cursor_changes(&req)
+        let ended: Vec<_> = cursor_changes(&req, true)
+            .map(|c| matches!(c, CursorChange::Delete(_)))
+            .collect();
+        assert_eq!(ended, [true], "a terminal task's new config gets no cursor");
+        let got: Vec<_> = cursor_changes(&req, false)
             .map(|c| match c {
                 CursorChange::Set(id) => format!("+{id}"),
                 CursorChange::Delete(id) => format!("-{id}"),

@@ -71,7 +71,8 @@ pub enum ProjectionError {
     NotCreated,
     /// A second `Created`.
     AlreadyCreated,
-    /// A record after a terminal status.
+    /// A record after a terminal status (other than one that
+    /// [may follow it](Record::may_follow_terminal)).
     AfterTerminal,
     /// A status with the unspecified state.
     UnspecifiedState,
@@ -165,7 +166,7 @@ impl Projection {
         let mut created = self.created;
         let mut terminal = self.is_terminal();
         for r in batch {
-            if terminal {
+            if terminal && !r.may_follow_terminal() {
                 return Err(ProjectionError::AfterTerminal);
             }
             match r {
@@ -182,7 +183,7 @@ impl Projection {
                 }
                 _ => {}
             }
-            terminal = r.is_terminal();
+            terminal = terminal || r.is_terminal();
         }
         Ok(())
     }
@@ -456,6 +457,15 @@ mod tests {
         assert!(done.is_terminal());
         assert_eq!(
             done.check(&[Record::status(TaskStatus::new(TaskState::Working))]),
+            Err(ProjectionError::AfterTerminal)
+        );
+        // A push config may follow; still nothing else after it.
+        let config = Record::PushConfigSet {
+            config: Default::default(),
+        };
+        assert_eq!(done.check(std::slice::from_ref(&config)), Ok(()));
+        assert_eq!(
+            done.check(&[config, Record::status(TaskStatus::new(TaskState::Working))]),
             Err(ProjectionError::AfterTerminal)
         );
         assert_eq!(

@@ -165,9 +165,20 @@ impl Record {
         }
     }
 
-    /// The record ends the task: nothing may follow it.
+    /// The record ends the task: nothing may follow it but records that
+    /// [may follow a terminal one](Self::may_follow_terminal).
     pub fn is_terminal(&self) -> bool {
         self.state().is_some_and(TaskState::is_terminal)
+    }
+
+    /// The record may follow a terminal record: a push-notification config
+    /// set or deleted, which changes nothing of the task itself (a config
+    /// set on a terminal task gets no delivery cursor: it receives nothing).
+    pub fn may_follow_terminal(&self) -> bool {
+        matches!(
+            self,
+            Self::PushConfigSet { .. } | Self::PushConfigDeleted { .. }
+        )
     }
 }
 

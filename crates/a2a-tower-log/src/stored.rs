@@ -216,6 +216,9 @@ pub struct Plan {
     pub seq: u64,
     pub epoch: u64,
     pub projection: Projection,
+    /// The task was terminal before the append (its new configs get no
+    /// delivery cursor: see [`cursor_changes`](crate::delivery::cursor_changes)).
+    pub ended: bool,
 }
 
 impl Plan {
@@ -228,6 +231,7 @@ impl Plan {
     ) -> Result<Self, LogError> {
         to_i64(req.epoch)?;
         let create = req.expected == 0;
+        let mut ended = false;
         let mut projection = if create {
             Projection::default()
                 .check(&req.records)
@@ -253,6 +257,7 @@ impl Plan {
             let p = load(cur.seq)?;
             p.check(&req.records)
                 .map_err(|_| LogError::new(LogErrorKind::Invalid))?;
+            ended = p.is_terminal();
             p
         };
         for r in &req.records {
@@ -267,6 +272,7 @@ impl Plan {
             seq,
             epoch: req.epoch,
             projection,
+            ended,
         })
     }
 

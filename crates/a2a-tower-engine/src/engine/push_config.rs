@@ -22,9 +22,11 @@
 //!   (0 or unset: 100), an opaque `pageToken` (anything else is
 //!   InvalidParams), `nextPageToken` empty on the last page.
 //! - **Delete** is idempotent: Empty, whether the config existed or not.
-//! - **A terminal task has no active configs** (a config lasts until its
-//!   task ends, and nothing may follow a terminal record): Create is
-//!   UnsupportedOperation, Get TaskNotFound, List empty, Delete Empty.
+//! - **A terminal task keeps its configs and takes new ones**, as the
+//!   other SDKs do: a config set or deleted is the one kind of record that
+//!   may follow a terminal one ([`Record::may_follow_terminal`]). The task
+//!   sends nothing more, so a config created on a terminal task receives
+//!   nothing (it gets no delivery cursor); Get, List and Delete see it.
 //! - **SendMessage** may carry one config
 //!   (`configuration.taskPushNotificationConfig`, same rules, fields under
 //!   that prefix): it is committed with the message's admission, in the
@@ -236,13 +238,9 @@ async fn task(shared: &Shared, authority: &str, task_id: &str) -> Result<Snapsho
     Ok(snap)
 }
 
-/// The configs in force: none once the task is terminal.
+/// The task's configs (a terminal task's too).
 fn active(snap: &Snapshot) -> &[TaskPushNotificationConfig] {
-    if snap.projection.is_terminal() {
-        &[]
-    } else {
-        snap.projection.push_configs()
-    }
+    snap.projection.push_configs()
 }
 
 fn config_not_found(task_id: &str) -> A2aError {
@@ -297,11 +295,6 @@ pub(crate) async fn create(
     let task_id = req.task_id.clone();
     let stored = req.clone();
     append(shared, &authority, &task_id, |snap| {
-        if snap.projection.is_terminal() {
-            return Err(A2aError::new(ErrorKind::UnsupportedOperation)
-                .with_message("The task is in a terminal state")
-                .with_metadata("taskId", task_id.clone()));
-        }
         let configs = snap.projection.push_configs();
         if configs.contains(&req) {
             // The same config again (a retry): nothing to record.

@@ -25,6 +25,13 @@
 //!   `scope.wait` (`{"process", "key"}`; optional when one wait is open). Any
 //!   host admits it with a conditional append that does not take the writer's
 //!   epoch; the writer folds it in.
+//! - **A blocking start** (SendMessage without a task id, not
+//!   `returnImmediately`) answers once the run is quiescent: every process
+//!   waits for an answer (or for its children) or has exited, so the answer
+//!   lists every question the run asks at once, whatever the timing. Work a
+//!   program does outside [steps](Process::step) is not waited for. A
+//!   retried start whose run is on another host answers at the first
+//!   question committed or at the end; so does an answer.
 //! - **Output** follows the card's `defaultOutputModes`, frozen at build
 //!   ([`OutputPolicy`]); the result is the artifact `result`.
 //! - **Cancel** records a request and answers with the status observed; only
@@ -71,6 +78,7 @@ mod pending;
 mod policy;
 mod process;
 mod program;
+mod quiet;
 mod recover;
 mod run;
 mod runs;

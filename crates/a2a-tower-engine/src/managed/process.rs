@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::quiet::Parking;
 use super::run::{Intent, Run};
 use crate::BoxError;
 use crate::schema::Schema;
@@ -82,6 +83,8 @@ pub struct Process {
     /// How many steps of each name this process has reached (replay matches
     /// a step by its name and occurrence).
     steps: Arc<Mutex<HashMap<String, usize>>>,
+    /// Its calls that wait (for an answer, for a child).
+    parking: Parking,
 }
 
 impl fmt::Debug for Process {
@@ -96,6 +99,7 @@ impl Process {
             run,
             id: id.into(),
             steps: Arc::default(),
+            parking: Parking::default(),
         }
     }
 
@@ -133,6 +137,7 @@ impl Process {
             return Ok(serde_json::from_value(v)?);
         }
         self.run.check()?;
+        let _work = self.run.quiet.busy();
         let out = f().await?;
         let output = serde_json::to_value(&out)
             .map_err(|_| RunError::Invalid("a step result is not JSON"))?;
@@ -169,6 +174,7 @@ impl Process {
                 })
                 .await?;
         }
+        let _parked = self.parking.park(&self.run.quiet);
         self.run.answer(&address).await
     }
 
@@ -194,7 +200,12 @@ impl Process {
                 })
                 .await?;
         }
+        // The child is counted at work before its parent parks on it, and
+        // until its exit is committed (see `quiet`).
+        let _child = self.run.quiet.busy();
+        let parked = self.parking.park(&self.run.quiet);
         let out = f(Process::new(self.run.clone(), id.clone())).await?;
+        drop(parked);
         self.run
             .commit(Intent::Exit {
                 process: id.clone(),

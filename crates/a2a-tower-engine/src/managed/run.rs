@@ -17,6 +17,7 @@ use super::pending::{self, Names, OpenWait, Waits};
 use super::policy::OutputPolicy;
 use super::process::{Process, RunError};
 use super::program::Program;
+use super::quiet::Quiet;
 use crate::engine::Signal;
 use crate::log::{AppendRequest, LogErrorKind, Record, TaskLog};
 use crate::types::{Artifact, TaskState, TaskStatus, Timestamp};
@@ -82,6 +83,8 @@ pub(crate) struct Run {
     changed: tokio::sync::watch::Sender<u64>,
     pub(crate) cancel: Signal,
     pub(crate) lost: Signal,
+    /// Whether every process waits or exited.
+    pub(crate) quiet: Quiet,
 }
 
 impl Run {
@@ -110,6 +113,7 @@ impl Run {
             changed: tokio::sync::watch::Sender::new(0),
             cancel: Signal::default(),
             lost: Signal::default(),
+            quiet: Quiet::new(),
         };
         if cancel_requested {
             run.cancel.fire();
@@ -285,6 +289,7 @@ impl Run {
     /// (an answer, a cancel request): it is folded in and the append is made
     /// again on top of it. Being fenced, or a failing log, loses the run.
     pub(crate) async fn commit(&self, intent: Intent) -> Result<(), RunError> {
+        let _busy = self.quiet.busy();
         let mut head = self.head.lock().await;
         let mut failures = 0;
         loop {

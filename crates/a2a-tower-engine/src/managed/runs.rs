@@ -24,6 +24,11 @@ impl Runs {
         true
     }
 
+    /// The run of the task on this host, if any.
+    pub(crate) fn get(&self, task_id: &str) -> Option<Arc<Run>> {
+        self.lock().get(task_id).cloned()
+    }
+
     pub(crate) fn contains(&self, task_id: &str) -> bool {
         self.lock().contains_key(task_id)
     }

@@ -263,16 +263,23 @@ async fn send(
         .as_ref()
         .and_then(|c| c.task_push_notification_config.as_ref());
     let config = push::inline(&inner.engine, config)?;
-    let (task_id, _) = if req.message.task_id.is_empty() {
+    let starts = req.message.task_id.is_empty();
+    let (task_id, _) = if starts {
         admit::start(inner, &authority, req.message, config).await?
     } else {
         admit::answer(inner, &authority, req.message, config).await?
     };
+    // A blocking start answers once the run is quiescent (every process
+    // waiting or exited), with every question it asks at once; a run on
+    // another host (a retried start) is seen through its commits alone.
+    let run = (starts && !streaming && !return_immediately)
+        .then(|| inner.runs.get(&task_id))
+        .flatten();
     let log = &inner.log;
     let watch = log.watch(&authority, &task_id, None).await?;
     record_ids(&watch.snapshot.task.id, &watch.snapshot.task.context_id);
     let state = watch.snapshot.state();
-    let settled = state.is_terminal() || state.is_interrupted();
+    let settled = state.is_terminal() || (state.is_interrupted() && run.is_none());
     if streaming {
         if settled {
             let task = (*watch.snapshot.task).clone();
@@ -290,19 +297,31 @@ async fn send(
         watch.snapshot.task
     } else {
         let Watch { mut records, .. } = watch;
+        let quiet = async {
+            match &run {
+                Some(run) => tokio::select! {
+                    () = run.quiet.wait() => {}
+                    () = run.lost.wait() => {}
+                },
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(quiet);
         loop {
-            match records.next().await {
-                Some(Ok(s)) => {
-                    let ends = s
-                        .record
-                        .state()
-                        .is_some_and(|st| st.is_terminal() || st.is_interrupted());
-                    if ends {
-                        break;
+            tokio::select! {
+                () = &mut quiet => break,
+                record = records.next() => match record {
+                    Some(Ok(s)) => {
+                        let ends = s.record.state().is_some_and(|st| {
+                            st.is_terminal() || (st.is_interrupted() && run.is_none())
+                        });
+                        if ends {
+                            break;
+                        }
                     }
-                }
-                Some(Err(e)) => return Err(e.into()),
-                None => break,
+                    Some(Err(e)) => return Err(e.into()),
+                    None => break,
+                },
             }
         }
         log.snapshot(&authority, &task_id).await?.task

@@ -345,19 +345,35 @@ pub async fn push_config_rules(log: Arc<dyn TaskBackend>) {
     assert_eq!(stored.task_id, t);
     assert!(!stored.id.is_empty());
 
-    // A terminal task has no active configs.
+    // A terminal task keeps its configs and takes new ones, which receive
+    // nothing more: no delivery cursor.
     let done = send(&svc, "alice", t, "done", None, false).await.unwrap();
     assert_eq!(done.status.state, TaskState::Completed);
+    let cursors = log.delivery_cursors(&authority, t).await.unwrap();
+    let late = hook("alice", t, "late", "https://example.com/late");
+    assert_eq!(create(&svc, late.clone()).await.unwrap(), late);
+    assert_eq!(get(&svc, "alice", t, "late").await.unwrap(), late);
+    assert_eq!(get(&svc, "alice", t, "c2").await.unwrap().id, "c2");
+    let count = page(&svc, "alice", t, 0, "").await.unwrap().0.len();
     assert_eq!(
-        kind(create(&svc, hook("alice", t, "late", "https://example.com")).await),
-        ErrorKind::UnsupportedOperation
+        log.delivery_cursors(&authority, t).await.unwrap(),
+        cursors,
+        "the late config has no cursor"
     );
+    delete(&svc, "alice", t, "c2").await.unwrap();
     assert_eq!(
         kind(get(&svc, "alice", t, "c2").await),
         ErrorKind::TaskNotFound
     );
-    assert!(page(&svc, "alice", t, 0, "").await.unwrap().0.is_empty());
-    delete(&svc, "alice", t, "c2").await.unwrap();
+    assert_eq!(
+        page(&svc, "alice", t, 0, "").await.unwrap().0.len(),
+        count - 1
+    );
+    assert_eq!(
+        log.snapshot(&authority, t).await.unwrap().task.status.state,
+        TaskState::Completed,
+        "the task is unchanged"
+    );
 
     // A new task's inline config: in the commit that creates the task.
     let inline = hook("", "", "mine", "https://example.com/new");

@@ -130,6 +130,7 @@ impl Inner {
         req: AppendRequest,
         s: &Staged,
     ) -> Result<Appended, LogError> {
+        let mut repack = false;
         let entry = if req.expected == 0 {
             let mut entry = Box::new(Entry {
                 authority: Arc::from(req.authority.as_str()),
@@ -153,6 +154,14 @@ impl Inner {
                 .map
                 .get_mut(req.task_id.as_str())
                 .ok_or_else(not_found)?;
+            // Records that may follow a terminal one, on a packed task: it
+            // is unpacked for them, then packed again.
+            repack = !req.records.is_empty() && matches!(entry.body, Body::Packed(_));
+            if let Body::Packed(p) = &entry.body
+                && repack
+            {
+                entry.body = Body::Open(p.unpack()?);
+            }
             entry.epoch = req.epoch;
             entry.bytes += s.bytes;
             entry.track(&req);
@@ -160,6 +169,9 @@ impl Inner {
             entry
         };
         self.bytes.fetch_add(s.bytes, Ordering::Relaxed);
+        if repack {
+            entry.compact(self);
+        }
         let out = entry.appended();
         if s.ends
             && let Some((key, _)) = shard.map.get_key_value(req.task_id.as_str())
@@ -193,9 +205,9 @@ fn check(shard: &Shard, req: &AppendRequest) -> Result<(), LogError> {
     }
     match &entry.body {
         Body::Open(p) => p.check(&req.records).map_err(|_| invalid()),
-        // Packed tasks are terminal: nothing may follow.
-        Body::Packed(_) if !req.records.is_empty() => Err(invalid()),
-        Body::Packed(_) => Ok(()),
+        // Packed tasks are terminal: only what may follow that.
+        Body::Packed(_) if req.records.iter().all(Record::may_follow_terminal) => Ok(()),
+        Body::Packed(_) => Err(invalid()),
     }
 }
 

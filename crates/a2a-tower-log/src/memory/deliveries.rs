@@ -28,7 +28,8 @@ impl Deliveries {
 impl Entry {
     /// Applies the cursor changes of `req`, appended after `req.expected`.
     pub(super) fn track(&mut self, req: &AppendRequest) {
-        for change in cursor_changes(req) {
+        let ended = req.expected > 0 && self.is_terminal();
+        for change in cursor_changes(req, ended) {
             match change {
                 CursorChange::Set(id) => {
                     let d = self.deliveries.get_or_insert_with(Box::default);

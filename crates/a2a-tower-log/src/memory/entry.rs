@@ -44,7 +44,7 @@ pub(super) enum Body {
 impl Entry {
     pub(super) fn push(&mut self, records: Vec<Record>) {
         let Body::Open(projection) = &mut self.body else {
-            // A packed task is terminal: only an empty batch gets here.
+            // A packed task is unpacked for any records first.
             debug_assert!(records.is_empty());
             return;
         };
@@ -199,5 +199,42 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn a_packed_task_takes_push_configs_and_stays_packed() {
+        use crate::types::{TaskPushNotificationConfig, TaskStatus};
+        use crate::{AppendRequest, Record};
+        let log = MemoryTaskLog::new();
+        create(&log, "t1");
+        finish(&log, "t1");
+        let packed = |log: &MemoryTaskLog| {
+            log.inner
+                .with_entry("a", "t1", |e| Ok(matches!(e.body, super::Body::Packed(_))))
+                .unwrap()
+        };
+        assert!(packed(&log));
+        let config = TaskPushNotificationConfig {
+            id: "p".into(),
+            ..Default::default()
+        };
+        let set = AppendRequest::new("a", "t1", 2, 1, vec![Record::PushConfigSet { config }]);
+        let appended = log.inner.append(set).unwrap();
+        assert_eq!(appended.seq, 3);
+        assert!(packed(&log), "packed again");
+        let snap = log.inner.with_entry("a", "t1", |e| e.snapshot()).unwrap();
+        assert_eq!(snap.projection.push_configs()[0].id, "p");
+        assert_eq!(snap.task.status.state, TaskState::Completed);
+        let none = log
+            .inner
+            .with_entry("a", "t1", |e| Ok(e.deliveries.is_none()));
+        assert!(none.unwrap(), "no delivery cursor");
+        // A status still may not follow.
+        let status = Record::status(TaskStatus::new(TaskState::Working));
+        let err = log
+            .inner
+            .append(AppendRequest::new("a", "t1", 3, 1, vec![status]))
+            .unwrap_err();
+        assert_eq!(err.kind(), LogErrorKind::Invalid);
     }
 }

@@ -81,13 +81,15 @@ impl Inner {
         &self.sql.deliveries
     }
 
-    /// Writes the cursor changes of `req` in its append's transaction.
+    /// Writes the cursor changes of `req` in its append's transaction;
+    /// `ended`: the task was terminal before it.
     pub(super) async fn track(
         &self,
         tx: &Transaction<'_>,
         req: &AppendRequest,
+        ended: bool,
     ) -> Result<(), LogError> {
-        for change in cursor_changes(req) {
+        for change in cursor_changes(req, ended) {
             match change {
                 CursorChange::Set(id) => {
                     let st = tx.prepare_cached(&self.st().set).await.map_err(db)?;

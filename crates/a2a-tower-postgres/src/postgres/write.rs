@@ -56,7 +56,7 @@ impl Inner {
                 // Another host created the task since it was read.
                 return Err(LogError::new(LogErrorKind::Conflict));
             }
-            self.track(&tx, &reqs[i]).await?;
+            self.track(&tx, &reqs[i], plans[i].ended).await?;
         }
         tx.commit().await.map_err(db)?;
         let out = plans.iter().map(Plan::appended).collect();
@@ -223,7 +223,7 @@ impl Inner {
             // Another host created the task first (or the row moved on).
             return Err(LogError::new(LogErrorKind::Conflict));
         }
-        self.track(&tx, req).await?;
+        self.track(&tx, req, plan.ended).await?;
         tx.commit().await.map_err(db)?;
         let out = plan.appended();
         self.cache().put(&req.task_id, plan.seq, plan.projection);

@@ -33,9 +33,10 @@ pub(crate) enum Op {
     Advance(Advance),
 }
 
-/// Writes the cursor changes of `req` (inside its append's transaction).
-pub(crate) fn track(conn: &Connection, req: &AppendRequest) -> rusqlite::Result<()> {
-    for change in cursor_changes(req) {
+/// Writes the cursor changes of `req` (inside its append's transaction);
+/// `ended`: the task was terminal before it.
+pub(crate) fn track(conn: &Connection, req: &AppendRequest, ended: bool) -> rusqlite::Result<()> {
+    for change in cursor_changes(req, ended) {
         match change {
             CursorChange::Set(id) => conn
                 .prepare_cached(

@@ -449,7 +449,7 @@ fn write(
             now
         ])?;
     }
-    super::deliveries::track(conn, req)?;
+    super::deliveries::track(conn, req, plan.ended)?;
     Ok(true)
 }
 

@@ -104,17 +104,30 @@ fn limit_status<E: Into<BoxError>>(err: E) -> BoxError {
     }
 }
 
-/// tonic refuses a message declared larger than the decoding limit with a
-/// bare OUT_OF_RANGE status; that is the body limit, answered as
-/// PayloadTooLarge with its details like every other refusal.
+/// tonic's own refusals of a request, before the handler runs, carry no
+/// details; they are the caller's and are answered with the details every
+/// other refusal carries. A message declared larger than the decoding limit
+/// (a bare OUT_OF_RANGE) is the body limit: PayloadTooLarge. A bare
+/// INTERNAL is a body that is no protobuf message of the RPC's type, a
+/// truncated frame, a missing message or a bad compression flag: a
+/// ParseError (INVALID_ARGUMENT), never tonic's text. Every status the
+/// handler answers has details, so none of its own is taken for these.
 fn shape(res: Response<tonic::body::Body>) -> Response<Body> {
-    let oversized = res
+    let refused = res
         .extensions()
         .get::<tonic::Status>()
-        .is_some_and(|s| s.code() == tonic::Code::OutOfRange && s.details().is_empty());
-    if oversized {
-        tracing::Span::current().record("error", ErrorKind::PayloadTooLarge.reason());
-        return status::error_response(&A2aError::new(ErrorKind::PayloadTooLarge));
+        .filter(|s| s.details().is_empty())
+        .and_then(|s| match s.code() {
+            tonic::Code::OutOfRange => Some(A2aError::new(ErrorKind::PayloadTooLarge)),
+            tonic::Code::Internal => Some(
+                A2aError::new(ErrorKind::ParseError)
+                    .with_message("The request body is not a protobuf message of the RPC's type"),
+            ),
+            _ => None,
+        });
+    if let Some(err) = refused {
+        tracing::Span::current().record("error", err.kind().reason());
+        return status::error_response(&err);
     }
     res.map(Body::new)
 }

@@ -45,13 +45,16 @@ pub(crate) fn path_value(raw: &str, field: &str) -> Result<String, A2aError> {
         .ok_or_else(|| A2aError::invalid_params(field, "is not UTF-8 once percent-decoded"))
 }
 
-/// The decoded `key=value` pairs of a query string, in order.
+/// The decoded `key=value` pairs of a query string, in order; a value that
+/// is not UTF-8 once decoded is `None`.
 #[derive(Debug, Default)]
-pub(crate) struct Query(Vec<(String, String)>);
+pub(crate) struct Query(Vec<(String, Option<String>)>);
 
 impl Query {
-    /// Parses a query string; pairs that are not UTF-8 once decoded are
-    /// dropped (no parameter of ours could match them).
+    /// Parses a query string; pairs whose key is not UTF-8 once decoded are
+    /// dropped (no parameter of ours could match them), and a value that is
+    /// not is kept as such, so a parameter of ours given one is refused
+    /// (see [`get`](Self::get)) rather than taken as absent.
     pub(crate) fn parse(query: Option<&str>) -> Self {
         let pairs = query
             .unwrap_or_default()
@@ -59,7 +62,7 @@ impl Query {
             .filter(|p| !p.is_empty())
             .filter_map(|pair| {
                 let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                Some((percent_decode(k, true)?, percent_decode(v, true)?))
+                Some((percent_decode(k, true)?, percent_decode(v, true)))
             })
             .collect();
         Self(pairs)
@@ -67,14 +70,22 @@ impl Query {
 
     /// The value of the parameter named by any of `names` (its camelCase
     /// JSON name, its proto name, aliases). Every parameter of the 1.0
-    /// operations is singular: given more than once, it is InvalidParams.
+    /// operations is singular: given more than once, it is InvalidParams;
+    /// so is a value that is not UTF-8 once percent-decoded.
     pub(crate) fn get(&self, names: &[&str]) -> Result<Option<&str>, A2aError> {
         let mut found = self.0.iter().filter(|(k, _)| names.contains(&k.as_str()));
-        let first = found.next().map(|(_, v)| v.as_str());
+        let first = found.next().map(|(_, v)| v.as_deref());
         if found.next().is_some() {
             return Err(A2aError::invalid_params(names[0], "must be given once"));
         }
-        Ok(first)
+        match first {
+            Some(None) => Err(A2aError::invalid_params(
+                names[0],
+                "is not UTF-8 once percent-decoded",
+            )),
+            Some(Some(v)) => Ok(Some(v)),
+            None => Ok(None),
+        }
     }
 
     /// A string parameter (empty when absent).
@@ -163,5 +174,17 @@ mod tests {
             Query::parse(Some("status=2")).state(&["status"]).unwrap(),
             Some(TaskState::Working)
         );
+        // A value that is not UTF-8 once decoded is refused, not dropped;
+        // an unknown parameter with one, or a key that is not, is ignored.
+        let q = Query::parse(Some("pageToken=%00%ff&other=%ff&%ff=1"));
+        let e = q.string(&["pageToken"]).unwrap_err();
+        assert_eq!(
+            e.violations()[0],
+            (
+                "pageToken".to_owned(),
+                "is not UTF-8 once percent-decoded".to_owned()
+            )
+        );
+        assert_eq!(q.string(&["contextId"]).unwrap(), "");
     }
 }
