@@ -41,8 +41,8 @@
 #[cfg(test)]
 use a2a_tower_core::ExtensionRequest;
 use a2a_tower_core::{
-    A2aError, A2aRequest, A2aResponse, BoxError, ConfigError, ErrorKind, EventStream, Operation,
-    ProtocolVersion, ResponseKind, protocol, types,
+    A2aError, A2aRequest, A2aResponse, BoxError, ConfigError, ErrorKind, EventStream,
+    IdentifiedEvent, LastEventId, Operation, ProtocolVersion, ResponseKind, protocol, types,
 };
 #[cfg(feature = "tools")]
 use a2a_tower_core::{external_wait, schema};

@@ -35,6 +35,6 @@ pub mod types;
 pub use protocol::{
     A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
     Capability, ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionMethod,
-    ExtensionRequest, GrpcCall, HttpRoute, HttpVerb, InvalidVersion, Operation, OperationKind,
-    ProtocolVersion, ResponseKind,
+    ExtensionRequest, GrpcCall, HttpRoute, HttpVerb, IdentifiedEvent, InvalidVersion, LastEventId,
+    Operation, OperationKind, ProtocolVersion, ResponseKind,
 };

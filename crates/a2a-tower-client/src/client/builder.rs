@@ -32,6 +32,7 @@ use super::http::HttpService;
 use super::origin::{self, Origin};
 use super::request::Target;
 use super::response::Limits;
+use super::resume::{DEFAULT_RESUME_ATTEMPTS, DEFAULT_RESUME_BACKOFF, Resume};
 use super::service::A2aClient;
 use super::sse::DEFAULT_MAX_EVENT_BYTES;
 use super::transport::Transport;
@@ -73,6 +74,7 @@ pub struct ClientBuilder<S> {
     allowed: Vec<String>,
     transport: Option<Transport>,
     authorization: Option<HeaderValue>,
+    resume: Resume,
 }
 
 impl A2aClient<HttpClient> {
@@ -89,6 +91,10 @@ impl A2aClient<HttpClient> {
             allowed: Vec::new(),
             transport: None,
             authorization: None,
+            resume: Resume {
+                attempts: DEFAULT_RESUME_ATTEMPTS,
+                backoff: DEFAULT_RESUME_BACKOFF,
+            },
         }
     }
 }
@@ -108,6 +114,7 @@ impl<S> ClientBuilder<S> {
             allowed: self.allowed,
             transport: self.transport,
             authorization: self.authorization,
+            resume: self.resume,
         }
     }
 
@@ -159,6 +166,15 @@ impl<S> ClientBuilder<S> {
         self
     }
 
+    /// How a dropped stream is resumed (see [`resume`](super::resume)): up
+    /// to `attempts` resubscriptions per drop with `Last-Event-ID`, the first
+    /// after `backoff`, each later one after twice the wait before (default
+    /// 5 from 250 ms; 0 attempts turns resumption off).
+    pub fn stream_resume(mut self, attempts: u32, backoff: Duration) -> Self {
+        self.resume = Resume { attempts, backoff };
+        self
+    }
+
     /// Checks the configuration: an absolute `http`/`https` card URL, non-zero
     /// timeout and sizes, a well-formed allow-list.
     pub fn build(self) -> Result<Connector<S>, ConfigError> {
@@ -197,6 +213,7 @@ impl<S> ClientBuilder<S> {
                 max_response_bytes: self.max_response_bytes,
                 max_event_bytes: self.max_event_bytes,
             },
+            resume: self.resume,
         })
     }
 }
@@ -208,6 +225,7 @@ pub struct Connector<S> {
     allowed: Vec<Origin>,
     transport: Option<Transport>,
     limits: Limits,
+    resume: Resume,
 }
 
 impl<S: HttpService> Connector<S> {
@@ -259,6 +277,7 @@ impl<S: HttpService> Connector<S> {
             target,
             self.limits,
             card,
+            self.resume,
         ))
     }
 }

@@ -270,17 +270,18 @@ where
             return Err(remote_error(&v));
         }
         let not_event = "an event of the agent's stream is not a StreamResponse";
-        match transport {
+        let event = match transport {
             Transport::JsonRpc => {
                 let m: Members<'_> = from_text(&ev.data, EVENT_NOT_JSON, NOT_RPC)?;
                 from_text::<StreamResponse>(envelope(&m, None)?, EVENT_NOT_JSON, not_event)
             }
             Transport::HttpJson => from_text::<StreamResponse>(&ev.data, EVENT_NOT_JSON, not_event),
-        }
+        }?;
+        Ok((event, ev.id.and_then(crate::LastEventId::new)))
     });
     // Nothing is read after the first error.
     let mut failed = false;
-    EventStream::new(events.take_while(move |item| {
+    EventStream::from_identified(events.take_while(move |item| {
         let go = !failed;
         failed |= item.is_err();
         futures_util::future::ready(go)
