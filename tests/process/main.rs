@@ -26,3 +26,10 @@ mod crash_queue;
 mod crash_sqlite;
 #[cfg(all(feature = "engine", feature = "jsonrpc", feature = "rest"))]
 mod examples;
+#[cfg(all(
+    feature = "sqlite",
+    feature = "client",
+    feature = "jsonrpc",
+    feature = "rest"
+))]
+mod stream_resume;
