@@ -12,8 +12,8 @@
 //! own stable `A2A_HOST_ID` (default `local`). With `A2A_LOG=memory`,
 //! tasks are kept in memory only (a bounded `MemoryTaskLog`, lost on exit).
 //! `A2A_SUBSCRIBER_BUFFER` sets how many records a stream may fall behind
-//! the task before it is cut off (default 1024; see
-//! `TaskLayer::subscriber_buffer`).
+//! the task before it is cut off (default: no limit, a slow reader continues
+//! from the log; see `TaskLayer::subscriber_buffer`).
 //!
 //! Push notifications are declared and delivered: a push config (created
 //! with CreateTaskPushNotificationConfig or given with SendMessage) gets

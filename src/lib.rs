@@ -154,7 +154,8 @@ pub use a2a_tower_core::ExtensionMethod;
 pub use a2a_tower_core::{
     A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
     Capability, ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionRequest, GrpcCall,
-    HttpRoute, HttpVerb, InvalidVersion, Operation, OperationKind, ProtocolVersion, ResponseKind,
+    HttpRoute, HttpVerb, IdentifiedEvent, InvalidVersion, LastEventId, Operation, OperationKind,
+    ProtocolVersion, ResponseKind,
 };
 pub use a2a_tower_http::{Body, NotFound};
 pub use card::AgentCardLayer;

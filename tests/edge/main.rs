@@ -46,8 +46,9 @@ mod operations;
 #[cfg(all(feature = "jsonrpc", feature = "rest"))]
 mod rest;
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
-mod server;
+mod resume;
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+mod server;
 mod streaming;
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 mod v03;

@@ -10,3 +10,5 @@ mod engine;
 mod engine_admission;
 mod engine_agent;
 mod engine_concurrency;
+mod engine_resume;
+mod engine_slow_reader;

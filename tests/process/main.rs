@@ -35,3 +35,10 @@ mod retention;
     feature = "client"
 ))]
 mod telemetry;
+#[cfg(all(
+    feature = "sqlite",
+    feature = "client",
+    feature = "jsonrpc",
+    feature = "rest"
+))]
+mod stream_resume;

@@ -55,11 +55,21 @@ where
 
     /// The next event's data, or `None` when the stream has ended.
     pub(crate) async fn next(&mut self) -> Option<Value> {
+        self.next_with_id().await.map(|(_, v)| v)
+    }
+
+    /// The next event's `id:` (if it has one) and data, or `None` when the
+    /// stream has ended.
+    pub(crate) async fn next_with_id(&mut self) -> Option<(Option<String>, Value)> {
         loop {
             if let Some(end) = self.buf.find("\n\n") {
                 let event: String = self.buf.drain(..end + 2).collect();
+                let id = event
+                    .lines()
+                    .find_map(|l| l.strip_prefix("id: "))
+                    .map(str::to_owned);
                 match data(&event) {
-                    Some(v) => return Some(v),
+                    Some(v) => return Some((id, v)),
                     None => continue,
                 }
             }

@@ -41,8 +41,9 @@
 #[cfg(test)]
 use a2a_tower_core::ExtensionRequest;
 use a2a_tower_core::{
-    A2aError, A2aRequest, A2aResponse, BoxError, ConfigError, ErrorKind, EventStream, Operation,
-    OperationKind, ProtocolVersion, ResponseKind, protocol, types, v03,
+    A2aError, A2aRequest, A2aResponse, BoxError, ConfigError, ErrorKind, EventStream,
+    IdentifiedEvent, LastEventId, Operation, OperationKind, ProtocolVersion, ResponseKind,
+    protocol, types, v03,
 };
 #[cfg(feature = "tools")]
 use a2a_tower_core::{external_wait, schema};

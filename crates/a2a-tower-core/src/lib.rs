@@ -37,6 +37,6 @@ pub mod v03;
 pub use protocol::{
     A2aError, A2aRequest, A2aResponse, A2aService, ActivatedExtensions, BoxError, CallContext,
     Capability, ConfigError, ERROR_DOMAIN, ErrorKind, EventStream, ExtensionMethod,
-    ExtensionRequest, GrpcCall, HttpRoute, HttpVerb, InvalidVersion, Operation, OperationKind,
-    ProtocolVersion, ResponseKind,
+    ExtensionRequest, GrpcCall, HttpRoute, HttpVerb, IdentifiedEvent, InvalidVersion, LastEventId,
+    Operation, OperationKind, ProtocolVersion, ResponseKind,
 };

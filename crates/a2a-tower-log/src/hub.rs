@@ -144,7 +144,14 @@ impl Drop for Guard {
     }
 }
 
-/// Reads the records of the watched task after a sequence number.
+/// How many records a watch reads per page from the database: a reader far
+/// behind the task's head catches up page by page, so it holds at most about
+/// one page in memory however far behind it is.
+pub const PAGE: usize = 1024;
+
+/// Reads the records of the watched task after a sequence number: at most
+/// about [`PAGE`] of them (a whole stored entry may pass it); fewer than
+/// [`PAGE`] means the read reached the task's head.
 pub type Fetch = Arc<dyn Fn(u64) -> LogFuture<'static, Vec<Sequenced>> + Send + Sync>;
 
 struct State {
@@ -153,6 +160,8 @@ struct State {
     cursor: u64,
     buf: VecDeque<Sequenced>,
     done: bool,
+    /// The last read filled a page: read on without waiting for a wake-up.
+    more: bool,
 }
 
 /// A watch from `snapshot`, read after `sub` was registered: the records
@@ -171,7 +180,8 @@ pub async fn watch(
     } else {
         fetch(cursor).await?
     };
-    let done = snapshot.projection.is_terminal();
+    // A terminal task is done once the reads reach its head.
+    let done = snapshot.projection.is_terminal() && cursor >= snapshot.seq;
     let records = stream(sub, fetch, cursor, buf, done);
     Ok(super::Watch { snapshot, records })
 }
@@ -188,12 +198,14 @@ fn stream(
     done: bool,
 ) -> RecordStream {
     let done = done || buf.iter().any(|r| r.record.is_terminal());
+    let more = buf.len() >= PAGE;
     let state = State {
         sub,
         fetch,
         cursor: buf.last().map_or(cursor, |r| r.seq),
         buf: buf.into(),
         done,
+        more,
     };
     Box::pin(futures_util::stream::unfold(state, next))
 }
@@ -210,7 +222,8 @@ async fn next(mut s: State) -> Option<(Result<Sequenced, LogError>, State)> {
         // was read after `sub` was registered, and each read below after the
         // wake-up it answers was marked seen, so a commit after any read
         // wakes `sub` again.
-        if s.sub.rx.changed().await.is_err() {
+        // A reader behind the head reads on page by page first.
+        if !std::mem::take(&mut s.more) && s.sub.rx.changed().await.is_err() {
             s.done = true;
             return Some((Err(LogError::backend("task log closed")), s));
         }
@@ -225,6 +238,7 @@ async fn next(mut s: State) -> Option<(Result<Sequenced, LogError>, State)> {
             Ok(recs) => {
                 s.cursor = recs.last().map_or(s.cursor, |r| r.seq);
                 s.done = recs.iter().any(|r| r.record.is_terminal());
+                s.more = recs.len() >= PAGE;
                 s.buf.extend(recs);
             }
         }

@@ -32,6 +32,7 @@ use super::http::HttpService;
 use super::origin::{self, Origin};
 use super::request::Target;
 use super::response::Limits;
+use super::resume::{DEFAULT_RESUME_ATTEMPTS, DEFAULT_RESUME_BACKOFF, Resume};
 use super::service::A2aClient;
 use super::sse::DEFAULT_MAX_EVENT_BYTES;
 use super::transport::Transport;
@@ -74,6 +75,7 @@ pub struct ClientBuilder<S> {
     transport: Option<Transport>,
     version: Option<ProtocolVersion>,
     authorization: Option<HeaderValue>,
+    resume: Resume,
 }
 
 impl A2aClient<HttpClient> {
@@ -91,6 +93,10 @@ impl A2aClient<HttpClient> {
             transport: None,
             version: None,
             authorization: None,
+            resume: Resume {
+                attempts: DEFAULT_RESUME_ATTEMPTS,
+                backoff: DEFAULT_RESUME_BACKOFF,
+            },
         }
     }
 }
@@ -111,6 +117,7 @@ impl<S> ClientBuilder<S> {
             transport: self.transport,
             version: self.version,
             authorization: self.authorization,
+            resume: self.resume,
         }
     }
 
@@ -173,6 +180,15 @@ impl<S> ClientBuilder<S> {
         self
     }
 
+    /// How a dropped stream is resumed (see [`resume`](super::resume)): up
+    /// to `attempts` resubscriptions per drop with `Last-Event-ID`, the first
+    /// after `backoff`, each later one after twice the wait before (default
+    /// 5 from 250 ms; 0 attempts turns resumption off).
+    pub fn stream_resume(mut self, attempts: u32, backoff: Duration) -> Self {
+        self.resume = Resume { attempts, backoff };
+        self
+    }
+
     /// Checks the configuration: an absolute `http`/`https` card URL, non-zero
     /// timeout and sizes, a well-formed allow-list.
     pub fn build(self) -> Result<Connector<S>, ConfigError> {
@@ -212,6 +228,7 @@ impl<S> ClientBuilder<S> {
                 max_response_bytes: self.max_response_bytes,
                 max_event_bytes: self.max_event_bytes,
             },
+            resume: self.resume,
         })
     }
 }
@@ -224,6 +241,7 @@ pub struct Connector<S> {
     transport: Option<Transport>,
     version: Option<ProtocolVersion>,
     limits: Limits,
+    resume: Resume,
 }
 
 impl<S: HttpService> Connector<S> {
@@ -277,6 +295,7 @@ impl<S: HttpService> Connector<S> {
             target,
             self.limits,
             card,
+            self.resume,
         ))
     }
 }

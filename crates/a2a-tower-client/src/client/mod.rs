@@ -44,6 +44,7 @@ mod http;
 mod origin;
 mod request;
 mod response;
+mod resume;
 mod service;
 pub mod sse;
 mod transport;
@@ -55,5 +56,6 @@ pub use builder::{
 pub use card::CardResolver;
 pub use http::HttpService;
 pub use origin::Origin;
+pub use resume::{DEFAULT_RESUME_ATTEMPTS, DEFAULT_RESUME_BACKOFF};
 pub use service::{A2aClient, ResponseFuture};
 pub use transport::Transport;

@@ -122,6 +122,12 @@ pub(crate) fn encode(
     for v in req.context.headers.get_all("a2a-extensions") {
         builder = builder.header(extensions, v.clone());
     }
+    // A resumed SubscribeToTask: the last event id the caller saw.
+    if matches!(req.operation, crate::Operation::SubscribeToTask(_))
+        && let Some(id) = req.context.headers.get(crate::LastEventId::HEADER)
+    {
+        builder = builder.header(crate::LastEventId::HEADER, id.clone());
+    }
     if let Some(auth) = &target.authorization {
         builder = builder.header(header::AUTHORIZATION, auth.clone());
     }

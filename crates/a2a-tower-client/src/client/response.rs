@@ -320,17 +320,18 @@ where
         let not_event = "an event of the agent's stream is not a StreamResponse";
         let converted = v03.map(|kind| v03_answer(transport, kind, http::StatusCode::OK, &ev.data));
         let data = converted.as_deref().unwrap_or(&ev.data);
-        match transport {
+        let event = match transport {
             Transport::JsonRpc => {
                 let m: Members<'_> = from_text(data, EVENT_NOT_JSON, NOT_RPC)?;
                 from_text::<StreamResponse>(envelope(&m, None)?, EVENT_NOT_JSON, not_event)
             }
             Transport::HttpJson => from_text::<StreamResponse>(data, EVENT_NOT_JSON, not_event),
-        }
+        }?;
+        Ok((event, ev.id.and_then(crate::LastEventId::new)))
     });
     // Nothing is read after the first error.
     let mut failed = false;
-    EventStream::new(events.take_while(move |item| {
+    EventStream::from_identified(events.take_while(move |item| {
         let go = !failed;
         failed |= item.is_err();
         futures_util::future::ready(go)

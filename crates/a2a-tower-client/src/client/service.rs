@@ -46,9 +46,10 @@ use tracing::Instrument;
 use super::http::HttpService;
 use super::request::{self, Target};
 use super::response::{self, Expect, Limits, unavailable};
+use super::resume::{self, Resume};
 use super::transport::Transport;
 use crate::types::AgentCard;
-use crate::{A2aError, A2aRequest, A2aResponse};
+use crate::{A2aError, A2aRequest, A2aResponse, Operation};
 
 /// A connected A2A client; see the module docs. Built by
 /// [`Connector::connect`](super::Connector::connect). Cheap to clone.
@@ -62,16 +63,24 @@ pub struct A2aClient<S> {
     limits: Limits,
     card: Arc<AgentCard>,
     next_id: Arc<AtomicU64>,
+    resume: Resume,
 }
 
 impl<S> A2aClient<S> {
-    pub(crate) fn new(http: S, target: Target, limits: Limits, card: AgentCard) -> Self {
+    pub(crate) fn new(
+        http: S,
+        target: Target,
+        limits: Limits,
+        card: AgentCard,
+        resume: Resume,
+    ) -> Self {
         Self {
             http,
             target: Arc::new(target),
             limits,
             card: Arc::new(card),
             next_id: Arc::new(AtomicU64::new(1)),
+            resume,
         }
     }
 
@@ -104,6 +113,36 @@ impl<S: HttpService> Service<A2aRequest> for A2aClient<S> {
     }
 
     fn call(&mut self, req: A2aRequest) -> Self::Future {
+        let resumable = self.resume.attempts > 0
+            && matches!(
+                req.operation,
+                Operation::SendStreamingMessage(_) | Operation::SubscribeToTask(_)
+            );
+        if !resumable {
+            return self.call_once(req);
+        }
+        let tenant = match &req.operation {
+            Operation::SendStreamingMessage(r) => r.tenant.clone(),
+            Operation::SubscribeToTask(r) => r.tenant.clone(),
+            _ => String::new(),
+        };
+        let headers = req.context.headers.clone();
+        let (client, resume) = (self.clone(), self.resume);
+        let call = self.call_once(req);
+        Box::pin(async move {
+            match call.await? {
+                A2aResponse::Stream(events) => Ok(A2aResponse::Stream(resume::resuming(
+                    client, events, tenant, &headers, resume,
+                ))),
+                other => Ok(other),
+            }
+        })
+    }
+}
+
+impl<S: HttpService> A2aClient<S> {
+    /// One call, its stream (if any) not resumed.
+    pub(crate) fn call_once(&mut self, req: A2aRequest) -> ResponseFuture {
         let span = tracing::info_span!(
             "a2a.client",
             operation = req.operation.method(),

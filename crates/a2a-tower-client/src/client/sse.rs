@@ -39,6 +39,10 @@ pub struct SseEvent {
     pub event: Option<String>,
     /// The `data:` lines joined with `\n`.
     pub data: String,
+    /// The event's `id:` field, if it had one (the agent's resume cursor,
+    /// sent back as `Last-Event-ID`); an id holding NUL is ignored, as the
+    /// SSE specification says.
+    pub id: Option<String>,
 }
 
 /// Why a stream could not be read.
@@ -78,6 +82,7 @@ pub struct SseParser {
     started: bool,
     event: Option<String>,
     data: Option<String>,
+    id: Option<String>,
 }
 
 impl SseParser {
@@ -91,6 +96,7 @@ impl SseParser {
             started: false,
             event: None,
             data: None,
+            id: None,
         }
     }
 
@@ -133,8 +139,8 @@ impl SseParser {
         if line.is_empty() {
             self.started = false;
             self.size = 0;
-            let event = self.event.take();
-            return Ok(self.data.take().map(|data| SseEvent { event, data }));
+            let (event, id) = (self.event.take(), self.id.take());
+            return Ok(self.data.take().map(|data| SseEvent { event, data, id }));
         }
         self.size += line.len();
         let line = String::from_utf8(line).map_err(|_| SseError::NotUtf8)?;
@@ -157,7 +163,8 @@ impl SseParser {
                 None => self.data = Some(value.to_owned()),
             },
             "event" => self.event = Some(value.to_owned()),
-            // `id`, `retry` and unknown fields are ignored.
+            "id" if !value.contains('\0') => self.id = Some(value.to_owned()),
+            // `retry` and unknown fields are ignored.
             _ => {}
         }
         Ok(None)
@@ -268,7 +275,7 @@ mod tests {
     }
 
     #[test]
-    fn comments_ids_and_keep_alives_are_skipped() {
+    fn comments_and_keep_alives_are_skipped_ids_kept() {
         let evs = all(
             100,
             &[b": keep-alive\n\n: hi\nid: 7\nretry: 10\ndata:x\n\n: keep-alive\n\n"],
@@ -276,6 +283,7 @@ mod tests {
         .unwrap();
         assert_eq!(data(&evs), ["x"]);
         assert_eq!(evs[0].event, None);
+        assert_eq!(evs[0].id.as_deref(), Some("7"));
         // An event with no data is not dispatched.
         assert!(all(100, &[b"event: ping\n\n"]).unwrap().is_empty());
     }

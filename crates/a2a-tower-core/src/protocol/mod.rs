@@ -25,6 +25,7 @@
 pub mod check;
 mod config;
 mod error;
+mod event_id;
 mod extension;
 mod extension_method;
 mod operation;
@@ -37,6 +38,7 @@ pub use config::ConfigError;
 #[doc(hidden)]
 pub use error::is_a2a_error;
 pub use error::{A2aError, BoxError, ERROR_DOMAIN, ErrorKind};
+pub use event_id::LastEventId;
 pub use extension::ExtensionRequest;
 pub use extension_method::ExtensionMethod;
 #[doc(hidden)]
@@ -46,5 +48,5 @@ pub use request::{
     A2aRequest, ActivatedExtensions, CallContext, GrpcCall, InvalidVersion, Operation,
     ProtocolVersion,
 };
-pub use response::{A2aResponse, EventStream};
+pub use response::{A2aResponse, EventStream, IdentifiedEvent};
 pub use service::A2aService;

@@ -6,11 +6,11 @@ use std::task::{Context, Poll};
 
 use futures_core::Stream;
 
-use crate::A2aError;
 use crate::types::{
     AgentCard, ListTaskPushNotificationConfigsResponse, ListTasksResponse, SendMessageResponse,
     StreamResponse, Task, TaskPushNotificationConfig,
 };
+use crate::{A2aError, LastEventId};
 
 /// The answer of the core to one [`A2aRequest`](crate::A2aRequest).
 #[non_exhaustive]
@@ -52,21 +52,55 @@ impl fmt::Debug for A2aResponse {
     }
 }
 
+/// An event of a stream with its resume cursor, if the core gave one.
+pub type IdentifiedEvent = (StreamResponse, Option<LastEventId>);
+
+type Inner = Pin<Box<dyn Stream<Item = Result<IdentifiedEvent, A2aError>> + Send>>;
+
 /// A stream of events; an `Err` item ends it (nothing is read after it).
 ///
+/// As a [`Stream`] it yields the events; a core whose events can be resumed
+/// gives each its [`LastEventId`] ([`with_ids`](Self::with_ids)), which the
+/// JSON bindings send as the SSE `id:` field and
+/// [`poll_next_with_id`](Self::poll_next_with_id) reads.
+///
 /// ```
-/// use a2a_tower::EventStream;
+/// use a2a_tower::{EventStream, LastEventId};
 /// use a2a_tower::types::{Message, StreamResponse};
 /// let s = EventStream::from_iter(vec![Ok(StreamResponse::Message(Message::agent("m", "hi")))]);
 /// # let _ = s;
+/// let event = StreamResponse::Message(Message::agent("m", "hi"));
+/// let mut s = EventStream::with_ids(futures_util::stream::iter(vec![Ok((event, LastEventId::from_seq(3)))]));
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let (_, id) = s.next_with_id().await.unwrap().unwrap();
+/// assert_eq!(id, Some(LastEventId::from_seq(3)));
+/// # });
 /// ```
-pub struct EventStream(Pin<Box<dyn Stream<Item = Result<StreamResponse, A2aError>> + Send>>);
+pub struct EventStream(Inner);
 
 impl EventStream {
-    /// Wraps any stream of events.
+    /// Wraps any stream of events (without ids).
     pub fn new<S>(stream: S) -> Self
     where
         S: Stream<Item = Result<StreamResponse, A2aError>> + Send + 'static,
+    {
+        use futures_util::StreamExt as _;
+        Self(Box::pin(stream.map(|r| r.map(|e| (e, None)))))
+    }
+
+    /// Wraps a stream of events, each with its resume cursor.
+    pub fn with_ids<S>(stream: S) -> Self
+    where
+        S: Stream<Item = Result<(StreamResponse, LastEventId), A2aError>> + Send + 'static,
+    {
+        use futures_util::StreamExt as _;
+        Self(Box::pin(stream.map(|r| r.map(|(e, id)| (e, Some(id))))))
+    }
+
+    /// Wraps a stream of events, each with its resume cursor if it has one.
+    pub fn from_identified<S>(stream: S) -> Self
+    where
+        S: Stream<Item = Result<IdentifiedEvent, A2aError>> + Send + 'static,
     {
         Self(Box::pin(stream))
     }
@@ -80,6 +114,19 @@ impl EventStream {
     {
         Self::new(futures_util::stream::iter(items))
     }
+
+    /// The next event with its id (`None` when the core gave none).
+    pub fn poll_next_with_id(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<IdentifiedEvent, A2aError>>> {
+        self.0.as_mut().poll_next(cx)
+    }
+
+    /// The next event with its id (`None` when the core gave none).
+    pub async fn next_with_id(&mut self) -> Option<Result<IdentifiedEvent, A2aError>> {
+        std::future::poll_fn(|cx| self.poll_next_with_id(cx)).await
+    }
 }
 
 impl fmt::Debug for EventStream {
@@ -92,6 +139,9 @@ impl Stream for EventStream {
     type Item = Result<StreamResponse, A2aError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.0.as_mut().poll_next(cx)
+        self.0
+            .as_mut()
+            .poll_next(cx)
+            .map(|item| item.map(|r| r.map(|(event, _)| event)))
     }
 }

@@ -22,7 +22,8 @@ pub(crate) struct Shared {
     pub(crate) live: Arc<dyn LiveTaskScan>,
     pub(crate) authority: Authority,
     pub(crate) inactivity_timeout: Option<Duration>,
-    pub(crate) subscriber_buffer: usize,
+    /// The lag limit a host set explicitly; `None`: never cut a reader.
+    pub(crate) subscriber_buffer: Option<usize>,
     pub(crate) shutdown_grace: Duration,
     pub(crate) registry: Arc<Registry>,
     /// Declared input modes (card defaults and skills); empty: any.
@@ -59,8 +60,9 @@ pub(crate) type EndHook = dyn Fn(&str, &str) + Send + Sync;
 /// front of the engine (without one: ExtendedAgentCardNotConfigured).
 ///
 /// Defaults: authority [`Authority::public`] (one shared authority: for
-/// unauthenticated examples only), no inactivity timeout, a subscriber lag
-/// bound of 1024 records, a shutdown grace of 5 s.
+/// unauthenticated examples only), no inactivity timeout, no subscriber lag
+/// limit (a slow reader continues from the log at its cursor), a shutdown
+/// grace of 5 s.
 #[derive(Clone)]
 #[must_use]
 pub struct TaskLayer {
@@ -115,7 +117,7 @@ impl TaskLayer {
                 live: store.live().clone(),
                 authority: Authority::public(),
                 inactivity_timeout: None,
-                subscriber_buffer: 1024,
+                subscriber_buffer: None,
                 shutdown_grace: Duration::from_secs(5),
                 registry: Arc::new(Registry::default()),
                 input_modes,
@@ -172,15 +174,16 @@ impl TaskLayer {
         Ok(self)
     }
 
-    /// How many records a subscriber may fall behind the task's head before
-    /// it is cut off with an `Unavailable` error event (default 1024).
-    /// Subscribers read the log at their own pace, so this bounds lag, not a
-    /// queue: nothing is buffered per subscriber and nobody waits for one.
+    /// Cuts off a subscriber that falls more than `events` records behind the
+    /// task's head, with an `Unavailable` error event (by default there is no
+    /// limit). Subscribers read the log at their own pace, page by page, so
+    /// a slow one costs about a page of memory and delays nobody; this limit
+    /// is for a host that wants lagging readers gone anyway.
     pub fn subscriber_buffer(mut self, events: usize) -> Result<Self, ConfigError> {
         if events == 0 {
             return Err(ConfigError::new("subscriber buffer must be at least 1"));
         }
-        self.shared.subscriber_buffer = events;
+        self.shared.subscriber_buffer = Some(events);
         Ok(self)
     }
 

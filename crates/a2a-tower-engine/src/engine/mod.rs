@@ -27,10 +27,13 @@
 //!   and a wake-up per call; if the call is dropped, or the executor keeps
 //!   running after it closed the task, the rest goes on in a task of its
 //!   own.)
-//! - **Slow subscribers are cut off, never waited for**: each reads the log
-//!   at its own pace; one that falls more than
-//!   [`TaskLayer::subscriber_buffer`] records behind gets an `Unavailable`
-//!   error event and its stream ends (it can resubscribe).
+//! - **Slow subscribers are never waited for, nor cut off**: each is a
+//!   cursor over the log and reads it at its own pace, page by page, so a
+//!   reader far behind the task's head holds about one page of records and
+//!   delays nobody. A stream ends only when its connection closes, at the
+//!   task's terminal (or interrupted) event, or when it falls more records
+//!   behind than a limit the host set with [`TaskLayer::subscriber_buffer`]
+//!   (then with an `Unavailable` error event; it can resubscribe).
 //! - **An optional inactivity timeout** ([`TaskLayer::inactivity_timeout`])
 //!   cancels an executor that stops emitting and fails its task.
 //! - **A panicking or failing executor** ends its task FAILED with a fixed
@@ -55,6 +58,33 @@
 //!   nothing more (no second terminal), and the calls and streams waiting on
 //!   it on this host end, a blocking SendMessage answering with the task as
 //!   the log has it.
+//!
+//! # Resuming a stream
+//!
+//! Every event of a stream (SendStreamingMessage, SubscribeToTask) carries
+//! the sequence number of the log record it shows as its
+//! [`LastEventId`](crate::LastEventId): the JSON bindings send it as the SSE
+//! `id:` field (the snapshot that starts a subscription has the snapshot's
+//! number). A SubscribeToTask with a `Last-Event-ID` header (as the SSE
+//! specification defines it; an empty value is no cursor) gets exactly the
+//! events after that cursor, replayed from the log, then the live tail: no
+//! gap, no duplicate, and no snapshot first. A task that ended meanwhile
+//! replays up to its terminal event; a cursor at a terminal task's last
+//! event gets the specification's answer for a terminal task
+//! (UnsupportedOperation), as a subscription without a cursor does; a
+//! cursor this engine never sent (not a number, or beyond the task's last
+//! record) is InvalidParams. Where the log no longer holds the records after
+//! the cursor (the memory log compacts a finished task nobody watches), the
+//! stream starts from the task's snapshot instead, as without a cursor. A
+//! client that sends no header sees the 1.0 wire unchanged, which is why no
+//! card extension is declared for it.
+//!
+//! gRPC has no equivalent on the 1.0 wire: `StreamResponse` messages carry
+//! no id (there is no field for one, and a gRPC stream has no per-message
+//! metadata), so a gRPC client has no cursor to resume from. The engine
+//! reads the cursor from the call's headers, so `last-event-id` request
+//! metadata is honoured on gRPC as on HTTP, for a client that got a cursor
+//! elsewhere (the same task streamed over a JSON binding).
 //!
 //! # Push notification configs
 //!

@@ -9,7 +9,7 @@ use crate::types::{
     CancelTaskRequest, GetTaskRequest, ListTasksRequest, ListTasksResponse, SubscribeToTaskRequest,
     Task, TaskState,
 };
-use crate::{A2aError, A2aResponse, CallContext, ErrorKind};
+use crate::{A2aError, A2aResponse, CallContext, ErrorKind, LastEventId};
 
 /// How many of `len` messages a `historyLength` keeps: all when unset, the
 /// most recent `n` otherwise (a negative value was refused at dispatch).
@@ -174,6 +174,45 @@ pub(crate) async fn subscribe(
     ctx: &CallContext,
 ) -> Result<A2aResponse, A2aError> {
     let authority = shared.authority.resolve(ctx)?;
+    if let Some(after) = resume_cursor(ctx)? {
+        // A resume: exactly the events after the cursor, then the live tail
+        // (a terminal task's replay ends with its terminal event).
+        match shared.log.watch(&authority, &req.id, Some(after)).await {
+            Ok(watch) if after <= watch.snapshot.seq => {
+                record_ids(&watch.snapshot.task.id, &watch.snapshot.task.context_id);
+                if after < watch.snapshot.seq || !watch.snapshot.state().is_terminal() {
+                    return Ok(A2aResponse::Stream(event_stream(
+                        watch,
+                        Start::Resume,
+                        shared.subscriber_buffer,
+                    )));
+                }
+                // Nothing after the cursor of a terminal task: the client
+                // has seen its end; the specification's answer below.
+            }
+            Ok(_) => {
+                return Err(A2aError::new(ErrorKind::InvalidParams)
+                    .with_message("Last-Event-ID names no event of this task")
+                    .with_metadata("taskId", req.id));
+            }
+            // Records older than the log keeps (see `TaskLog::read`): the
+            // stream starts from the snapshot instead, below.
+            Err(e) if e.kind() == LogErrorKind::Compacted => {
+                let watch = shared
+                    .log
+                    .watch(&authority, &req.id, None)
+                    .await
+                    .map_err(not_found(&req.id))?;
+                record_ids(&watch.snapshot.task.id, &watch.snapshot.task.context_id);
+                return Ok(A2aResponse::Stream(event_stream(
+                    watch,
+                    Start::Snapshot,
+                    shared.subscriber_buffer,
+                )));
+            }
+            Err(e) => return Err(not_found(&req.id)(e)),
+        }
+    }
     let watch = shared
         .log
         .watch(&authority, &req.id, None)
@@ -191,6 +230,18 @@ pub(crate) async fn subscribe(
         Start::Snapshot,
         shared.subscriber_buffer,
     )))
+}
+
+/// The cursor of a resumed SubscribeToTask: its `Last-Event-ID` header, an
+/// id this engine sent (a record's sequence number).
+fn resume_cursor(ctx: &CallContext) -> Result<Option<u64>, A2aError> {
+    let Some(id) = LastEventId::from_headers(&ctx.headers) else {
+        return Ok(None);
+    };
+    id.seq().map(Some).ok_or_else(|| {
+        A2aError::new(ErrorKind::InvalidParams)
+            .with_message("Last-Event-ID is not an id of this agent")
+    })
 }
 
 /// GetExtendedAgentCard reaching a core: the card declares the capability

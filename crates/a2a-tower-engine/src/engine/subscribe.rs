@@ -1,12 +1,14 @@
 //! Fan-out: turns a task-log watch into the event stream of one subscriber.
 //!
-//! Subscribers never receive pushed events: each reads the committed log at
-//! its own pace, so the producer (the execution) only appends and never waits
-//! for anyone, and one subscriber cannot slow another or another task. The
-//! bound is on lag: a subscriber that falls more than `buffer` records behind
-//! the task's head (it stopped reading, or reads slower than the task
-//! writes) is cut off: its next read yields an `Unavailable` error event and
-//! the stream ends; it can resubscribe. Dropping a stream drops its watch.
+//! Subscribers never receive pushed events: each is a cursor over the
+//! committed log and reads it at its own pace (the logs' watches read page by
+//! page), so the producer (the execution) only appends and never waits for
+//! anyone, one subscriber cannot slow another or another task, and a reader
+//! far behind holds about a page of records. Only a lag limit the host set
+//! (`TaskLayer::subscriber_buffer`) cuts a reader: one that falls more than
+//! that many records behind the task's head gets an `Unavailable` error
+//! event and the stream ends; it can resubscribe. Dropping a stream drops
+//! its watch.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -17,7 +19,7 @@ use crate::log::{
     LogError, LogErrorKind, Projection, Record, RecordStream, Sequenced, TaskLog, Watch,
 };
 use crate::types::{StreamResponse, TaskArtifactUpdateEvent, TaskStatusUpdateEvent};
-use crate::{A2aError, ErrorKind, EventStream};
+use crate::{A2aError, ErrorKind, EventStream, LastEventId};
 
 /// How a stream starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +29,9 @@ pub(crate) enum Start {
     /// With the execution's first emission: a lone Message if it is a reply,
     /// else the Task including it (SendStreamingMessage).
     FirstEmission,
+    /// With the events after the watch's cursor (SubscribeToTask with
+    /// `Last-Event-ID`): a resumed stream.
+    Resume,
 }
 
 /// The error a subscriber is cut off with.
@@ -109,25 +114,28 @@ impl CatchUp {
     }
 }
 
-/// The event stream of one subscriber.
-pub(crate) fn event_stream(watch: Watch, start: Start, buffer: usize) -> EventStream {
+/// The event stream of one subscriber. Every event carries the sequence
+/// number of the record it shows as its [`LastEventId`]: the snapshot's
+/// for a snapshot, the record's for an update.
+pub(crate) fn event_stream(watch: Watch, start: Start, buffer: Option<usize>) -> EventStream {
     let Watch { snapshot, records } = watch;
     let mut state = Feed {
         task_id: snapshot.task.id.clone(),
         context_id: snapshot.task.context_id.clone(),
         records,
-        buffer: u64::try_from(buffer.max(1)).unwrap_or(u64::MAX),
+        buffer: buffer.map_or(u64::MAX, |b| u64::try_from(b.max(1)).unwrap_or(u64::MAX)),
         pending: None,
         projection: None,
         done: false,
     };
     match start {
         Start::Snapshot => {
-            state.pending = Some(StreamResponse::Task((*snapshot.task).clone()));
+            state.pending = Some((StreamResponse::Task((*snapshot.task).clone()), snapshot.seq));
         }
         Start::FirstEmission => state.projection = Some(snapshot.projection),
+        Start::Resume => {}
     }
-    EventStream::new(futures_util::stream::unfold(state, Feed::next))
+    EventStream::with_ids(futures_util::stream::unfold(state, Feed::next))
 }
 
 struct Feed {
@@ -135,14 +143,14 @@ struct Feed {
     context_id: String,
     records: RecordStream,
     buffer: u64,
-    /// An event to send before reading on.
-    pending: Option<StreamResponse>,
+    /// An event (and its sequence number) to send before reading on.
+    pending: Option<(StreamResponse, u64)>,
     /// Until the first emission (FirstEmission streams): the task so far.
     projection: Option<Projection>,
     done: bool,
 }
 
-type Item = Result<StreamResponse, A2aError>;
+type Item = Result<(StreamResponse, LastEventId), A2aError>;
 
 fn ends(record: &Record) -> bool {
     record
@@ -152,8 +160,8 @@ fn ends(record: &Record) -> bool {
 
 impl Feed {
     async fn next(mut self) -> Option<(Item, Self)> {
-        if let Some(ev) = self.pending.take() {
-            return Some((Ok(ev), self));
+        if let Some((ev, seq)) = self.pending.take() {
+            return Some((Ok((ev, LastEventId::from_seq(seq))), self));
         }
         loop {
             if self.done {
@@ -172,19 +180,21 @@ impl Feed {
                 return Some((Err(overflow_error()), self));
             }
             let record = &*seq.record;
+            let id = LastEventId::from_seq(seq.seq);
             self.done = ends(record);
             if let Some(p) = self.projection.as_mut() {
                 // Not started yet: the first emission decides the shape.
                 match record {
                     Record::Replied { message, .. } => {
                         self.done = true;
-                        return Some((Ok(StreamResponse::Message(message.clone())), self));
+                        let reply = StreamResponse::Message(message.clone());
+                        return Some((Ok((reply, id)), self));
                     }
                     Record::StatusChanged { .. } | Record::ArtifactChunk { .. } => {
                         p.apply(record);
                         let task = StreamResponse::Task((**p.task()).clone());
                         self.projection = None;
-                        return Some((Ok(task), self));
+                        return Some((Ok((task, id)), self));
                     }
                     _ => {
                         p.apply(record);
@@ -193,7 +203,7 @@ impl Feed {
                 }
             }
             if let Some(ev) = record_event(&self.task_id, &self.context_id, record) {
-                return Some((Ok(ev), self));
+                return Some((Ok((ev, id)), self));
             }
         }
     }

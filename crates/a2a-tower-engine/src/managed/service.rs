@@ -99,8 +99,8 @@ impl ManagedBuilder {
         self
     }
 
-    /// How far a subscriber may lag behind before its stream is cut (default
-    /// 1024 records).
+    /// How far a subscriber may lag behind before its stream is cut (default:
+    /// no limit; a slow reader continues from the log at its cursor).
     pub fn subscriber_buffer(mut self, records: usize) -> Self {
         self.subscriber_buffer = Some(records);
         self

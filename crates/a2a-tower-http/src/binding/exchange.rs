@@ -18,7 +18,6 @@ use crate::{
 use {
     crate::binding::sse::{EncodeFrame, SseBody},
     crate::{Body, BoxError},
-    futures_util::StreamExt,
     http::{HeaderMap, HeaderValue, Response, header},
     http_body_util::BodyExt,
     std::time::Duration,
@@ -224,7 +223,7 @@ pub(crate) async fn open_stream<E: EncodeFrame>(
     frames: E,
     keep_alive: Option<Duration>,
 ) -> Result<Response<Body>, A2aError> {
-    match stream.next().await {
+    match stream.next_with_id().await {
         Some(Ok(first)) => {
             let body = SseBody::new(first, stream, frames, keep_alive);
             Ok(sse_response(Body::new(body)))

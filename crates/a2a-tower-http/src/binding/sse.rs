@@ -4,7 +4,8 @@
 //!
 //! Framing (a2a-spec.md §6.4, §7.5):
 //! - one event per item: `data: <json>\n\n` (the JSON is compact, so it is a
-//!   single line);
+//!   single line), after `id: <id>\n` when the core gave the event a
+//!   [`LastEventId`](crate::LastEventId) (its resume cursor);
 //! - an `Err` item becomes `event: error\ndata: <json>\n\n` and ends the body;
 //! - the body also ends after a first event that is a `message` (§4.2: a
 //!   message stream is exactly one message), or when the stream ends;
@@ -21,12 +22,11 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::{BufMut, Bytes, BytesMut};
-use futures_core::Stream;
 use http_body::Frame;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 use crate::types::StreamResponse;
-use crate::{A2aError, EventStream};
+use crate::{A2aError, EventStream, IdentifiedEvent, LastEventId};
 
 /// The keep-alive comment.
 pub(crate) const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
@@ -74,7 +74,7 @@ impl KeepAlive {
 
 /// The SSE body; see the module docs.
 pub(crate) struct SseBody<E> {
-    first: Option<StreamResponse>,
+    first: Option<IdentifiedEvent>,
     /// `None` once the body has ended (the stream is dropped at once).
     stream: Option<EventStream>,
     encoder: E,
@@ -85,7 +85,7 @@ impl<E: EncodeFrame> SseBody<E> {
     /// A body that sends `first`, then the items of `rest`. `keep_alive` of
     /// `None` or zero disables keep-alive comments.
     pub(crate) fn new(
-        first: StreamResponse,
+        first: IdentifiedEvent,
         rest: EventStream,
         encoder: E,
         keep_alive: Option<Duration>,
@@ -102,21 +102,26 @@ impl<E: EncodeFrame> SseBody<E> {
         }
     }
 
-    fn event_frame(&mut self, event: &StreamResponse) -> Bytes {
+    fn event_frame(&mut self, event: &StreamResponse, id: Option<&LastEventId>) -> Bytes {
         match self.encoder.event(event) {
-            Ok(json) => data_frame(None, &json),
+            Ok(json) => data_frame(None, id, &json),
             Err(e) => self.error_frame(&e),
         }
     }
 
     fn error_frame(&mut self, error: &A2aError) -> Bytes {
         self.stream = None;
-        data_frame(Some("error"), &self.encoder.error(error))
+        data_frame(Some("error"), None, &self.encoder.error(error))
     }
 }
 
-fn data_frame(event: Option<&str>, json: &[u8]) -> Bytes {
-    let mut buf = BytesMut::with_capacity(json.len() + 24);
+fn data_frame(event: Option<&str>, id: Option<&LastEventId>, json: &[u8]) -> Bytes {
+    let mut buf = BytesMut::with_capacity(json.len() + 40);
+    if let Some(id) = id {
+        buf.put_slice(b"id: ");
+        buf.put_slice(id.as_str().as_bytes());
+        buf.put_u8(b'\n');
+    }
     if let Some(event) = event {
         buf.put_slice(b"event: ");
         buf.put_slice(event.as_bytes());
@@ -138,8 +143,8 @@ impl<E: EncodeFrame> http_body::Body for SseBody<E> {
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         let this = self.get_mut();
         let data = |b: Bytes| Poll::Ready(Some(Ok(Frame::data(b))));
-        if let Some(first) = this.first.take() {
-            let frame = this.event_frame(&first);
+        if let Some((first, id)) = this.first.take() {
+            let frame = this.event_frame(&first, id.as_ref());
             if matches!(first, StreamResponse::Message(_)) {
                 this.stream = None;
             }
@@ -148,10 +153,10 @@ impl<E: EncodeFrame> http_body::Body for SseBody<E> {
         let Some(stream) = this.stream.as_mut() else {
             return Poll::Ready(None);
         };
-        match Pin::new(stream).poll_next(cx) {
-            Poll::Ready(Some(Ok(event))) => {
+        match stream.poll_next_with_id(cx) {
+            Poll::Ready(Some(Ok((event, id)))) => {
                 this.keep_alive.reset();
-                data(this.event_frame(&event))
+                data(this.event_frame(&event, id.as_ref()))
             }
             Poll::Ready(Some(Err(e))) => data(this.error_frame(&e)),
             Poll::Ready(None) => {
@@ -206,7 +211,7 @@ mod tests {
             Err(A2aError::new(ErrorKind::TaskNotFound)),
             Ok(task("never")),
         ]);
-        let out = all(SseBody::new(task("a"), rest, Plain, None)).await;
+        let out = all(SseBody::new((task("a"), None), rest, Plain, None)).await;
         assert_eq!(
             out,
             "data: {\"task\":{\"id\":\"a\",\"contextId\":\"\",\"status\":{\"state\":\"TASK_STATE_UNSPECIFIED\"}}}\n\n\
@@ -216,11 +221,24 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn ids_precede_the_data() {
+        let rest = EventStream::with_ids(futures_util::stream::iter(vec![Ok((
+            task("b"),
+            LastEventId::from_seq(8),
+        ))]));
+        let first = (task("a"), Some(LastEventId::from_seq(7)));
+        let out = all(SseBody::new(first, rest, Plain, None)).await;
+        let ids: Vec<&str> = out.lines().filter(|l| l.starts_with("id: ")).collect();
+        assert_eq!(ids, ["id: 7", "id: 8"]);
+        assert!(out.starts_with("id: 7\ndata: {\"task\""), "{out}");
+    }
+
+    #[tokio::test]
     async fn message_stream_ends_after_the_message() {
         // §4.2: a message stream is exactly one message, then closes.
         let rest = EventStream::from_iter(vec![Ok(task("never"))]);
         let first = StreamResponse::Message(Message::agent("m", "hi"));
-        let out = all(SseBody::new(first, rest, Plain, None)).await;
+        let out = all(SseBody::new((first, None), rest, Plain, None)).await;
         assert_eq!(out.matches("data: ").count(), 1);
         assert!(out.starts_with("data: {\"message\""));
     }
@@ -228,7 +246,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn keep_alive_when_idle() {
         let rest = EventStream::new(futures_util::stream::pending());
-        let mut body = SseBody::new(task("a"), rest, Plain, Some(Duration::from_secs(5)));
+        let mut body = SseBody::new((task("a"), None), rest, Plain, Some(Duration::from_secs(5)));
         let first = body.frame().await.unwrap().unwrap().into_data().unwrap();
         assert!(first.starts_with(b"data: "));
         let start = Instant::now();
@@ -243,7 +261,7 @@ mod tests {
     #[test]
     fn no_runtime_no_keep_alive_no_panic() {
         let rest = EventStream::new(futures_util::stream::pending());
-        let mut body = SseBody::new(task("a"), rest, Plain, Some(Duration::from_secs(1)));
+        let mut body = SseBody::new((task("a"), None), rest, Plain, Some(Duration::from_secs(1)));
         let mut cx = Context::from_waker(std::task::Waker::noop());
         use http_body::Body as _;
         assert!(Pin::new(&mut body).poll_frame(&mut cx).is_ready());

@@ -150,7 +150,7 @@ impl TaskLog for PostgresTaskLog {
             let (a, t): (Arc<str>, Arc<str>) = (authority.into(), task_id.into());
             let fetch: Fetch = Arc::new(move |after| {
                 let (inner, a, t) = (inner.clone(), a.clone(), t.clone());
-                Box::pin(async move { inner.read(&a, &t, after).await })
+                Box::pin(async move { inner.read_page(&a, &t, after, hub::PAGE).await })
             });
             hub::watch(sub, snapshot, after, fetch).await
         })

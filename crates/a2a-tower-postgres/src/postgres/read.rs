@@ -89,6 +89,42 @@ impl Inner {
             .map(with_heads)
     }
 
+    /// At most `page` records after `after`, each with the task's head (a
+    /// watch reading page by page).
+    pub(super) async fn read_page(
+        &self,
+        authority: &str,
+        task_id: &str,
+        after: u64,
+        page: usize,
+    ) -> Result<Vec<Sequenced>, LogError> {
+        let after = i64::try_from(after).unwrap_or(i64::MAX);
+        let limit = i64::try_from(page.max(1)).unwrap_or(i64::MAX);
+        let client = self.pool.get().await.map_err(LogError::backend)?;
+        let st = client
+            .prepare_cached(&self.sql.records_page)
+            .await
+            .map_err(db)?;
+        let rows = client
+            .query(&st, &[&task_id, &after, &limit])
+            .await
+            .map_err(db)?;
+        if rows.is_empty() || rows.iter().any(|r| r.get::<_, &str>(0) != authority) {
+            return Err(not_found());
+        }
+        let head = from_i64(rows[0].get(1))?;
+        rows.iter()
+            .filter_map(|r| {
+                r.get::<_, Option<i64>>(2).map(|seq| {
+                    decode_record(seq, r.get(3)).map(|mut s| {
+                        s.head = head;
+                        s
+                    })
+                })
+            })
+            .collect()
+    }
+
     pub(super) async fn list(&self, authority: &str, q: &ListQuery) -> Result<ListPage, LogError> {
         let size = q.page_size.max(1);
         let state = q.state.map(TaskState::number);

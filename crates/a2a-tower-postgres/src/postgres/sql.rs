@@ -20,6 +20,8 @@ pub(super) struct Sql {
     /// A conditional update and its records in one statement.
     pub(super) update_once: String,
     pub(super) records: String,
+    /// A page of the records after a sequence number, with the task's head.
+    pub(super) records_page: String,
     pub(super) count: String,
     pub(super) page: String,
     pub(super) live: String,
@@ -66,6 +68,11 @@ impl Sql {
                 "SELECT t.authority, r.seq, r.record FROM {s}.tasks t \
                  LEFT JOIN {s}.records r ON r.task_id = t.task_id AND r.seq > $2 \
                  WHERE t.task_id = $1 ORDER BY r.seq"
+            ),
+            records_page: format!(
+                "SELECT t.authority, t.seq, r.seq, r.record FROM {s}.tasks t \
+                 LEFT JOIN {s}.records r ON r.task_id = t.task_id AND r.seq > $2 AND r.seq <= t.seq \
+                 WHERE t.task_id = $1 ORDER BY r.seq LIMIT $3"
             ),
             count: format!("SELECT count(*) FROM {s}.tasks WHERE {FILTER}"),
             page: format!(

@@ -221,7 +221,11 @@ impl TaskLog for SqliteTaskLog {
                     return Box::pin(std::future::ready(Ok(recent)));
                 }
                 let (a, t) = (a.clone(), t.clone());
-                Box::pin(inner.readers.run(move |c| read::records(c, &a, &t, after)))
+                Box::pin(
+                    inner
+                        .readers
+                        .run(move |c| read::records_page(c, &a, &t, after, hub::PAGE)),
+                )
             });
             hub::watch(sub, snapshot, after, fetch).await
         })

@@ -193,6 +193,47 @@ pub(crate) fn records(
     Ok(with_heads(entries(c, task_id, after, u64::MAX)?))
 }
 
+/// At most about `page` records after `after` (whole entries: the last one
+/// read may pass `page`), each with the task's head, for a watch reading
+/// page by page.
+pub(crate) fn records_page(
+    c: &Connection,
+    authority: &str,
+    task_id: &str,
+    after: u64,
+    page: usize,
+) -> Result<Vec<Sequenced>, LogError> {
+    let owner: Option<(String, i64)> = c
+        .prepare_cached("SELECT authority, seq FROM tasks WHERE task_id = ?1")
+        .and_then(|mut st| {
+            st.query_row([task_id], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()
+        })
+        .map_err(LogError::backend)?;
+    let head = match owner {
+        Some((owner, head)) if owner == authority => from_i64(head)?,
+        _ => return Err(not_found()),
+    };
+    let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    let mut st = c.prepare_cached(ENTRIES).map_err(LogError::backend)?;
+    let mut rows = st
+        .query(params![task_id, clamp(after), clamp(head)])
+        .map_err(LogError::backend)?;
+    let mut out = Vec::new();
+    while out.len() < page {
+        let Some(row) = rows.next().map_err(LogError::backend)? else {
+            break;
+        };
+        let first: i64 = row.get(0).map_err(LogError::backend)?;
+        let json: String = row.get(1).map_err(LogError::backend)?;
+        decode_entry(first, &json, after, &mut out)?;
+    }
+    for r in &mut out {
+        r.head = head;
+    }
+    Ok(out)
+}
+
 /// The statement behind [`entries`].
 const ENTRIES: &str =
     "SELECT first, records FROM entries WHERE task_id = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq";
