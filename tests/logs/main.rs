@@ -15,3 +15,5 @@ mod log_sqlite;
 mod log_upgrade;
 #[cfg(all(feature = "postgres", feature = "jsonrpc", feature = "rest"))]
 mod multihost_postgres;
+#[cfg(all(feature = "push", feature = "sqlite"))]
+mod push_secrets;

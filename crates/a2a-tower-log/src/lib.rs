@@ -166,6 +166,9 @@ mod projection;
 mod record;
 mod record_serde;
 mod recovery;
+#[cfg(feature = "seal")]
+#[cfg_attr(docsrs, doc(cfg(feature = "seal")))]
+pub mod seal;
 mod store;
 #[cfg(feature = "durable")]
 #[doc(hidden)]
@@ -200,6 +203,8 @@ pub use page::PageCursor;
 pub use projection::{Projection, ProjectionError};
 pub use record::{Record, Sequenced};
 pub use recovery::{LiveTask, LiveTaskScan, fail_live};
+#[cfg(feature = "seal")]
+pub use seal::{InvalidPushSecretKey, PushSecretKey, SealedPushSecrets};
 pub use store::{TaskBackend, TaskStore};
 #[doc(hidden)]
 pub use stream_id::task_view;
