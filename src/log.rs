@@ -37,6 +37,12 @@ pub use a2a_tower_log::{
     Sequenced, Snapshot, Stale, Swept, TaskBackend, TaskLog, TaskStore, Watch, fail_live,
     is_stream, stream_id, stream_of,
 };
+#[cfg(feature = "push")]
+#[cfg_attr(docsrs, doc(cfg(feature = "push")))]
+pub use a2a_tower_log::{
+    InvalidPushSecretKey, PushSecretKey, SealedPushSecrets,
+    seal::{self, is_sealed},
+};
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub use a2a_tower_postgres::{PostgresTaskLog, PostgresTaskLogBuilder};

@@ -16,3 +16,5 @@ mod log_upgrade;
 #[cfg(all(feature = "postgres", feature = "jsonrpc", feature = "rest"))]
 mod multihost_postgres;
 mod retention;
+#[cfg(all(feature = "push", feature = "sqlite"))]
+mod push_secrets;

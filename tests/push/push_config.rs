@@ -46,7 +46,11 @@ async fn jsonrpc_create_get_list_delete() {
     let id = created["id"].as_str().unwrap().to_owned();
     assert!(!id.is_empty());
     assert_eq!(created["taskId"], t);
-    assert_eq!(created["authentication"]["scheme"], "Bearer");
+    assert_eq!(
+        created["authentication"],
+        json!({"scheme": "Bearer"}),
+        "credentials are never answered"
+    );
     let got = rpc_ok(
         &h,
         ALICE,
@@ -141,7 +145,7 @@ async fn rest_routes() {
     )
     .await;
     assert_eq!(created["taskId"], t, "from the path");
-    assert_eq!(created["token"], "tok");
+    assert_eq!(created.get("token"), None, "secrets are never answered");
     let (_, got) = rest_ok(&h, request("GET", &format!("{base}/r"), ALICE, None)).await;
     assert_eq!(got, created);
     let (_, list) = rest_ok(
@@ -512,4 +516,44 @@ async fn a_task_keeps_at_most_sixteen_configs() {
     let mut again = create("c3".into());
     again["url"] = json!("https://example.com/other");
     rpc_ok(&h, ALICE, "CreateTaskPushNotificationConfig", again).await;
+}
+
+// An inline config on a follow-up message is bounded as Create is: a task
+// with 16 configs refuses a 17th id (InvalidParams, nothing admitted), and
+// takes a replacement of an existing one.
+#[tokio::test]
+async fn inline_configs_of_follow_ups_are_bounded_too() {
+    let h = push_server();
+    let t = waiting_task(&h, ALICE).await;
+    for n in 0..16 {
+        let create = json!({"taskId": t, "id": format!("c{n}"), "url": "https://example.com/h"});
+        rpc_ok(&h, ALICE, "CreateTaskPushNotificationConfig", create).await;
+    }
+    let follow_up = |id: &str| {
+        let mut m = message("ask");
+        m["taskId"] = json!(t);
+        json!({"message": m, "configuration": {
+            "taskPushNotificationConfig": {"id": id, "url": "https://example.com/inline"}
+        }})
+    };
+    rpc_err(
+        &h,
+        ALICE,
+        "SendMessage",
+        follow_up("c16"),
+        -32602,
+        "INVALID_PARAMS",
+    )
+    .await;
+    let list = rpc_ok(
+        &h,
+        ALICE,
+        "ListTaskPushNotificationConfigs",
+        json!({"taskId": t}),
+    )
+    .await;
+    assert_eq!(list["configs"].as_array().unwrap().len(), 16);
+    // A replacement is admitted (the follow-up then ends the task).
+    let task = rpc_ok(&h, ALICE, "SendMessage", follow_up("c3")).await;
+    assert_eq!(task["task"]["id"], t);
 }

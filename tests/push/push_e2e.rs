@@ -372,3 +372,145 @@ async fn the_guard_refuses_loopback_by_default_and_the_task_completes() {
     assert_eq!(rx.connections(), 0);
     assert!(rx.hits().is_empty());
 }
+
+// With the store sealing push secrets under a host key, the log holds them
+// sealed and the webhook still gets them in the clear; Get answers neither.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sealed_secrets_are_delivered_and_never_answered() {
+    use a2a_tower::log::{PushSecretKey, TaskLog, TaskStore, is_sealed};
+    let rx = Receiver::start().await;
+    let memory = Arc::new(MemoryTaskLog::new());
+    let store = TaskStore::from(memory.clone()).seal_push_secrets(PushSecretKey::generate());
+    let card = card().with_push_notifications(true);
+    let app = A2aServer::builder(card)
+        .task_log(store)
+        .push_notifications(loopback_sender(Duration::from_secs(10)))
+        .recovery(false)
+        .executor(Words)
+        .now_or_never()
+        .expect("builds without waiting")
+        .unwrap();
+    let h = Harness {
+        app: BoxCloneService::new(app),
+        pace: Arc::new(Semaphore::new(0)),
+        started: tokio::sync::mpsc::unbounded_channel().1,
+    };
+    let task = send(&h, inline("one", &rx.url("/sealed"))).await;
+    let id = task["id"].as_str().unwrap();
+    rx.events_until_completed().await;
+    assert_requests(&rx, "/sealed");
+    // The builder's default authority: every caller's tasks are "public".
+    let raw = memory.snapshot("public", id).await.unwrap();
+    assert!(is_sealed(&raw.projection.push_configs()[0]));
+    // A live task's config, as List answers it.
+    let waiting = waiting_task(&h).await;
+    create(&h, &waiting, "s", &rx.url("/later")).await;
+    let list = rpc_ok(
+        &h,
+        ALICE,
+        "ListTaskPushNotificationConfigs",
+        json!({"taskId": waiting}),
+    )
+    .await;
+    let config = &list["configs"][0];
+    assert_eq!(config["url"], rx.url("/later"));
+    assert_eq!(config.get("token"), None, "{config}");
+    assert_eq!(config["authentication"], json!({"scheme": "Bearer"}));
+}
+
+// No binding answers a config's secrets: Create, Get and List over gRPC
+// carry neither the token nor the credentials (JSON-RPC and REST above).
+#[cfg(feature = "grpc")]
+#[tokio::test]
+async fn grpc_answers_no_push_secret() {
+    use a2a_tower::grpc::proto;
+    use a2a_tower::grpc::proto::a2a_service_client::A2aServiceClient;
+
+    use a2a_tower::types::AgentInterface;
+    let card = card()
+        .with_push_notifications(true)
+        .with_interface(AgentInterface::grpc("localhost:50051"));
+    let app = A2aServer::builder(card)
+        .push_notifications(loopback_sender(Duration::from_secs(10)))
+        .recovery(false)
+        .executor(Words)
+        .now_or_never()
+        .expect("builds without waiting")
+        .unwrap();
+    let (listener, base) = support::loopback::listener().await;
+    support::loopback::serve(listener, app);
+    let channel = tonic::transport::Channel::from_shared(base)
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut c = A2aServiceClient::new(channel);
+    fn req<T>(msg: T) -> tonic::Request<T> {
+        let mut r = tonic::Request::new(msg);
+        r.metadata_mut()
+            .insert("a2a-version", "1.0".parse().unwrap());
+        r
+    }
+    let sent = c
+        .send_message(req(proto::SendMessageRequest {
+            message: Some(proto::Message {
+                message_id: "m-1".into(),
+                role: proto::Role::User as i32,
+                parts: vec![proto::Part {
+                    content: Some(proto::part::Content::Text("ask".into())),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        }))
+        .await
+        .unwrap()
+        .into_inner();
+    let Some(proto::send_message_response::Payload::Task(task)) = sent.payload else {
+        panic!("a task: {sent:?}")
+    };
+    let t = task.id;
+    let config = proto::TaskPushNotificationConfig {
+        task_id: t.clone(),
+        id: "g".into(),
+        url: "https://example.com/g".into(),
+        token: "tok".into(),
+        authentication: Some(proto::AuthenticationInfo {
+            scheme: "Bearer".into(),
+            credentials: "secret".into(),
+        }),
+        ..Default::default()
+    };
+    let created = c
+        .create_task_push_notification_config(req(config))
+        .await
+        .unwrap()
+        .into_inner();
+    let got = c
+        .get_task_push_notification_config(req(proto::GetTaskPushNotificationConfigRequest {
+            task_id: t.clone(),
+            id: "g".into(),
+            ..Default::default()
+        }))
+        .await
+        .unwrap()
+        .into_inner();
+    let listed = c
+        .list_task_push_notification_configs(req(proto::ListTaskPushNotificationConfigsRequest {
+            task_id: t.clone(),
+            ..Default::default()
+        }))
+        .await
+        .unwrap()
+        .into_inner();
+    for answer in [&created, &got, &listed.configs[0]] {
+        assert_eq!(answer.url, "https://example.com/g");
+        assert_eq!(answer.token, "", "{answer:?}");
+        let auth = answer.authentication.as_ref().unwrap();
+        assert_eq!(
+            (auth.scheme.as_str(), auth.credentials.as_str()),
+            ("Bearer", "")
+        );
+    }
+}

@@ -167,6 +167,9 @@ mod record;
 mod record_serde;
 mod recovery;
 mod retention;
+#[cfg(feature = "seal")]
+#[cfg_attr(docsrs, doc(cfg(feature = "seal")))]
+pub mod seal;
 mod store;
 #[cfg(feature = "durable")]
 #[doc(hidden)]
@@ -202,6 +205,8 @@ pub use projection::{Projection, ProjectionError};
 pub use record::{Record, Sequenced};
 pub use recovery::{LiveTask, LiveTaskScan, fail_live};
 pub use retention::{Retention, RetentionHandle, RetentionPolicy, STALE_MESSAGE, Stale, Swept};
+#[cfg(feature = "seal")]
+pub use seal::{InvalidPushSecretKey, PushSecretKey, SealedPushSecrets};
 pub use store::{TaskBackend, TaskStore};
 #[doc(hidden)]
 pub use stream_id::task_view;

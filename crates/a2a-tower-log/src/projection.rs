@@ -160,6 +160,13 @@ impl Projection {
         &self.push_configs
     }
 
+    /// The push-notification configs to change in place (the push-secret
+    /// sealing wrapper opens them).
+    #[cfg(feature = "seal")]
+    pub(crate) fn push_configs_mut(&mut self) -> &mut [TaskPushNotificationConfig] {
+        &mut self.push_configs
+    }
+
     /// Checks that `batch` may follow the records projected so far, without
     /// changing anything.
     pub fn check(&self, batch: &[Record]) -> Result<(), ProjectionError> {

@@ -121,6 +121,17 @@ impl TaskStore {
     pub fn observe(self, on_commit: impl Fn(&str, &Appended) + Send + Sync + 'static) -> Self {
         self.map_records(|records| Observed::new(records, on_commit))
     }
+
+    /// The store with the secrets of every push config (`token`,
+    /// `authentication.credentials`) sealed by `key` in the backend and
+    /// opened when read (see [`seal`](crate::seal)). Put it in before
+    /// anything that reads configs (the push outbox, the engine).
+    #[cfg(feature = "seal")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "seal")))]
+    #[must_use]
+    pub fn seal_push_secrets(self, key: crate::PushSecretKey) -> Self {
+        self.map_records(|records| crate::SealedPushSecrets::new(records, key))
+    }
 }
 
 #[cfg(test)]

@@ -123,6 +123,7 @@ async fn target(
     shared: &Shared,
     authority: &str,
     message: &mut crate::types::Message,
+    push: Option<&TaskPushNotificationConfig>,
 ) -> Result<Target, A2aError> {
     if message.task_id.is_empty() {
         // Time-ordered (UUIDv7): a durable log's keys and indexes then grow
@@ -151,6 +152,7 @@ async fn target(
     if !task.status.state.is_interrupted() {
         return Err(busy(&task.id));
     }
+    push_config::bounded(&snap, push)?;
     Ok(Target {
         task_id: task.id.clone(),
         context_id: task.context_id.clone(),
@@ -207,7 +209,7 @@ where
         task_id,
         context_id,
         base,
-    } = target(&shared, &authority, &mut message).await?;
+    } = target(&shared, &authority, &mut message, push.as_ref()).await?;
     record_ids(&task_id, &context_id);
     let mut records = Vec::with_capacity(4);
     if base.is_none() {

@@ -16,8 +16,15 @@
 //!   `authentication.credentials` and `token` usable as header values. An
 //!   empty `id` gets a fresh UUID (time-ordered); an existing `id` is
 //!   replaced. The stored config, `id` and `taskId` set, is the answer.
+//!   A task keeps at most 16 configs: a new one past that is InvalidParams.
 //! - **Get** answers the config, or TaskNotFound when the task has none
 //!   with that id (the spec reuses the error for configs).
+//! - **No answer carries a secret**: Create, Get and List answer each config
+//!   with its `token` and `authentication.credentials` empty (the scheme
+//!   stays), so a webhook's credentials are never read back, by the caller
+//!   that set them or by anyone else of its authority (A2A#1681). A client
+//!   that replaces a config sends its secrets again. Stored, they can be
+//!   sealed with a host key ([`TaskStore::seal_push_secrets`](crate::log::TaskStore::seal_push_secrets), feature `push`).
 //! - **List** pages through the configs in `id` order: `pageSize` 1..=100
 //!   (0 or unset: 100), an opaque `pageToken` (anything else is
 //!   InvalidParams), `nextPageToken` empty on the last page.
@@ -30,7 +37,8 @@
 //! - **SendMessage** may carry one config
 //!   (`configuration.taskPushNotificationConfig`, same rules, fields under
 //!   that prefix): it is committed with the message's admission, in the
-//!   commit that creates the task or continues it.
+//!   commit that creates the task or continues it; on a continuation the
+//!   bound of 16 holds as for Create.
 //!
 //! A config appended while an execution writes the task does not disturb
 //! it: the writer folds configs it did not write into its position and
@@ -221,6 +229,38 @@ pub(crate) fn inline_record(
     })
 }
 
+/// The bound of [`MAX_CONFIGS`] for SendMessage's inline config on a
+/// continuation of the task `snap`: a new id past the bound is
+/// InvalidParams, as Create's is.
+pub(crate) fn bounded(
+    snap: &Snapshot,
+    config: Option<&TaskPushNotificationConfig>,
+) -> Result<(), A2aError> {
+    let Some(config) = config else {
+        return Ok(());
+    };
+    let configs = snap.projection.push_configs();
+    if configs.len() >= MAX_CONFIGS && !configs.iter().any(|c| c.id == config.id) {
+        return Err(A2aError::invalid_params(
+            "configuration.taskPushNotificationConfig",
+            "the task has the most push notification configs it may have (16)",
+        ));
+    }
+    Ok(())
+}
+
+/// `config` as the operations answer it: without its secrets (`token` and
+/// `authentication.credentials` empty, the scheme kept), so that no answer
+/// carries a webhook credential back (the caller that set them has them).
+pub(crate) fn redacted(config: &TaskPushNotificationConfig) -> TaskPushNotificationConfig {
+    let mut config = config.clone();
+    config.token.clear();
+    if let Some(auth) = &mut config.authentication {
+        auth.credentials.clear();
+    }
+    config
+}
+
 fn assign_id(config: &mut TaskPushNotificationConfig) {
     if config.id.is_empty() {
         config.id = super::id_text(uuid::Uuid::now_v7());
@@ -311,7 +351,7 @@ pub(crate) async fn create(
         }))
     })
     .await?;
-    Ok(A2aResponse::PushConfig(stored))
+    Ok(A2aResponse::PushConfig(redacted(&stored)))
 }
 
 /// GetTaskPushNotificationConfig.
@@ -325,7 +365,7 @@ pub(crate) async fn get(
     active(&snap)
         .iter()
         .find(|c| c.id == req.id)
-        .map(|c| A2aResponse::PushConfig(c.clone()))
+        .map(|c| A2aResponse::PushConfig(redacted(c)))
         .ok_or_else(|| config_not_found(&req.task_id))
 }
 
@@ -362,7 +402,7 @@ pub(crate) async fn list(
     };
     Ok(A2aResponse::PushConfigs(
         ListTaskPushNotificationConfigsResponse {
-            configs: configs.into_iter().cloned().collect(),
+            configs: configs.into_iter().map(redacted).collect(),
             next_page_token,
         },
     ))

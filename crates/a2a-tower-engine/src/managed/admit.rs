@@ -203,6 +203,7 @@ pub(crate) async fn answer(
                 .with_message("The task is in a terminal state and accepts no more messages")
                 .with_metadata("taskId", task_id));
         }
+        crate::engine::push_config::bounded(&snap, config.as_ref())?;
         let waits = pending::waits_of(task.metadata.as_ref());
         let address = address(&message, &waits)?;
         let Some(wait) = waits.get(&address) else {

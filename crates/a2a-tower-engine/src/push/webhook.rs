@@ -23,6 +23,17 @@ pub(crate) const TOKEN: HeaderName = HeaderName::from_static("a2a-notification-t
 /// The token header of the Python and JS SDKs.
 pub(crate) const X_TOKEN: HeaderName = HeaderName::from_static("x-a2a-notification-token");
 
+/// A secret sealed by `log::seal` (its marker, a control character, is
+/// never part of an accepted config).
+fn sealed(config: &TaskPushNotificationConfig) -> bool {
+    const SEALED: &str = "\u{1}a2a-sealed.";
+    config.token.starts_with(SEALED)
+        || config
+            .authentication
+            .as_ref()
+            .is_some_and(|a| a.credentials.starts_with(SEALED))
+}
+
 /// A config's webhook, ready to be sent to.
 pub(crate) struct Webhook {
     pub(crate) uri: Uri,
@@ -40,6 +51,12 @@ impl Webhook {
         if origin(&uri).is_none() {
             return Err(PushError::invalid(
                 "the webhook URL is not an absolute http(s) URL without user info",
+            ));
+        }
+        if sealed(config) {
+            return Err(PushError::invalid(
+                "the config's secrets are sealed and this store opens them with no key \
+                 (a lost push secret key: TaskStore::seal_push_secrets)",
             ));
         }
         let mut headers = HeaderMap::new();

@@ -235,7 +235,24 @@ pub async fn push_config_rules(log: Arc<dyn TaskBackend>) {
         scheme: "Bearer".into(),
         credentials: "secret".into(),
     });
-    assert_eq!(create(&svc, c1.clone()).await.unwrap(), c1);
+    // Answers carry no secret (the scheme stays); the log keeps them.
+    let mut c1_answered = c1.clone();
+    c1_answered.token.clear();
+    c1_answered
+        .authentication
+        .as_mut()
+        .unwrap()
+        .credentials
+        .clear();
+    assert_eq!(create(&svc, c1.clone()).await.unwrap(), c1_answered);
+    assert_eq!(get(&svc, "alice", t, "c1").await.unwrap(), c1_answered);
+    let listed = page(&svc, "alice", t, 0, "").await.unwrap().0;
+    assert!(listed.contains(&c1_answered), "{listed:?}");
+    let stored = log
+        .snapshot(&format!("{}/alice", engines.prefix), t)
+        .await
+        .unwrap();
+    assert!(stored.projection.push_configs().contains(&c1));
     let replaced = hook("alice", t, "c1", "https://hooks.example.com/2");
     assert_eq!(create(&svc, replaced.clone()).await.unwrap(), replaced);
     assert_eq!(create(&svc, replaced.clone()).await.unwrap(), replaced);
@@ -491,10 +508,15 @@ pub async fn configs_read_back(b: Arc<dyn TaskBackend>, written: (String, String
         prefix,
         gate: watch::channel(false).0,
     };
-    let svc = engines.engine("a", b, true);
+    let svc = engines.engine("a", b.clone(), true);
     let (configs, _) = page(&svc, "alice", &task, 0, "").await.unwrap();
     assert_eq!(configs.len(), 1);
     assert_eq!(configs[0].id, "kept");
-    assert_eq!(configs[0].token, "t");
+    assert_eq!(configs[0].token, "", "answers carry no secret");
     assert_eq!(configs[0].url, "https://example.com/kept");
+    let stored = b
+        .snapshot(&format!("{}/alice", engines.prefix), &task)
+        .await
+        .unwrap();
+    assert_eq!(stored.projection.push_configs()[0].token, "t");
 }
