@@ -18,3 +18,5 @@ mod interop_python;
 mod interop_python_grpc;
 #[cfg(feature = "client")]
 mod interop_python_server;
+#[cfg(all(feature = "client", feature = "grpc"))]
+mod interop_python_server_grpc;

@@ -108,7 +108,7 @@ fn is_json(text: &str) -> bool {
 }
 
 /// A result's text as the expected answer.
-fn answer(expect: Expect, text: &str) -> Result<A2aResponse, A2aError> {
+pub(crate) fn answer(expect: Expect, text: &str) -> Result<A2aResponse, A2aError> {
     fn typed<T: DeserializeOwned>(text: &str) -> Result<T, A2aError> {
         from_text(text, NOT_JSON, NOT_ANSWER)
     }
@@ -127,6 +127,16 @@ fn answer(expect: Expect, text: &str) -> Result<A2aResponse, A2aError> {
         Expect::Stream => return Err(invalid("a streaming operation was not answered with SSE")),
         Expect::Extension => A2aResponse::Extension(typed(text)?),
     })
+}
+
+/// One event's text as a StreamResponse.
+#[cfg(feature = "grpc")]
+pub(crate) fn event(text: &str) -> Result<StreamResponse, A2aError> {
+    from_text(
+        text,
+        EVENT_NOT_JSON,
+        "an event of the agent's stream is not a StreamResponse",
+    )
 }
 
 /// A protocol error from a JSON-RPC error object or a REST error body.
@@ -246,6 +256,9 @@ where
             .as_ref()
             .and_then(A2aError::from_wire)
             .unwrap_or_else(|| status_error(status))),
+        // Answered by the gRPC transport itself, never over HTTP.
+        #[cfg(feature = "grpc")]
+        Transport::Grpc => Err(invalid(NOT_RPC)),
     }
 }
 
@@ -276,6 +289,8 @@ where
                 from_text::<StreamResponse>(envelope(&m, None)?, EVENT_NOT_JSON, not_event)
             }
             Transport::HttpJson => from_text::<StreamResponse>(&ev.data, EVENT_NOT_JSON, not_event),
+            #[cfg(feature = "grpc")]
+            Transport::Grpc => Err(invalid(NOT_RPC)),
         }
     });
     // Nothing is read after the first error.
