@@ -1,14 +1,15 @@
 //! Ask any A2A agent from a shell:
 //!
 //! ```text
-//! cargo run --example ask -- CARD_URL [--transport jsonrpc|http+json] [--stream]
+//! cargo run --example ask -- CARD_URL [--transport jsonrpc|http+json|grpc] [--stream]
 //!     [--task ID --context ID] [--message-id ID] TEXT
 //! ```
 //!
 //! `CARD_URL` is the agent card's URL; a bare origin (`http://host:port` or
 //! with a `/` path) means its `/.well-known/agent-card.json`. Every word after
 //! the options is the message text, joined by single spaces. The transport is
-//! the card's first supported interface unless `--transport` insists on one.
+//! the card's first supported interface unless `--transport` insists on one
+//! (`grpc` needs the features `client` and `grpc`).
 //!
 //! - The answer's text goes to stdout: the task's artifacts (one line per
 //!   artifact), or the direct reply message, or the status message when the
@@ -28,6 +29,8 @@
 //! cargo run --example echo &
 //! cargo run --example ask -- http://127.0.0.1:8080 hello there
 //! cargo run --example ask -- http://127.0.0.1:8080 --stream --transport http+json hello there
+//! cargo run --example grpc --features grpc &
+//! cargo run --example ask --features client,grpc -- http://127.0.0.1:8080 --transport grpc hello
 //! ```
 //!
 //! `A2A_OTEL=stdout` exports its spans through the OpenTelemetry stdout
@@ -51,7 +54,7 @@ use futures_util::StreamExt as _;
 use tower::ServiceExt as _;
 
 /// The usage text.
-const USAGE: &str = "usage: ask CARD_URL [--transport jsonrpc|http+json] [--stream] \
+const USAGE: &str = "usage: ask CARD_URL [--transport jsonrpc|http+json|grpc] [--stream] \
 [--task ID --context ID] [--message-id ID] TEXT";
 
 /// The exit status of an INPUT_REQUIRED task.
@@ -110,7 +113,13 @@ fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String> {
                 out.transport = Some(match t.to_ascii_lowercase().as_str() {
                     "jsonrpc" | "json-rpc" => Transport::JsonRpc,
                     "http+json" | "rest" => Transport::HttpJson,
-                    _ => return Err(format!("unknown transport {t:?} (jsonrpc or http+json)")),
+                    #[cfg(feature = "grpc")]
+                    "grpc" => Transport::Grpc,
+                    _ => {
+                        return Err(format!(
+                            "unknown transport {t:?} (jsonrpc, http+json or, with the grpc feature, grpc)"
+                        ));
+                    }
                 });
             }
             "--task" => out.task_id = Some(value("--task")?),
@@ -462,6 +471,11 @@ mod tests {
         assert_eq!(a.text, "hi");
         let a = ask_args(&["--transport=jsonrpc", "http://h", "x"]);
         assert_eq!(a.transport, Some(Transport::JsonRpc));
+        #[cfg(feature = "grpc")]
+        assert_eq!(
+            ask_args(&["--transport=grpc", "http://h", "x"]).transport,
+            Some(Transport::Grpc)
+        );
     }
 
     #[test]
@@ -478,7 +492,7 @@ mod tests {
         for bad in [
             &[][..],
             &["http://h"],
-            &["http://h", "--transport", "grpc", "x"],
+            &["http://h", "--transport", "pigeon", "x"],
             &["http://h", "x", "--transport"],
             &["http://h", "--task", "", "x"],
             &["http://h", "--bogus", "x"],

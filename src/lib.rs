@@ -94,7 +94,7 @@
 //! | `managed` | yes | managed tasks (`managed`): durable programs served as A2A tasks, JSON Schema checks through `jsonschema` |
 //! | `tools` | yes | remote agents as tools (`tool`): the `Tool` contract, `ToolSet` and continuations, with the client and `jsonschema` |
 //! | `push` | yes | push notifications (`push`): the outbox over the task log, `PushSender` delivering task events to webhooks (hyper-util, rustls) behind the `WebhookGuard` SSRF guard, `A2aServerBuilder::push_notifications` |
-//! | `grpc` | no | the gRPC binding (`GrpcBindingLayer`, `grpc`): the spec's `a2a.proto` through tonic, generated at build time without `protoc`; `A2aServer` serves it for a `GRPC` interface |
+//! | `grpc` | no | the gRPC binding (`GrpcBindingLayer`, `grpc`): the spec's `a2a.proto` through tonic, generated at build time without `protoc`; `A2aServer` serves it for a `GRPC` interface; with `client`, also the client's gRPC transport (`client::Transport::Grpc`) |
 //! | `serve` | yes | [`server::serve`]: an app on a Tokio TCP listener through hyper-util (HTTP/1.1 and HTTP/2, graceful shutdown) |
 //! | `mcp` | no | tools served as an MCP server (`tool::mcp::McpServer`) through the official Rust MCP SDK, `rmcp` |
 //!

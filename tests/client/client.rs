@@ -61,7 +61,7 @@ async fn backend() -> String {
 }
 
 /// A line per call that does not depend on ids: what a proxy must preserve.
-async fn transcript(c: &A2aClient<HttpClient>) -> Vec<String> {
+pub(crate) async fn transcript(c: &A2aClient<HttpClient>) -> Vec<String> {
     let mut out = Vec::new();
     let sent = call(c, Operation::SendMessage(send("hello")))
         .await
@@ -595,14 +595,14 @@ async fn malformed_streams_end_with_an_error() {
     for t in [Transport::JsonRpc, Transport::HttpJson] {
         let wrap = |v: Value| match t {
             Transport::JsonRpc => json!({"jsonrpc": "2.0", "id": 1, "result": v}).to_string(),
-            Transport::HttpJson => v.to_string(),
+            _ => v.to_string(),
         };
         let gone = A2aError::task_not_found("t");
         let error_frame = match t {
             Transport::JsonRpc => {
                 json!({"jsonrpc": "2.0", "id": 1, "error": gone.to_jsonrpc_error()})
             }
-            Transport::HttpJson => gone.to_rest_error(),
+            _ => gone.to_rest_error(),
         };
         let first = format!("data: {}\n\n", wrap(task.clone()));
         let cases = [

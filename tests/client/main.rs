@@ -23,6 +23,14 @@ mod ask;
 ))]
 mod client;
 #[cfg(all(
+    feature = "client",
+    feature = "jsonrpc",
+    feature = "rest",
+    feature = "engine",
+    feature = "grpc"
+))]
+mod client_grpc;
+#[cfg(all(
     feature = "mcp",
     feature = "engine",
     feature = "jsonrpc",

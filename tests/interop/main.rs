@@ -27,3 +27,5 @@ mod interop_v03;
     feature = "client"
 ))]
 mod interop_v03_server;
+#[cfg(all(feature = "client", feature = "grpc"))]
+mod interop_python_server_grpc;

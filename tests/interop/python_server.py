@@ -1,12 +1,15 @@
 """An A2A agent served by the official Python `a2a-sdk` server, for the Rust
 client's interop tests (tests/interop/interop_python_server.rs).
 
-Usage: python_server.py PORT   (0 picks a free port)
+Usage: python_server.py PORT [--grpc]   (0 picks a free port)
 
 Serves JSON-RPC (POST /) and HTTP+JSON (the REST routes at the root) on one
 127.0.0.1 port, with the agent card at /.well-known/agent-card.json listing
 both interfaces. Prints `listening on http://127.0.0.1:PORT` once the socket
-is bound, then serves until killed.
+is bound, then serves until killed. With `--grpc`, the SDK's gRPC handler
+(`GrpcHandler` on a `grpc.aio` server) also serves the same agent on another
+free 127.0.0.1 port, listed first on the card as a `GRPC` interface
+(`127.0.0.1:GPORT`), for tests/interop/interop_python_server_grpc.rs.
 
 The agent picks a behaviour from the first word of the message text:
 
@@ -112,12 +115,18 @@ class Agent(AgentExecutor):
         await updater.cancel()
 
 
-def card(base: str) -> AgentCard:
+def card(base: str, grpc_addr: str | None = None) -> AgentCard:
+    grpc_interfaces = (
+        [AgentInterface(url=grpc_addr, protocol_binding="GRPC", protocol_version="1.0")]
+        if grpc_addr
+        else []
+    )
     return AgentCard(
         name="Python SDK interop agent",
         description="Echo, streamed chunks, slow tasks and a question, served by a2a-sdk.",
         version="1.0.0",
         supported_interfaces=[
+            *grpc_interfaces,
             AgentInterface(url=f"{base}/", protocol_binding="JSONRPC", protocol_version="1.0"),
             AgentInterface(url=base, protocol_binding="HTTP+JSON", protocol_version="1.0"),
         ],
@@ -135,18 +144,32 @@ def card(base: str) -> AgentCard:
     )
 
 
-async def main(port: int) -> None:
+async def main(port: int, with_grpc: bool) -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     sock.listen(128)
     base = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    agent_card = card(base)
+    grpc_server = None
+    grpc_addr = None
+    if with_grpc:
+        import grpc
+
+        grpc_server = grpc.aio.server()
+        grpc_port = grpc_server.add_insecure_port("127.0.0.1:0")
+        grpc_addr = f"127.0.0.1:{grpc_port}"
+    agent_card = card(base, grpc_addr)
     handler = DefaultRequestHandler(
         agent_executor=Agent(),
         task_store=InMemoryTaskStore(),
         agent_card=agent_card,
     )
+    if grpc_server is not None:
+        from a2a.server.request_handlers.grpc_handler import GrpcHandler
+        from a2a.types import a2a_pb2_grpc
+
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), grpc_server)
+        await grpc_server.start()
     app = Starlette(
         routes=[
             *create_agent_card_routes(agent_card),
@@ -160,7 +183,7 @@ async def main(port: int) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], ["--grpc"]):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    asyncio.run(main(int(sys.argv[1])))
+    asyncio.run(main(int(sys.argv[1]), sys.argv[2:] == ["--grpc"]))

@@ -136,7 +136,8 @@ async fn an_inline_config_gets_every_event_of_the_queued_run() {
             .iter()
             .all(|h| h.headers["a2a-notification-token"] == "tok-1"),
     );
-    // A terminal task has no active configs: the engine's rule.
+    // A terminal task keeps its configs (they receive nothing more): the
+    // engine's rule, through the team too.
     let id = task["id"].as_str().unwrap();
     let list = rpc(
         &app,
@@ -144,7 +145,9 @@ async fn an_inline_config_gets_every_event_of_the_queued_run() {
         json!({"taskId": id}),
     )
     .await;
-    assert_eq!(list["result"]["configs"], json!([]), "{list}");
+    let configs = list["result"]["configs"].as_array().unwrap();
+    assert_eq!(configs.len(), 1, "{list}");
+    assert_eq!(configs[0]["token"], "tok-1", "{list}");
 }
 
 #[tokio::test]

@@ -266,8 +266,13 @@ impl<S: HttpService> Connector<S> {
                 A2aError::new(ErrorKind::UnsupportedOperation)
                     .with_message("the agent card has no supported A2A 1.0 or 0.3 interface")
             })?;
-        let url: Uri = iface
-            .url
+        #[cfg(feature = "grpc")]
+        let grpc_url = (transport == Transport::Grpc).then(|| super::grpc::channel_url(&iface.url));
+        #[cfg(not(feature = "grpc"))]
+        let grpc_url: Option<String> = None;
+        let url: Uri = grpc_url
+            .as_deref()
+            .unwrap_or(&iface.url)
             .parse()
             .map_err(|_| super::response::invalid("the agent's interface URL is not a URL"))?;
         let iface_origin = Origin::of(&url).ok_or_else(|| {
@@ -290,12 +295,22 @@ impl<S: HttpService> Connector<S> {
                 .clone()
                 .filter(|_| &iface_origin == home),
         };
-        Ok(A2aClient::new(
+        #[cfg(feature = "grpc")]
+        let channel = match transport {
+            Transport::Grpc => Some(super::grpc::channel(&iface.url)?),
+            _ => None,
+        };
+        let client = A2aClient::new(
             self.resolver.http.clone(),
             target,
             self.limits,
             card,
             self.resume,
-        ))
+        );
+        #[cfg(feature = "grpc")]
+        if let Some(channel) = channel {
+            return Ok(client.with_grpc(channel));
+        }
+        Ok(client)
     }
 }

@@ -5,9 +5,10 @@
 //!   timeouts, sizes, allowed origins) and gives a [`Connector`];
 //! - [`CardResolver`] fetches the card with limits of its own (time, size,
 //!   origin) and caches it (ETag, `Cache-Control`);
-//! - [`Transport`] picks the first JSON-RPC or HTTP+JSON interface of the
-//!   card that speaks A2A 1.0 (or the one a caller insists on); RPC
-//!   interfaces must be on the card's [`Origin`] or an allowed one;
+//! - [`Transport`] picks the first JSON-RPC or HTTP+JSON interface (with the
+//!   feature `grpc`, also GRPC: [`grpc`]) of the card that speaks A2A 1.0
+//!   (or the one a caller insists on); RPC interfaces must be on the card's
+//!   [`Origin`] or an allowed one;
 //! - [`A2aClient`] encodes each [`Operation`](crate::Operation) for that
 //!   binding (always with `A2A-Version: 1.0`), decodes answers and SSE
 //!   streams ([`sse`]) back, and returns remote protocol errors complete.
@@ -40,6 +41,8 @@
 
 mod builder;
 mod card;
+#[cfg(feature = "grpc")]
+pub mod grpc;
 mod http;
 mod origin;
 mod request;

@@ -93,6 +93,12 @@ pub(crate) fn encode(
             (Method::POST, target.url.clone(), Some(env))
         }
         Transport::HttpJson => rest(target, op, p)?,
+        // Sent by the gRPC transport itself, never as an HTTP request here.
+        #[cfg(feature = "grpc")]
+        Transport::Grpc => {
+            return Err(crate::A2aError::new(crate::ErrorKind::UnsupportedOperation)
+                .with_message("gRPC calls go through the gRPC channel"));
+        }
     };
     let body = match body {
         Some(v) => Bytes::from(serde_json::to_vec(&v).map_err(A2aError::internal)?),

@@ -110,7 +110,7 @@ fn is_json(text: &str) -> bool {
 }
 
 /// A result's text as the expected answer.
-fn answer(expect: Expect, text: &str) -> Result<A2aResponse, A2aError> {
+pub(crate) fn answer(expect: Expect, text: &str) -> Result<A2aResponse, A2aError> {
     fn typed<T: DeserializeOwned>(text: &str) -> Result<T, A2aError> {
         from_text(text, NOT_JSON, NOT_ANSWER)
     }
@@ -129,6 +129,16 @@ fn answer(expect: Expect, text: &str) -> Result<A2aResponse, A2aError> {
         Expect::Stream => return Err(invalid("a streaming operation was not answered with SSE")),
         Expect::Extension => A2aResponse::Extension(typed(text)?),
     })
+}
+
+/// One event's text as a StreamResponse.
+#[cfg(feature = "grpc")]
+pub(crate) fn event(text: &str) -> Result<StreamResponse, A2aError> {
+    from_text(
+        text,
+        EVENT_NOT_JSON,
+        "an event of the agent's stream is not a StreamResponse",
+    )
 }
 
 /// A protocol error from a JSON-RPC error object or a REST error body.
@@ -256,6 +266,9 @@ where
             .as_ref()
             .and_then(A2aError::from_wire)
             .unwrap_or_else(|| status_error(status))),
+        // Answered by the gRPC transport itself, never over HTTP.
+        #[cfg(feature = "grpc")]
+        Transport::Grpc => Err(invalid(NOT_RPC)),
     }
 }
 
@@ -326,6 +339,8 @@ where
                 from_text::<StreamResponse>(envelope(&m, None)?, EVENT_NOT_JSON, not_event)
             }
             Transport::HttpJson => from_text::<StreamResponse>(data, EVENT_NOT_JSON, not_event),
+            #[cfg(feature = "grpc")]
+            Transport::Grpc => Err(invalid(NOT_RPC)),
         }?;
         Ok((event, ev.id.and_then(crate::LastEventId::new)))
     });

@@ -64,6 +64,9 @@ pub struct A2aClient<S> {
     card: Arc<AgentCard>,
     next_id: Arc<AtomicU64>,
     resume: Resume,
+    /// The gRPC channel, when the transport is gRPC.
+    #[cfg(feature = "grpc")]
+    grpc: Option<tonic::transport::Channel>,
 }
 
 impl<S> A2aClient<S> {
@@ -81,7 +84,16 @@ impl<S> A2aClient<S> {
             card: Arc::new(card),
             next_id: Arc::new(AtomicU64::new(1)),
             resume,
+            #[cfg(feature = "grpc")]
+            grpc: None,
         }
+    }
+
+    /// Sends calls over `channel` (the gRPC transport).
+    #[cfg(feature = "grpc")]
+    pub(crate) fn with_grpc(mut self, channel: tonic::transport::Channel) -> Self {
+        self.grpc = Some(channel);
+        self
     }
 
     /// The agent card the client was connected from.
@@ -150,6 +162,21 @@ impl<S: HttpService> A2aClient<S> {
             error = tracing::field::Empty,
         );
         let operation = req.operation.method();
+        #[cfg(feature = "grpc")]
+        if let Some(channel) = self.grpc.clone() {
+            let target = self.target.clone();
+            let record = span.clone();
+            return Box::pin(
+                async move {
+                    let out = super::grpc::call(channel, &target, req).await;
+                    if let Err(e) = &out {
+                        record.record("error", e.kind().reason());
+                    }
+                    out
+                }
+                .instrument(span),
+            );
+        }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let expect = Expect::of(&req.operation);
         let encoded = request::encode(&self.target, &req, id);

@@ -16,14 +16,26 @@
 use crate::ProtocolVersion;
 use crate::types::{AgentCard, AgentInterface, BINDING_HTTP_JSON, BINDING_JSONRPC};
 
-/// A binding the client speaks.
+/// A binding the client speaks (more may come: match with a wildcard arm).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Transport {
     /// JSON-RPC 2.0 over HTTP.
     JsonRpc,
     /// HTTP+JSON (REST).
     HttpJson,
+    /// gRPC over HTTP/2 (feature `grpc`; see the `grpc` module of the client).
+    #[cfg(feature = "grpc")]
+    Grpc,
 }
+
+/// Every transport of this build, in the order `of_binding` tries them.
+const ALL: &[Transport] = &[
+    Transport::JsonRpc,
+    Transport::HttpJson,
+    #[cfg(feature = "grpc")]
+    Transport::Grpc,
+];
 
 impl Transport {
     /// The card's `protocolBinding` of this transport.
@@ -31,13 +43,15 @@ impl Transport {
         match self {
             Self::JsonRpc => BINDING_JSONRPC,
             Self::HttpJson => BINDING_HTTP_JSON,
+            #[cfg(feature = "grpc")]
+            Self::Grpc => crate::types::BINDING_GRPC,
         }
     }
 
     /// The transport of a `protocolBinding` (case-insensitive), if supported.
     pub fn of_binding(binding: &str) -> Option<Self> {
-        [Self::JsonRpc, Self::HttpJson]
-            .into_iter()
+        ALL.iter()
+            .copied()
             .find(|t| t.binding().eq_ignore_ascii_case(binding.trim()))
     }
 
@@ -50,6 +64,16 @@ impl Transport {
             let v: ProtocolVersion = i.protocol_version.parse().ok()?;
             (v == ProtocolVersion::V1_0 && only.is_none_or(|o| o == t)).then_some((t, i))
         })
+    }
+
+    /// Whether the client speaks `version` over this transport (0.3 only
+    /// over the JSON bindings).
+    fn speaks(self, version: ProtocolVersion) -> bool {
+        match self {
+            Self::JsonRpc | Self::HttpJson => true,
+            #[cfg(feature = "grpc")]
+            Self::Grpc => version == ProtocolVersion::V1_0,
+        }
     }
 
     /// The interface a client uses: with `version` given, the first in card
@@ -65,7 +89,7 @@ impl Transport {
             card.supported_interfaces.iter().find_map(|i| {
                 let t = Self::of_binding(&i.protocol_binding)?;
                 let v: ProtocolVersion = i.protocol_version.parse().ok()?;
-                (v == want && only.is_none_or(|o| o == t)).then_some((t, i, v))
+                (v == want && t.speaks(v) && only.is_none_or(|o| o == t)).then_some((t, i, v))
             })
         };
         match version {
@@ -102,6 +126,9 @@ mod tests {
         let pick_in =
             |card: &AgentCard, only| Transport::select(card, only).map(|(t, i)| (t, i.url.clone()));
         let pick = |only| pick_in(&card, only);
+        #[cfg(feature = "grpc")]
+        assert_eq!(pick(None), Some((Transport::Grpc, "grpc".into())));
+        #[cfg(not(feature = "grpc"))]
         assert_eq!(pick(None), Some((Transport::HttpJson, "rest".into())));
         assert_eq!(
             pick(Some(Transport::HttpJson)),
@@ -112,6 +139,8 @@ mod tests {
             Some((Transport::JsonRpc, "rpc".into()))
         );
         card.supported_interfaces.truncate(3);
+        #[cfg(feature = "grpc")]
+        card.supported_interfaces.remove(0);
         assert_eq!(
             pick_in(&card, None),
             None,

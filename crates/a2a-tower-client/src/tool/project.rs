@@ -107,8 +107,14 @@ fn project_task(task: Task, bound: &Bound) -> Result<Outcome, ToolError> {
             Ok(Outcome::Output(ToolOutput::new(out)))
         }
         TaskState::InputRequired => {
-            let wait = wait::announced(status_message)?;
-            let question = question(status_message)?;
+            let (wait, question) = match wait::announced(status_message)? {
+                Some(wait) => (Some(wait), question(status_message)?),
+                // Several questions at once: the first, by its address.
+                None => match wait::first_pending(task.metadata.as_ref()) {
+                    Some((wait, question)) => (Some(wait), question),
+                    None => (None, question(status_message)?),
+                },
+            };
             Ok(Outcome::InputRequired(bound.request(
                 &task.id,
                 &task.context_id,

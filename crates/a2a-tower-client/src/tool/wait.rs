@@ -118,9 +118,55 @@ pub(crate) fn announced(
     }))
 }
 
+/// Task metadata of the external-wait extension: the open questions, each
+/// `{"owner", "key", "question", "schema", ...}`, in address order.
+const PENDING_KEY: &str = "scope.pending";
+
+/// The first open question a task's metadata lists under `scope.pending`,
+/// with its question as text (a string as it is, `null` as nothing, other
+/// JSON as its text): how a tool asks one question at a time when several
+/// are open at once, so that the status message names none. `None` when the
+/// list is absent or its first entry has no valid address or schema.
+pub(crate) fn first_pending(task_metadata: Option<&Metadata>) -> Option<(ExternalWait, String)> {
+    let first = task_metadata?.get(PENDING_KEY)?.as_array()?.first()?;
+    let field = |k: &str| first.get(k).and_then(Value::as_str).map(str::to_owned);
+    let address = WaitAddress::new(field("owner")?, field("key")?);
+    let schema = first.get("schema").cloned().unwrap_or(Value::Bool(true));
+    if !address.valid() || Schema::new(schema.clone()).is_err() {
+        return None;
+    }
+    let question = match first.get("question") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    };
+    let wait = ExternalWait {
+        address,
+        schema_text: schema.to_string(),
+        schema,
+    };
+    Some((wait, question))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_pending_question_is_asked_with_its_address() {
+        let meta: Metadata = serde_json::from_value(json!({"scope.pending": [
+            {"owner": "r", "key": "approve", "question": {"text": "ok?"}, "schema": {"type": "boolean"}},
+            {"owner": "r/c", "key": "score", "question": null, "schema": true}
+        ]}))
+        .unwrap();
+        let (wait, question) = first_pending(Some(&meta)).unwrap();
+        assert_eq!(wait.address, WaitAddress::new("r", "approve"));
+        assert_eq!(wait.schema, json!({"type": "boolean"}));
+        assert_eq!(question, r#"{"text":"ok?"}"#);
+        let none: Metadata = serde_json::from_value(json!({"scope.pending": []})).unwrap();
+        assert!(first_pending(Some(&none)).is_none());
+        assert!(first_pending(None).is_none());
+    }
 
     fn message(meta: Value) -> Message {
         let mut m = Message::agent("m", "how much?");

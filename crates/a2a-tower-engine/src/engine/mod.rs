@@ -99,8 +99,9 @@
 //! info (a scheme), assigns a UUID when the id is empty and replaces a
 //! config with the same id; List pages in id order (`pageSize` up to 100,
 //! an opaque `pageToken`); Delete is idempotent; a missing config is
-//! TaskNotFound; a terminal task has no active configs (Create is refused
-//! with UnsupportedOperation); a task keeps at most 16 configs. The engine
+//! TaskNotFound; a terminal task keeps its configs and accepts new ones,
+//! which receive nothing more (no delivery cursor); a task keeps at most 16
+//! configs. The engine
 //! stores configs; delivering them is the job of the push outbox over its
 //! log (`push::outbox`, feature `push`; `A2aServerBuilder::push_notifications`).
 //!
