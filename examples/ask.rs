@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! cargo run --example ask -- CARD_URL [--transport jsonrpc|http+json] [--stream]
-//!     [--task ID --context ID] [--message-id ID] TEXT
+//!     [--task ID --context ID] [--message-id ID] [--bearer TOKEN]
+//!     [--card-key FILE] TEXT
 //! ```
 //!
 //! `CARD_URL` is the agent card's URL; a bare origin (`http://host:port` or
@@ -23,6 +24,12 @@
 //!   exits with status 1, its status message on stderr; so does any error
 //!   (a bad card URL, the transport, the protocol).
 //! - `--message-id` sets the message's id (a fresh UUID by default).
+//! - `--bearer TOKEN` sends `Authorization: Bearer TOKEN` to the card's
+//!   origin (the card fetch and the calls there), never elsewhere.
+//! - `--card-key FILE` (a public key as PEM, JWK or JWKS; a JWK with a
+//!   `kid` must be the signature's `kid`, a PEM key is taken for any)
+//!   requires the card to carry a valid signature by it: otherwise ask exits
+//!   with status 1 and a message about the signature, and sends no call.
 //!
 //! ```text
 //! cargo run --example echo &
@@ -45,7 +52,7 @@ use tower::ServiceExt as _;
 
 /// The usage text.
 const USAGE: &str = "usage: ask CARD_URL [--transport jsonrpc|http+json] [--stream] \
-[--task ID --context ID] [--message-id ID] TEXT";
+[--task ID --context ID] [--message-id ID] [--bearer TOKEN] [--card-key FILE] TEXT";
 
 /// The exit status of an INPUT_REQUIRED task.
 const INPUT_REQUIRED: u8 = 2;
@@ -62,6 +69,8 @@ struct Args {
     task_id: Option<String>,
     context_id: Option<String>,
     message_id: Option<String>,
+    bearer: Option<String>,
+    card_key: Option<String>,
     text: String,
 }
 
@@ -109,6 +118,8 @@ fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String> {
             "--task" => out.task_id = Some(value("--task")?),
             "--context" => out.context_id = Some(value("--context")?),
             "--message-id" => out.message_id = Some(value("--message-id")?),
+            "--bearer" => out.bearer = Some(value("--bearer")?),
+            "--card-key" => out.card_key = Some(value("--card-key")?),
             _ => return Err(format!("unknown option {arg:?}")),
         }
     }
@@ -373,6 +384,15 @@ async fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mut builder = A2aClient::builder(card_url(&args.card_url));
     if let Some(t) = args.transport {
         builder = builder.transport(t);
+    }
+    if let Some(token) = &args.bearer {
+        builder = builder.authorization(format!("Bearer {token}").parse()?);
+    }
+    if let Some(file) = &args.card_key {
+        let text = std::fs::read_to_string(file)?;
+        let keys = a2a_tower::signing::VerifyingKey::parse_all(&text, None)
+            .map_err(|e| format!("--card-key {file}: {e}"))?;
+        builder = builder.card_trust(a2a_tower::client::CardTrust::require(keys));
     }
     let client = builder.build()?.connect().await?;
     Ok(if args.stream {

@@ -30,6 +30,9 @@ pub mod protocol;
 #[cfg(feature = "schema")]
 #[doc(hidden)]
 pub mod schema;
+#[cfg(feature = "signing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
+pub mod signing;
 pub mod types;
 
 pub use protocol::{

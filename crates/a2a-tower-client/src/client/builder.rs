@@ -73,6 +73,8 @@ pub struct ClientBuilder<S> {
     allowed: Vec<String>,
     transport: Option<Transport>,
     authorization: Option<HeaderValue>,
+    #[cfg(feature = "signing")]
+    trust: super::CardTrust,
 }
 
 impl A2aClient<HttpClient> {
@@ -89,6 +91,8 @@ impl A2aClient<HttpClient> {
             allowed: Vec::new(),
             transport: None,
             authorization: None,
+            #[cfg(feature = "signing")]
+            trust: super::CardTrust::ignore(),
         }
     }
 }
@@ -108,6 +112,8 @@ impl<S> ClientBuilder<S> {
             allowed: self.allowed,
             transport: self.transport,
             authorization: self.authorization,
+            #[cfg(feature = "signing")]
+            trust: self.trust,
         }
     }
 
@@ -159,6 +165,16 @@ impl<S> ClientBuilder<S> {
         self
     }
 
+    /// What the card's signatures must be before any call (default
+    /// [`CardTrust::ignore`](super::CardTrust::ignore)): a card that fails
+    /// is refused when fetched, and nothing is sent on its behalf.
+    #[cfg(feature = "signing")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
+    pub fn card_trust(mut self, trust: super::CardTrust) -> Self {
+        self.trust = trust;
+        self
+    }
+
     /// Checks the configuration: an absolute `http`/`https` card URL, non-zero
     /// timeout and sizes, a well-formed allow-list.
     pub fn build(self) -> Result<Connector<S>, ConfigError> {
@@ -182,15 +198,21 @@ impl<S> ClientBuilder<S> {
         }
         let allowed = origin::parse_all(&self.allowed)?;
         let auth = self.authorization;
+        #[allow(unused_mut)]
+        let mut resolver = CardResolver::new(
+            self.http,
+            url,
+            origin,
+            self.card_timeout,
+            self.max_card_bytes,
+            auth,
+        );
+        #[cfg(feature = "signing")]
+        {
+            resolver.trust = std::sync::Arc::new(self.trust);
+        }
         Ok(Connector {
-            resolver: CardResolver::new(
-                self.http,
-                url,
-                origin,
-                self.card_timeout,
-                self.max_card_bytes,
-                auth,
-            ),
+            resolver,
             allowed,
             transport: self.transport,
             limits: Limits {

@@ -55,6 +55,8 @@ pub struct CardResolver<S> {
     pub(crate) timeout: Duration,
     pub(crate) max_bytes: usize,
     pub(crate) authorization: Option<HeaderValue>,
+    #[cfg(feature = "signing")]
+    pub(crate) trust: Arc<super::CardTrust>,
     cache: Arc<Mutex<Option<Cached>>>,
 }
 
@@ -74,6 +76,8 @@ impl<S> CardResolver<S> {
             timeout,
             max_bytes,
             authorization,
+            #[cfg(feature = "signing")]
+            trust: Arc::default(),
             cache: Arc::default(),
         }
     }
@@ -178,7 +182,11 @@ impl<S: HttpService> CardResolver<S> {
                     Err(e) => unavailable(e),
                 })?
                 .to_bytes();
-            let card: AgentCard = serde_json::from_slice(&body)
+            let card: serde_json::Value = serde_json::from_slice(&body)
+                .map_err(|e| invalid("the agent card is not a valid card").with_source(e))?;
+            #[cfg(feature = "signing")]
+            self.trust.check(&card)?;
+            let card: AgentCard = serde_json::from_value(card)
                 .map_err(|e| invalid("the agent card is not a valid card").with_source(e))?;
             return Ok(Fetched::Card(Box::new(card), new_etag, age));
         }

@@ -47,6 +47,8 @@ mod response;
 mod service;
 pub mod sse;
 mod transport;
+#[cfg(feature = "signing")]
+mod trust;
 
 pub use builder::{
     ClientBuilder, Connector, DEFAULT_CARD_TIMEOUT, DEFAULT_MAX_CARD_BYTES,
@@ -57,3 +59,6 @@ pub use http::HttpService;
 pub use origin::Origin;
 pub use service::{A2aClient, ResponseFuture};
 pub use transport::Transport;
+#[cfg(feature = "signing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
+pub use trust::CardTrust;
