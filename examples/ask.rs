@@ -25,7 +25,9 @@
 //!   (a bad card URL, the transport, the protocol).
 //! - `--message-id` sets the message's id (a fresh UUID by default).
 //! - `--bearer TOKEN` sends `Authorization: Bearer TOKEN` to the card's
-//!   origin (the card fetch and the calls there), never elsewhere.
+//!   origin (the card fetch and the calls there), never elsewhere. A 401 or
+//!   403 from the agent exits with status 1, naming the scheme its
+//!   `WWW-Authenticate` asks for and the card's security schemes.
 //! - `--card-key FILE` (a public key as PEM, JWK or JWKS; a JWK with a
 //!   `kid` must be the signature's `kid`, a PEM key is taken for any)
 //!   requires the card to carry a valid signature by it: otherwise ask exits
@@ -46,7 +48,7 @@ use a2a_tower::types::{
     GetTaskRequest, Message, Part, PartContent, SendMessageRequest, SendMessageResponse,
     StreamResponse, Task, TaskState, TaskStatus,
 };
-use a2a_tower::{A2aRequest, A2aResponse, Operation};
+use a2a_tower::{A2aRequest, A2aResponse, ErrorKind, Operation};
 use futures_util::StreamExt as _;
 use tower::ServiceExt as _;
 
@@ -395,11 +397,47 @@ async fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         builder = builder.card_trust(a2a_tower::client::CardTrust::require(keys));
     }
     let client = builder.build()?.connect().await?;
-    Ok(if args.stream {
-        ask_streaming(&client, &args).await?
+    let answer = if args.stream {
+        ask_streaming(&client, &args).await
     } else {
-        ask(&client, &args).await?
+        ask(&client, &args).await
+    };
+    answer.map_err(|e| match e.kind() {
+        ErrorKind::Unauthenticated | ErrorKind::PermissionDenied => {
+            let challenge = e
+                .metadata()
+                .get("wwwAuthenticate")
+                .map(|c| format!("; WWW-Authenticate: {c}"))
+                .unwrap_or_default();
+            format!("{e}{challenge}{}", declared_schemes(client.card())).into()
+        }
+        _ => e.into(),
     })
+}
+
+/// What the card says a caller needs: its security schemes, by name and
+/// kind (empty when it declares none).
+fn declared_schemes(card: &a2a_tower::types::AgentCard) -> String {
+    use a2a_tower::types::SecurityScheme;
+    let schemes: Vec<String> = card
+        .security_schemes
+        .iter()
+        .map(|(name, s)| {
+            let kind = match s {
+                SecurityScheme::HttpAuth(h) => format!("HTTP {}", h.scheme),
+                SecurityScheme::ApiKey(_) => "API key".into(),
+                SecurityScheme::OAuth2(_) => "OAuth2".into(),
+                SecurityScheme::OpenIdConnect(_) => "OpenID Connect".into(),
+                SecurityScheme::Mtls(_) => "mutual TLS".into(),
+            };
+            format!("{name} ({kind})")
+        })
+        .collect();
+    if schemes.is_empty() {
+        String::new()
+    } else {
+        format!("; the card's security schemes: {}", schemes.join(", "))
+    }
 }
 
 #[tokio::main]

@@ -168,6 +168,16 @@ impl<S: HttpService> CardResolver<S> {
             if status == StatusCode::NOT_MODIFIED {
                 return Ok(Fetched::NotModified(age));
             }
+            if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+                let challenge = res
+                    .headers()
+                    .get_all(header::WWW_AUTHENTICATE)
+                    .iter()
+                    .filter_map(|v| v.to_str().ok())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(super::response::refused(status, &challenge));
+            }
             if !status.is_success() {
                 return Err(A2aError::new(ErrorKind::Unavailable)
                     .with_message("the agent card fetch failed")

@@ -119,7 +119,10 @@ pub(crate) fn number(f: f64) -> String {
     let tail = &exact_digits[k..];
     if tail.starts_with('5') && tail[1..].bytes().all(|b| b == b'0') {
         let lower = &exact_digits[..k];
-        let even = lower.bytes().last().is_some_and(|b| (b - b'0').is_multiple_of(2));
+        let even = lower
+            .bytes()
+            .last()
+            .is_some_and(|b| (b - b'0').is_multiple_of(2));
         let lower_exp: i32 = exact_e.parse().expect("an integer exponent");
         let text = format!("{}.{}e{lower_exp}", &lower[..1], &lower[1..]);
         if even && text.parse::<f64>() == Ok(f) {
