@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! cargo run --example ask -- CARD_URL [--transport jsonrpc|http+json|grpc] [--stream]
-//!     [--task ID --context ID] [--message-id ID] TEXT
+//!     [--task ID --context ID] [--message-id ID] [--bearer TOKEN]
+//!     [--card-key FILE] TEXT
 //! ```
 //!
 //! `CARD_URL` is the agent card's URL; a bare origin (`http://host:port` or
@@ -24,6 +25,14 @@
 //!   exits with status 1, its status message on stderr; so does any error
 //!   (a bad card URL, the transport, the protocol).
 //! - `--message-id` sets the message's id (a fresh UUID by default).
+//! - `--bearer TOKEN` sends `Authorization: Bearer TOKEN` to the card's
+//!   origin (the card fetch and the calls there), never elsewhere. A 401 or
+//!   403 from the agent exits with status 1, naming the scheme its
+//!   `WWW-Authenticate` asks for and the card's security schemes.
+//! - `--card-key FILE` (a public key as PEM, JWK or JWKS; a JWK with a
+//!   `kid` must be the signature's `kid`, a PEM key is taken for any)
+//!   requires the card to carry a valid signature by it: otherwise ask exits
+//!   with status 1 and a message about the signature, and sends no call.
 //!
 //! ```text
 //! cargo run --example echo &
@@ -49,13 +58,13 @@ use a2a_tower::types::{
     GetTaskRequest, Message, Part, PartContent, SendMessageRequest, SendMessageResponse,
     StreamResponse, Task, TaskState, TaskStatus,
 };
-use a2a_tower::{A2aRequest, A2aResponse, Operation};
+use a2a_tower::{A2aRequest, A2aResponse, ErrorKind, Operation};
 use futures_util::StreamExt as _;
 use tower::ServiceExt as _;
 
 /// The usage text.
 const USAGE: &str = "usage: ask CARD_URL [--transport jsonrpc|http+json|grpc] [--stream] \
-[--task ID --context ID] [--message-id ID] TEXT";
+[--task ID --context ID] [--message-id ID] [--bearer TOKEN] [--card-key FILE] TEXT";
 
 /// The exit status of an INPUT_REQUIRED task.
 const INPUT_REQUIRED: u8 = 2;
@@ -72,6 +81,8 @@ struct Args {
     task_id: Option<String>,
     context_id: Option<String>,
     message_id: Option<String>,
+    bearer: Option<String>,
+    card_key: Option<String>,
     text: String,
 }
 
@@ -125,6 +136,8 @@ fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String> {
             "--task" => out.task_id = Some(value("--task")?),
             "--context" => out.context_id = Some(value("--context")?),
             "--message-id" => out.message_id = Some(value("--message-id")?),
+            "--bearer" => out.bearer = Some(value("--bearer")?),
+            "--card-key" => out.card_key = Some(value("--card-key")?),
             _ => return Err(format!("unknown option {arg:?}")),
         }
     }
@@ -390,12 +403,57 @@ async fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     if let Some(t) = args.transport {
         builder = builder.transport(t);
     }
+    if let Some(token) = &args.bearer {
+        builder = builder.authorization(format!("Bearer {token}").parse()?);
+    }
+    if let Some(file) = &args.card_key {
+        let text = std::fs::read_to_string(file)?;
+        let keys = a2a_tower::signing::VerifyingKey::parse_all(&text, None)
+            .map_err(|e| format!("--card-key {file}: {e}"))?;
+        builder = builder.card_trust(a2a_tower::client::CardTrust::require(keys));
+    }
     let client = builder.build()?.connect().await?;
-    Ok(if args.stream {
-        ask_streaming(&client, &args).await?
+    let answer = if args.stream {
+        ask_streaming(&client, &args).await
     } else {
-        ask(&client, &args).await?
+        ask(&client, &args).await
+    };
+    answer.map_err(|e| match e.kind() {
+        ErrorKind::Unauthenticated | ErrorKind::PermissionDenied => {
+            let challenge = e
+                .metadata()
+                .get("wwwAuthenticate")
+                .map(|c| format!("; WWW-Authenticate: {c}"))
+                .unwrap_or_default();
+            format!("{e}{challenge}{}", declared_schemes(client.card())).into()
+        }
+        _ => e.into(),
     })
+}
+
+/// What the card says a caller needs: its security schemes, by name and
+/// kind (empty when it declares none).
+fn declared_schemes(card: &a2a_tower::types::AgentCard) -> String {
+    use a2a_tower::types::SecurityScheme;
+    let schemes: Vec<String> = card
+        .security_schemes
+        .iter()
+        .map(|(name, s)| {
+            let kind = match s {
+                SecurityScheme::HttpAuth(h) => format!("HTTP {}", h.scheme),
+                SecurityScheme::ApiKey(_) => "API key".into(),
+                SecurityScheme::OAuth2(_) => "OAuth2".into(),
+                SecurityScheme::OpenIdConnect(_) => "OpenID Connect".into(),
+                SecurityScheme::Mtls(_) => "mutual TLS".into(),
+            };
+            format!("{name} ({kind})")
+        })
+        .collect();
+    if schemes.is_empty() {
+        String::new()
+    } else {
+        format!("; the card's security schemes: {}", schemes.join(", "))
+    }
 }
 
 #[tokio::main]

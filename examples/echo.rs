@@ -31,6 +31,12 @@
 //! `A2A_RETENTION_SECS=N` deletes terminal tasks older than N seconds in
 //! the background (`RetentionPolicy`).
 //!
+//! With `A2A_CARD_KEY` naming a private key file (PEM PKCS#8: EC P-256, RSA
+//! or Ed25519; or a private JWK), the served card is signed with it
+//! (a2a-spec.md §8.4), its `kid` the file name without its extension. With
+//! `A2A_PUSH_SECRET_KEY` (32 bytes, base64), push configs' tokens and
+//! credentials are stored sealed with it (`TaskStore::seal_push_secrets`).
+//!
 //! A text [`Agent`] that streams its input back word by word: each artifact
 //! chunk is one word with the whitespace after it, so the chunks concatenate
 //! to the input exactly. A text that starts with `sleep N` first stays WORKING
@@ -120,12 +126,14 @@ pub(crate) fn app_with(
 > {
     let core = tasks.layer(AgentExecutor::service(Echo));
     let rest = RestLayer::new(card)?.layer(core.clone());
+    let mut card_layer =
+        AgentCardLayer::with_capabilities(card, StackCapabilities::new().push_notifications(true))?;
+    if let Some(key) = card_key()? {
+        card_layer = card_layer.signed(&key)?;
+    }
     Ok(ServiceBuilder::new()
         .option_layer(common::v03_layer(card)?)
-        .layer(AgentCardLayer::with_capabilities(
-            card,
-            StackCapabilities::new().push_notifications(true),
-        )?)
+        .layer(card_layer)
         .layer(BodyLimitLayer::new(card)?)
         .layer(VersionLayer::new(card)?)
         .layer(ExtensionsLayer::new(card)?)
@@ -133,11 +141,27 @@ pub(crate) fn app_with(
         .service(core))
 }
 
+/// The card's signing key from the file `A2A_CARD_KEY` names, if set; its
+/// `kid` is the file name without its extension.
+fn card_key() -> Result<Option<a2a_tower::signing::SigningKey>, BoxError> {
+    let Some(path) = std::env::var_os("A2A_CARD_KEY").filter(|p| !p.is_empty()) else {
+        return Ok(None);
+    };
+    let path = std::path::PathBuf::from(path);
+    let kid = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("card")
+        .to_owned();
+    let text = std::fs::read_to_string(&path)?;
+    Ok(Some(a2a_tower::signing::SigningKey::from_text(&text, kid)?))
+}
+
 /// The configured task log: in memory if `A2A_LOG` is `memory`, PostgreSQL
 /// if `A2A_POSTGRES_URL` is set, else SQLite under `A2A_DATA_DIR`.
 async fn log() -> Result<TaskStore, BoxError> {
     let memory = std::env::var("A2A_LOG").is_ok_and(|l| l == "memory");
-    Ok(match std::env::var("A2A_POSTGRES_URL") {
+    let store = match std::env::var("A2A_POSTGRES_URL") {
         _ if memory => {
             let log = MemoryTaskLog::new();
             telemetry::retention(&log);
@@ -152,6 +176,12 @@ async fn log() -> Result<TaskStore, BoxError> {
             telemetry::retention(&log);
             TaskStore::from(log)
         }
+    };
+    Ok(match std::env::var("A2A_PUSH_SECRET_KEY") {
+        Ok(key) if !key.is_empty() => {
+            store.seal_push_secrets(a2a_tower::log::PushSecretKey::from_base64(&key)?)
+        }
+        _ => store,
     })
 }
 

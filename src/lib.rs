@@ -96,6 +96,7 @@
 //! | `push` | yes | push notifications (`push`): the outbox over the task log, `PushSender` delivering task events to webhooks (hyper-util, rustls) behind the `WebhookGuard` SSRF guard, `A2aServerBuilder::push_notifications` |
 //! | `grpc` | no | the gRPC binding (`GrpcBindingLayer`, `grpc`): the spec's `a2a.proto` through tonic, generated at build time without `protoc`; `A2aServer` serves it for a `GRPC` interface; with `client`, also the client's gRPC transport (`client::Transport::Grpc`) |
 //! | `serve` | yes | [`server::serve`]: an app on a Tokio TCP listener through hyper-util (HTTP/1.1 and HTTP/2, graceful shutdown) |
+//! | `signing` | yes | agent card signatures (`signing`): JWS (ES256, RS256, EdDSA on `ring`) over the RFC 8785 form of the card; `A2aServerBuilder::sign_card`, and the client's `CardTrust` |
 //! | `mcp` | no | tools served as an MCP server (`tool::mcp::McpServer`) through the official Rust MCP SDK, `rmcp` |
 //!
 //! With `jsonrpc` and `rest`, [`server`] has the bindings router; with
@@ -119,6 +120,9 @@ pub mod server;
 #[cfg_attr(docsrs, doc(cfg(feature = "tools")))]
 pub use a2a_tower_client::tool;
 pub use a2a_tower_core::telemetry;
+#[cfg(feature = "signing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
+pub use a2a_tower_core::signing;
 pub use a2a_tower_core::types;
 pub use a2a_tower_http::v03;
 pub use a2a_tower_http::version;

@@ -1,5 +1,7 @@
 //! [`A2aServer`]: one-call assembly of the whole A2A surface.
 
+#[cfg(feature = "signing")]
+use std::sync::Arc;
 use std::time::Duration;
 
 use tower_layer::{Identity, Layer, Stack};
@@ -47,6 +49,8 @@ impl A2aServer {
             recovery: true,
             #[cfg(feature = "push")]
             push: None,
+            #[cfg(feature = "signing")]
+            card_key: None,
         }
     }
 }
@@ -114,6 +118,9 @@ pub struct A2aServerBuilder<AL = Identity, HL = Identity> {
     /// may then serve a card declaring `pushNotifications`.
     #[cfg(feature = "push")]
     pub(super) push: Option<crate::push::PushSender>,
+    /// The key the served card is signed with, once, when built.
+    #[cfg(feature = "signing")]
+    pub(super) card_key: Option<Arc<crate::signing::SigningKey>>,
 }
 
 impl<AL, HL> std::fmt::Debug for A2aServerBuilder<AL, HL> {
@@ -164,6 +171,8 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
             recovery: self.recovery,
             #[cfg(feature = "push")]
             push: self.push,
+            #[cfg(feature = "signing")]
+            card_key: self.card_key,
         }
     }
 
@@ -240,6 +249,16 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
     /// SSE keep-alive interval of both bindings (default 15 s).
     pub fn keep_alive(mut self, interval: Duration) -> Self {
         self.keep_alive = Some(interval);
+        self
+    }
+
+    /// Serves the card signed by `key` (a2a-spec.md §8.4): signed once when
+    /// the stack is built, so its bytes and `ETag` are stable
+    /// ([`AgentCardLayer::signed`](crate::AgentCardLayer::signed)).
+    #[cfg(feature = "signing")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
+    pub fn sign_card(mut self, key: crate::signing::SigningKey) -> Self {
+        self.card_key = Some(Arc::new(key));
         self
     }
 

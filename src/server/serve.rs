@@ -253,6 +253,10 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         if let Some(age) = self.card_max_age {
             card_layer = card_layer.max_age(age);
         }
+        #[cfg(feature = "signing")]
+        if let Some(key) = &self.card_key {
+            card_layer = card_layer.signed(key)?;
+        }
         let mut bindings = BindingsLayer::new(card)?;
         #[cfg(feature = "grpc")]
         {

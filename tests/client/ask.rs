@@ -175,3 +175,112 @@ fn a_bad_command_line_exits_1_with_the_usage() {
     assert_eq!(r.code, 1, "{r:?}");
     assert!(r.stderr.contains("usage: ask CARD_URL"), "{r:?}");
 }
+
+/// A fresh P-256 key: its PKCS#8 private PEM and its SPKI public PEM.
+fn p256_pems() -> (String, String) {
+    use base64::Engine as _;
+    use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair as _};
+    let rng = ring::rand::SystemRandom::new();
+    let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).unwrap();
+    let pair =
+        EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref(), &rng).unwrap();
+    // SubjectPublicKeyInfo of an uncompressed P-256 point.
+    let mut spki = vec![
+        0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08,
+        0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
+    ];
+    spki.extend_from_slice(pair.public_key().as_ref());
+    let pem = |label: &str, der: &[u8]| {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(der);
+        let lines: Vec<&str> = b64
+            .as_bytes()
+            .chunks(64)
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect();
+        format!(
+            "-----BEGIN {label}-----\n{}\n-----END {label}-----\n",
+            lines.join("\n")
+        )
+    };
+    (pem("PRIVATE KEY", pkcs8.as_ref()), pem("PUBLIC KEY", &spki))
+}
+
+/// How many tasks the agent at `base` has.
+fn task_count(base: &str) -> usize {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let list = rt.block_on(support::http::rpc(
+        &support::http::client(),
+        base,
+        "ListTasks",
+        serde_json::json!({}),
+    ));
+    list["tasks"].as_array().map_or(0, Vec::len)
+}
+
+// The echo example signs its card with the key `A2A_CARD_KEY` names (`kid`
+// the file stem); `ask --card-key` takes the card signed by that key, and
+// refuses one it cannot verify (exit 1, `signature` in the message) before
+// sending anything.
+#[test]
+fn a_signed_card_is_verified_and_a_wrong_key_refuses_it_before_any_call() {
+    let dir = std::env::temp_dir().join(format!("a2a-card-key-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (private, public) = p256_pems();
+    let (_, other) = p256_pems();
+    let key_file = dir.join("echo-key.pem");
+    std::fs::write(&key_file, private).unwrap();
+    std::fs::write(dir.join("echo-key.pub.pem"), public).unwrap();
+    let srv = Server::start_with(
+        "echo",
+        &[
+            ("A2A_CARD_KEY", key_file.to_str().unwrap()),
+            ("A2A_LOG", "memory"),
+        ],
+    );
+    // The card carries an ES256 signature with kid `echo-key`.
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let url = format!("{}/.well-known/agent-card.json", srv.base);
+    let get = || {
+        rt.block_on(support::http::fetch(
+            &support::http::client(),
+            support::http::request("GET", &url, None),
+        ))
+    };
+    let (a, b) = (get(), get());
+    assert_eq!(a.body, b.body, "signed once: the same bytes");
+    assert_eq!(a.headers["etag"], b.headers["etag"]);
+    let card: serde_json::Value = serde_json::from_slice(&a.body).unwrap();
+    let header = a2a_tower::signing::ProtectedHeader::of(
+        &serde_json::from_value(card["signatures"][0].clone()).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(header.alg, a2a_tower::signing::Algorithm::Es256);
+    assert_eq!(header.kid.as_deref(), Some("echo-key"));
+
+    let public = dir.join("echo-key.pub.pem");
+    let ok = ask(&[
+        &srv.base,
+        "--card-key",
+        public.to_str().unwrap(),
+        "signed",
+        "hello",
+    ]);
+    assert_eq!(ok.code, 0, "{ok:?}");
+    assert_eq!(ok.stdout.trim(), "signed hello");
+    assert_eq!(task_count(&srv.base), 1);
+
+    // Another key under the same kid: the signature does not verify.
+    let other_public = dir.join("other").join("echo-key.pem");
+    std::fs::create_dir_all(other_public.parent().unwrap()).unwrap();
+    std::fs::write(&other_public, other).unwrap();
+    let refused = ask(&[
+        &srv.base,
+        "--card-key",
+        other_public.to_str().unwrap(),
+        "nope",
+    ]);
+    assert_eq!(refused.code, 1, "{refused:?}");
+    assert!(refused.stderr.contains("signature"), "{refused:?}");
+    assert_eq!(task_count(&srv.base), 1, "no call was sent");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -15,6 +15,8 @@ mod support;
     feature = "managed"
 ))]
 mod ask;
+#[cfg(all(feature = "client", feature = "engine"))]
+mod auth_errors;
 #[cfg(all(
     feature = "client",
     feature = "jsonrpc",

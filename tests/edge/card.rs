@@ -316,3 +316,51 @@ async fn agent_card_is_served_at_the_well_known_path() {
     assert_eq!(v["supportedInterfaces"][0]["protocolVersion"], "1.0");
     assert_eq!(v["supportedInterfaces"][1]["protocolBinding"], "HTTP+JSON");
 }
+
+// a2a-spec.md §8.4: `A2aServerBuilder::sign_card` serves the card signed
+// once when built: the same bytes and ETag on every request, a signature
+// that verifies with the key's public half and fails once the card changes.
+#[cfg(all(
+    feature = "jsonrpc",
+    feature = "rest",
+    feature = "engine",
+    feature = "signing"
+))]
+#[tokio::test]
+async fn the_builder_signs_the_card_once() {
+    use a2a_tower::server::A2aServer;
+    use a2a_tower::signing::{SigningKey, verify_card};
+    use futures_util::FutureExt as _;
+
+    let jwk = r#"{"kty":"OKP","crv":"Ed25519","d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#;
+    let key = SigningKey::from_text(jwk, "server-key").unwrap();
+    let public = key.verifying_key();
+    let (exec, _, _) = assembled::executor();
+    let app = A2aServer::builder(assembled::card())
+        .sign_card(key)
+        .recovery(false)
+        .executor(exec)
+        .now_or_never()
+        .expect("builds without waiting")
+        .unwrap();
+    let get = || {
+        app.clone().oneshot(
+            Request::get("/.well-known/agent-card.json")
+                .body(Full::new(Bytes::new()))
+                .unwrap(),
+        )
+    };
+    let (a, b) = (
+        Reply::read(get().await.unwrap()).await,
+        Reply::read(get().await.unwrap()).await,
+    );
+    assert_eq!(a.body, b.body);
+    assert_eq!(a.headers[header::ETAG], b.headers[header::ETAG]);
+    let mut served: Value = serde_json::from_slice(&a.body).unwrap();
+    assert_eq!(
+        verify_card(&served, std::slice::from_ref(&public)).unwrap(),
+        "server-key"
+    );
+    served["description"] = "changed".into();
+    assert!(verify_card(&served, &[public]).is_err());
+}

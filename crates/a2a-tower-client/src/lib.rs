@@ -40,6 +40,8 @@
 // `crate::A2aError`, ...), as in the facade.
 #[cfg(test)]
 use a2a_tower_core::ExtensionRequest;
+#[cfg(feature = "signing")]
+use a2a_tower_core::signing;
 use a2a_tower_core::{
     A2aError, A2aRequest, A2aResponse, BoxError, ConfigError, ErrorKind, EventStream,
     IdentifiedEvent, LastEventId, Operation, OperationKind, ProtocolVersion, ResponseKind,

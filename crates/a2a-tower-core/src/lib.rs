@@ -31,6 +31,9 @@ pub mod protocol;
 #[doc(hidden)]
 pub mod schema;
 pub mod telemetry;
+#[cfg(feature = "signing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
+pub mod signing;
 pub mod types;
 pub mod v03;
 

@@ -76,6 +76,8 @@ pub struct ClientBuilder<S> {
     version: Option<ProtocolVersion>,
     authorization: Option<HeaderValue>,
     resume: Resume,
+    #[cfg(feature = "signing")]
+    trust: super::CardTrust,
 }
 
 impl A2aClient<HttpClient> {
@@ -97,6 +99,8 @@ impl A2aClient<HttpClient> {
                 attempts: DEFAULT_RESUME_ATTEMPTS,
                 backoff: DEFAULT_RESUME_BACKOFF,
             },
+            #[cfg(feature = "signing")]
+            trust: super::CardTrust::ignore(),
         }
     }
 }
@@ -118,6 +122,8 @@ impl<S> ClientBuilder<S> {
             version: self.version,
             authorization: self.authorization,
             resume: self.resume,
+            #[cfg(feature = "signing")]
+            trust: self.trust,
         }
     }
 
@@ -189,6 +195,16 @@ impl<S> ClientBuilder<S> {
         self
     }
 
+    /// What the card's signatures must be before any call (default
+    /// [`CardTrust::ignore`](super::CardTrust::ignore)): a card that fails
+    /// is refused when fetched, and nothing is sent on its behalf.
+    #[cfg(feature = "signing")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
+    pub fn card_trust(mut self, trust: super::CardTrust) -> Self {
+        self.trust = trust;
+        self
+    }
+
     /// Checks the configuration: an absolute `http`/`https` card URL, non-zero
     /// timeout and sizes, a well-formed allow-list.
     pub fn build(self) -> Result<Connector<S>, ConfigError> {
@@ -212,15 +228,21 @@ impl<S> ClientBuilder<S> {
         }
         let allowed = origin::parse_all(&self.allowed)?;
         let auth = self.authorization;
+        #[allow(unused_mut)]
+        let mut resolver = CardResolver::new(
+            self.http,
+            url,
+            origin,
+            self.card_timeout,
+            self.max_card_bytes,
+            auth,
+        );
+        #[cfg(feature = "signing")]
+        {
+            resolver.trust = std::sync::Arc::new(self.trust);
+        }
         Ok(Connector {
-            resolver: CardResolver::new(
-                self.http,
-                url,
-                origin,
-                self.card_timeout,
-                self.max_card_bytes,
-                auth,
-            ),
+            resolver,
             allowed,
             transport: self.transport,
             version: self.version,

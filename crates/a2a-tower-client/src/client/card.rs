@@ -55,6 +55,8 @@ pub struct CardResolver<S> {
     pub(crate) timeout: Duration,
     pub(crate) max_bytes: usize,
     pub(crate) authorization: Option<HeaderValue>,
+    #[cfg(feature = "signing")]
+    pub(crate) trust: Arc<super::CardTrust>,
     cache: Arc<Mutex<Option<Cached>>>,
 }
 
@@ -74,6 +76,8 @@ impl<S> CardResolver<S> {
             timeout,
             max_bytes,
             authorization,
+            #[cfg(feature = "signing")]
+            trust: Arc::default(),
             cache: Arc::default(),
         }
     }
@@ -165,6 +169,16 @@ impl<S: HttpService> CardResolver<S> {
             if status == StatusCode::NOT_MODIFIED {
                 return Ok(Fetched::NotModified(age));
             }
+            if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+                let challenge = res
+                    .headers()
+                    .get_all(header::WWW_AUTHENTICATE)
+                    .iter()
+                    .filter_map(|v| v.to_str().ok())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(super::response::refused(status, &challenge));
+            }
             if !status.is_success() {
                 return Err(A2aError::new(ErrorKind::Unavailable)
                     .with_message("the agent card fetch failed")
@@ -179,11 +193,13 @@ impl<S: HttpService> CardResolver<S> {
                     Err(e) => unavailable(e),
                 })?
                 .to_bytes();
+            let card: serde_json::Value = serde_json::from_slice(&body)
+                .map_err(|e| invalid("the agent card is not a valid card").with_source(e))?;
+            #[cfg(feature = "signing")]
+            self.trust.check(&card)?;
             // A 0.3 card (`url`, `preferredTransport`, ...) is read as the
             // 1.0 card it describes, its interfaces at protocol version 0.3.
-            let card: AgentCard = serde_json::from_slice::<serde_json::Value>(&body)
-                .map(|v| crate::v03::card::card_to_v10(&v))
-                .and_then(serde_json::from_value)
+            let card: AgentCard = serde_json::from_value(crate::v03::card::card_to_v10(&card))
                 .map_err(|e| invalid("the agent card is not a valid card").with_source(e))?;
             return Ok(Fetched::Card(Box::new(card), new_etag, age));
         }

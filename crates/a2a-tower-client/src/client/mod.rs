@@ -51,6 +51,8 @@ mod resume;
 mod service;
 pub mod sse;
 mod transport;
+#[cfg(feature = "signing")]
+mod trust;
 
 pub use builder::{
     ClientBuilder, Connector, DEFAULT_CARD_TIMEOUT, DEFAULT_MAX_CARD_BYTES,
@@ -62,3 +64,6 @@ pub use origin::Origin;
 pub use resume::{DEFAULT_RESUME_ATTEMPTS, DEFAULT_RESUME_BACKOFF};
 pub use service::{A2aClient, ResponseFuture};
 pub use transport::Transport;
+#[cfg(feature = "signing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
+pub use trust::CardTrust;

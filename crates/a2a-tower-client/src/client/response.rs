@@ -153,6 +153,45 @@ fn no_endpoint(url: &http::Uri) -> A2aError {
     A2aError::new(ErrorKind::MethodNotFound).with_message(format!("no A2A endpoint at {url}"))
 }
 
+/// A 401 or 403 from the agent whose body is no A2A error: Unauthenticated
+/// or PermissionDenied, naming the schemes its `WWW-Authenticate` asks for
+/// (also as the `wwwAuthenticate` metadata), never read as an answer.
+pub(crate) fn refused(status: http::StatusCode, challenge: &str) -> A2aError {
+    let (kind, what) = if status == http::StatusCode::UNAUTHORIZED {
+        (ErrorKind::Unauthenticated, "authentication required")
+    } else {
+        (ErrorKind::PermissionDenied, "permission denied")
+    };
+    let schemes: Vec<&str> = challenge
+        .split(',')
+        .filter_map(|c| {
+            let first = c.split_whitespace().next()?;
+            (!first.contains('=')).then_some(first)
+        })
+        .collect();
+    let message = if schemes.is_empty() {
+        format!(
+            "HTTP {} from the agent: {what} (no WWW-Authenticate scheme given; see the card's securitySchemes)",
+            status.as_u16()
+        )
+    } else {
+        format!(
+            "HTTP {} from the agent: {what}; it asks for the {} scheme",
+            status.as_u16(),
+            schemes.join(" or ")
+        )
+    };
+    let err = A2aError::new(kind).with_message(message);
+    if challenge.is_empty() {
+        err
+    } else {
+        err.with_metadata(
+            "wwwAuthenticate",
+            challenge.chars().take(512).collect::<String>(),
+        )
+    }
+}
+
 /// The kind of an HTTP status without a readable error body.
 fn status_error(status: http::StatusCode) -> A2aError {
     let kind = ErrorKind::ALL
@@ -214,6 +253,13 @@ where
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
     let status = res.status();
+    let challenge = res
+        .headers()
+        .get_all(header::WWW_AUTHENTICATE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect::<Vec<_>>()
+        .join(", ");
     if expect == Expect::Stream && is_sse && status.is_success() {
         return Ok(A2aResponse::Stream(stream(
             transport,
@@ -236,6 +282,23 @@ where
     } else {
         std::str::from_utf8(&bytes).ok()
     };
+    if status == http::StatusCode::UNAUTHORIZED || status == http::StatusCode::FORBIDDEN {
+        // The agent's own A2A error when the body is one (its message and
+        // details kept), else a typed refusal; the challenge either way.
+        let v = text.and_then(|t| serde_json::from_str::<Value>(t).ok());
+        let remote = v.as_ref().and_then(|v| match v.get("error") {
+            Some(e) if v.get("jsonrpc").is_some() => A2aError::from_wire(e),
+            _ => A2aError::from_wire(v),
+        });
+        return Err(match remote {
+            Some(e) if !challenge.is_empty() => e.with_metadata(
+                "wwwAuthenticate",
+                challenge.chars().take(512).collect::<String>(),
+            ),
+            Some(e) => e,
+            None => refused(status, &challenge),
+        });
+    }
     // A 0.3 answer, as the 1.0 one it stands for (through a `Value`).
     let converted = match (v03, text) {
         (Some(kind), Some(t)) => Some(v03_answer(transport, kind, status, t)),
@@ -301,6 +364,9 @@ fn v03_answer(
                 v = serde_json::json!({"code": ErrorKind::TaskNotFound.jsonrpc_code(), "message": message});
             }
         }
+        // 0.3 is never selected over gRPC (`Transport::select_version`).
+        #[cfg(feature = "grpc")]
+        Transport::Grpc => {}
     }
     v.to_string()
 }

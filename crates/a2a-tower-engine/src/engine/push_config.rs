@@ -24,7 +24,7 @@
 //!   stays), so a webhook's credentials are never read back, by the caller
 //!   that set them or by anyone else of its authority (A2A#1681). A client
 //!   that replaces a config sends its secrets again. Stored, they can be
-//!   sealed with a host key ([`TaskStore::seal_push_secrets`](crate::log::TaskStore::seal_push_secrets), feature `push`).
+//!   sealed with a host key (`TaskStore::seal_push_secrets`, feature `push`).
 //! - **List** pages through the configs in `id` order: `pageSize` 1..=100
 //!   (0 or unset: 100), an opaque `pageToken` (anything else is
 //!   InvalidParams), `nextPageToken` empty on the last page.

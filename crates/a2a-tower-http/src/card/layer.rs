@@ -147,6 +147,52 @@ impl AgentCardLayer {
         Ok(self)
     }
 
+    /// The layer serving its card signed by `key` (a2a-spec.md §8.4): one
+    /// more JWS in `signatures`, computed here, once, so the bytes and the
+    /// `ETag` served stay the same for every request.
+    ///
+    /// ```
+    /// use a2a_tower::AgentCardLayer;
+    /// use a2a_tower::signing::{SigningKey, verify_card};
+    /// use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill};
+    ///
+    /// let card = AgentCard::new("Echo", "Echoes", "1.0.0")
+    ///     .with_interface(AgentInterface::jsonrpc("http://localhost/"))
+    ///     .with_skill(AgentSkill::new("echo", "Echo", "Echoes"));
+    /// let jwk = r#"{"kty":"OKP","crv":"Ed25519",
+    ///   "d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A",
+    ///   "x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#;
+    /// let key = SigningKey::from_text(jwk, "k1").unwrap();
+    /// let layer = AgentCardLayer::new(&card).unwrap().signed(&key).unwrap();
+    /// let served: serde_json::Value = serde_json::from_slice(&layer.card_bytes()).unwrap();
+    /// assert_eq!(verify_card(&served, &[key.verifying_key()]).unwrap(), "k1");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A [`ConfigError`] if the card cannot be signed.
+    #[cfg(feature = "signing")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
+    pub fn signed(mut self, key: &crate::signing::SigningKey) -> Result<Self, ConfigError> {
+        let card = crate::signing::sign_card(&self.frozen.card, key)
+            .map_err(|e| ConfigError::new(e.to_string()))?;
+        let bytes = serde_json::to_vec(&card)
+            .map(Bytes::from)
+            .map_err(|_| ConfigError::new("the agent card does not serialize to JSON"))?;
+        let etag = HeaderValue::try_from(format!("\"{:016x}\"", fnv1a(&bytes)))
+            .map_err(|_| ConfigError::new("ETag is not a header value"))?;
+        let f = &self.frozen;
+        self.frozen = Arc::new(Frozen {
+            card: Arc::new(card),
+            bytes,
+            etag,
+            last_modified: f.last_modified.clone(),
+            modified_at: f.modified_at,
+            interface_paths: f.interface_paths.clone(),
+        });
+        Ok(self)
+    }
+
     /// The validated card, shared (for layers that serve it elsewhere, such
     /// as the extended card or routing by interface).
     pub fn card(&self) -> Arc<AgentCard> {

@@ -5,7 +5,7 @@
 //!
 //! [`SealedPushSecrets`] wraps the records of a backend
 //! ([`TaskStore::seal_push_secrets`](crate::TaskStore::seal_push_secrets)):
-//! an append seals the secrets of each [`Record::PushConfigSet`]; a read,
+//! an append seals the secrets of each [`Record::PushConfigSet`](crate::Record::PushConfigSet); a read,
 //! a snapshot or a watch opens them. A sealed value names the key it was
 //! sealed with (the first bytes of a hash of the key, not the key), is bound
 //! to its task, config and field (the AEAD's associated data), and can only
