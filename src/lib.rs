@@ -98,6 +98,8 @@
 //! | `serve` | yes | [`server::serve`]: an app on a Tokio TCP listener through hyper-util (HTTP/1.1 and HTTP/2, graceful shutdown) |
 //! | `signing` | yes | agent card signatures (`signing`): JWS (ES256, RS256, EdDSA on `ring`) over the RFC 8785 form of the card; `A2aServerBuilder::sign_card`, and the client's `CardTrust` |
 //! | `mcp` | no | tools served as an MCP server (`tool::mcp::McpServer`) through the official Rust MCP SDK, `rmcp` |
+//! | `metrics` | yes | request, client-call, execution and push metrics through the `metrics` facade (`telemetry`); the host installs the exporter |
+//! | `otel` | no | W3C Trace Context across calls (`telemetry`): call spans parented on a request's `traceparent`, the client and push deliveries send theirs, through `opentelemetry` and `tracing-opentelemetry` |
 //!
 //! With `jsonrpc` and `rest`, [`server`] has the bindings router; with
 //! `engine` as well, the one-call [`server::A2aServer`]. The edge layers and

@@ -46,14 +46,23 @@ pub(crate) fn init() -> Telemetry {
     let builder = PrometheusBuilder::new()
         .set_buckets(BUCKETS)
         .expect("buckets are not empty");
-    if let Ok(handle) = builder.install_recorder() {
+    // `A2A_METRICS=off`: no recorder (the telemetry-off side of the figures).
+    if std::env::var("A2A_METRICS").as_deref() != Ok("off")
+        && let Ok(handle) = builder.install_recorder()
+    {
         let _ = PROMETHEUS.set(handle);
     }
-    let provider = match std::env::var("A2A_OTEL").as_deref() {
-        Ok("stdout") => {
-            let provider = SdkTracerProvider::builder()
-                .with_simple_exporter(opentelemetry_stdout::SpanExporter::default())
-                .build();
+    let otel = std::env::var("A2A_OTEL");
+    let provider = match otel.as_deref() {
+        // `noop`: spans recorded as OpenTelemetry, exported nowhere (the
+        // telemetry-on side of the figures).
+        Ok(mode @ ("stdout" | "noop")) => {
+            let mut provider = SdkTracerProvider::builder();
+            if mode == "stdout" {
+                provider =
+                    provider.with_simple_exporter(opentelemetry_stdout::SpanExporter::default());
+            }
+            let provider = provider.build();
             let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("a2a-tower"));
             let _ =
                 tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer));

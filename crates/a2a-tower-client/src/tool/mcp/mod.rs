@@ -14,8 +14,9 @@
 //!     the partial output, if any, as a second text block;
 //!   - [`Outcome::InputRequired`] → a result that is not an error: the
 //!     question, a request id, how to answer, and the answer schema when there
-//!     is one. The server keeps the request for its lifetime (its clones
-//!     share it) until an answer gets an outcome;
+//!     is one. The server keeps the request (its clones share it) until an
+//!     answer gets an outcome, or until it expires
+//!     ([`McpServer::expire_questions_after`]);
 //!   - a [`ToolError`] → an error result `"{kind}: {message}"` (kinds in snake
 //!     case: `invalid_answer`, `transport`, ...), except
 //!     [`ToolErrorKind::InvalidInput`](crate::tool::ToolErrorKind::InvalidInput) and unknown tools, which are the MCP
@@ -182,6 +183,15 @@ impl McpServer {
     #[must_use]
     pub fn with_server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         self.info = Implementation::new(name, version);
+        self
+    }
+
+    /// Open questions older than `ttl` expire (an answer to one then finds
+    /// no open question); without it they are kept for the server's
+    /// lifetime.
+    #[must_use]
+    pub fn expire_questions_after(self, ttl: std::time::Duration) -> Self {
+        self.shared.questions.expire_after(ttl);
         self
     }
 
