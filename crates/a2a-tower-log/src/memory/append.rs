@@ -160,6 +160,10 @@ impl Inner {
             entry
         };
         self.bytes.fetch_add(s.bytes, Ordering::Relaxed);
+        if !crate::is_stream(&req.task_id) {
+            let freed = entry.trim(self.cfg.window);
+            self.bytes.fetch_sub(freed, Ordering::Relaxed);
+        }
         let out = entry.appended();
         if s.ends
             && let Some((key, _)) = shard.map.get_key_value(req.task_id.as_str())
