@@ -187,9 +187,7 @@ impl Feed {
                 None => return None,
                 Some(Err(e)) if e.kind() == LogErrorKind::Compacted && self.reopen.is_some() => {
                     // Behind the log's window: the snapshot, then on.
-                    let Some(r) = self.reopen.as_ref() else {
-                        return None;
-                    };
+                    let r = self.reopen.as_ref()?;
                     match r.log.watch(&r.authority, &r.task_id, None).await {
                         Ok(Watch { snapshot, records }) => {
                             self.records = records;
