@@ -87,8 +87,8 @@ impl MemoryTaskLogBuilder {
 
     /// How many records of a live task the log keeps for readers (default
     /// 131,072): the task's projection holds everything, and older records
-    /// are dropped as new ones come, so a long task (an artifact of a
-    /// million chunks) fits the byte bound. A reader whose cursor falls
+    /// are dropped as new ones come, so a long task's records stop growing
+    /// (its projection still grows with every chunk). A reader whose cursor falls
     /// behind the window gets [`LogErrorKind::Compacted`](crate::LogErrorKind::Compacted)
     /// (see [`TaskLog::read`](crate::TaskLog::read)) and continues from a
     /// snapshot. Tasks with push delivery cursors and a feature's streams
