@@ -83,6 +83,49 @@ async fn paused_reader_gets_everything_memory() {
     pause_then_read_all(svc(MemoryTaskLog::new(), 100_000), 100_000).await;
 }
 
+// The memory log keeps a window of a live task's records: a reader that
+// falls behind it gets the task's snapshot (with every chunk so far), then
+// the events after it; nothing is lost and the log holds the window only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paused_reader_behind_the_memory_window_gets_the_snapshot() {
+    let log = MemoryTaskLog::builder().window(1_000).build().unwrap();
+    let svc = svc(log, 20_000);
+    let mut events: EventStream =
+        stream(&svc, Operation::SendStreamingMessage(send_req(user("go"))))
+            .await
+            .unwrap();
+    let Some(Ok(StreamResponse::Task(task))) = events.next().await else {
+        panic!("the stream starts with the task")
+    };
+    loop {
+        if get(&svc, &task.id).await.unwrap().status.state == TaskState::Completed {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut next_chunk = 0;
+    let mut snapshot = None;
+    while let Some(item) = events.next().await {
+        match item.unwrap() {
+            StreamResponse::ArtifactUpdate(u) if snapshot.is_none() => {
+                assert_eq!(
+                    u.artifact.parts[0].as_text(),
+                    Some(next_chunk.to_string().as_str())
+                );
+                next_chunk += 1;
+            }
+            StreamResponse::Task(t) => snapshot = Some(t),
+            other => panic!("after the snapshot of a completed task: {other:?}"),
+        }
+    }
+    let t = snapshot.expect("a reader behind the window gets the snapshot");
+    assert!(next_chunk < 20_000, "it fell behind: {next_chunk}");
+    assert_eq!(t.status.state, TaskState::Completed);
+    let parts = &t.artifacts[0].parts;
+    assert_eq!(parts.len(), 20_000, "the snapshot holds every chunk");
+    assert_eq!(parts[19_999].as_text(), Some("19999"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn paused_reader_gets_everything_sqlite() {
     let dir = TempDir::new("slow-reader");

@@ -380,6 +380,16 @@ pub trait TaskLog: Send + Sync + 'static {
     fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot>;
 
     /// The records with a sequence number greater than `after`.
+    ///
+    /// A backend may keep fewer records than the task has: the memory log
+    /// keeps a window of the latest records of a live task
+    /// ([`MemoryTaskLogBuilder::window`]) and none of a compacted terminal
+    /// one. A cursor older than what it keeps gets
+    /// [`LogErrorKind::Compacted`]; the reader continues from a
+    /// [`snapshot`](Self::snapshot) (the engine's streams send the task's
+    /// snapshot, then the records after it). A [`watch`](Self::watch) whose
+    /// reader falls behind the window ends with the same error. The durable
+    /// logs keep every record.
     fn read<'a>(
         &'a self,
         authority: &'a str,

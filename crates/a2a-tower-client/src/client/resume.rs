@@ -145,7 +145,6 @@ async fn reconnect<S: HttpService>(
         let mut req = A2aRequest::new(Operation::SubscribeToTask(SubscribeToTaskRequest {
             tenant: st.tenant.clone(),
             id: task.clone(),
-            ..Default::default()
         }));
         req.context.headers = st.headers.clone();
         if let Ok(v) = http::HeaderValue::from_str(last.as_str()) {

@@ -185,7 +185,7 @@ pub(crate) use recovery::recover as recovery_of;
 #[cfg(feature = "managed")]
 pub(crate) use service::record_ids;
 #[cfg(feature = "managed")]
-pub(crate) use subscribe::{Start, event_stream};
+pub(crate) use subscribe::{Reopen, Start, event_stream};
 #[cfg(feature = "managed")]
 pub(crate) use writer::Signal;
 

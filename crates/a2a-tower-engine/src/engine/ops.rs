@@ -3,7 +3,7 @@
 
 use super::layer::Shared;
 use super::service::record_ids;
-use super::subscribe::{Start, event_stream};
+use super::subscribe::{Reopen, Start, event_stream};
 use crate::log::{AppendRequest, ListQuery, LogError, LogErrorKind, PageCursor, Record};
 use crate::types::{
     CancelTaskRequest, GetTaskRequest, ListTasksRequest, ListTasksResponse, SubscribeToTaskRequest,
@@ -185,6 +185,7 @@ pub(crate) async fn subscribe(
                         watch,
                         Start::Resume,
                         shared.subscriber_buffer,
+                        Some(reopen(shared, &authority, &req.id)),
                     )));
                 }
                 // Nothing after the cursor of a terminal task: the client
@@ -208,6 +209,7 @@ pub(crate) async fn subscribe(
                     watch,
                     Start::Snapshot,
                     shared.subscriber_buffer,
+                    Some(reopen(shared, &authority, &req.id)),
                 )));
             }
             Err(e) => return Err(not_found(&req.id)(e)),
@@ -229,7 +231,16 @@ pub(crate) async fn subscribe(
         watch,
         Start::Snapshot,
         shared.subscriber_buffer,
+        Some(reopen(shared, &authority, &req.id)),
     )))
+}
+
+fn reopen(shared: &Shared, authority: &str, task_id: &str) -> Reopen {
+    Reopen {
+        log: shared.log.clone(),
+        authority: authority.to_owned(),
+        task_id: task_id.to_owned(),
+    }
 }
 
 /// The cursor of a resumed SubscribeToTask: its `Last-Event-ID` header, an

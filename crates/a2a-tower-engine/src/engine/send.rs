@@ -9,7 +9,7 @@ use super::admit::{Admission, Admitted, Answer, admit, not_admitted};
 use super::executor::Execution;
 use super::layer::Shared;
 use super::ops::{view, view_owned};
-use super::subscribe::{Start, event_stream, until_then_catch_up};
+use super::subscribe::{Reopen, Start, event_stream, until_then_catch_up};
 use super::writer::Outcome;
 use crate::log::Watch;
 use crate::types::{SendMessageRequest, SendMessageResponse, Task};
@@ -103,6 +103,11 @@ where
         return Err(A2aError::new(ErrorKind::Internal));
     };
     let (authority, task_id) = (writer.authority.clone(), writer.task_id.clone());
+    let reopen = Reopen {
+        log: log.clone(),
+        authority: authority.clone(),
+        task_id: task_id.clone(),
+    };
     // A fenced execution stops: the stream ends with what the log holds when
     // it is fenced (what fenced it included), not only with what its watch
     // had been woken for.
@@ -115,5 +120,6 @@ where
         },
         Start::FirstEmission,
         buffer,
+        Some(reopen),
     )))
 }

@@ -114,10 +114,24 @@ impl CatchUp {
     }
 }
 
+/// Where a stream re-reads the task when the log no longer holds the records
+/// after its cursor (the memory log's window): a fresh watch, whose snapshot
+/// is sent before the records after it.
+pub(crate) struct Reopen {
+    pub(crate) log: Arc<dyn TaskLog>,
+    pub(crate) authority: String,
+    pub(crate) task_id: String,
+}
+
 /// The event stream of one subscriber. Every event carries the sequence
 /// number of the record it shows as its [`LastEventId`]: the snapshot's
 /// for a snapshot, the record's for an update.
-pub(crate) fn event_stream(watch: Watch, start: Start, buffer: Option<usize>) -> EventStream {
+pub(crate) fn event_stream(
+    watch: Watch,
+    start: Start,
+    buffer: Option<usize>,
+    reopen: Option<Reopen>,
+) -> EventStream {
     let Watch { snapshot, records } = watch;
     let mut state = Feed {
         task_id: snapshot.task.id.clone(),
@@ -127,6 +141,7 @@ pub(crate) fn event_stream(watch: Watch, start: Start, buffer: Option<usize>) ->
         pending: None,
         projection: None,
         done: false,
+        reopen,
     };
     match start {
         Start::Snapshot => {
@@ -148,6 +163,7 @@ struct Feed {
     /// Until the first emission (FirstEmission streams): the task so far.
     projection: Option<Projection>,
     done: bool,
+    reopen: Option<Reopen>,
 }
 
 type Item = Result<(StreamResponse, LastEventId), A2aError>;
@@ -169,6 +185,25 @@ impl Feed {
             }
             let seq = match self.records.next().await {
                 None => return None,
+                Some(Err(e)) if e.kind() == LogErrorKind::Compacted && self.reopen.is_some() => {
+                    // Behind the log's window: the snapshot, then on.
+                    let r = self.reopen.as_ref()?;
+                    match r.log.watch(&r.authority, &r.task_id, None).await {
+                        Ok(Watch { snapshot, records }) => {
+                            self.records = records;
+                            self.projection = None;
+                            let task = StreamResponse::Task((*snapshot.task).clone());
+                            self.done =
+                                snapshot.state().is_terminal() || snapshot.state().is_interrupted();
+                            let id = LastEventId::from_seq(snapshot.seq);
+                            return Some((Ok((task, id)), self));
+                        }
+                        Err(e) => {
+                            self.done = true;
+                            return Some((Err(e.into()), self));
+                        }
+                    }
+                }
                 Some(Err(e)) => {
                     self.done = true;
                     return Some((Err(e.into()), self));

@@ -291,6 +291,11 @@ async fn send(
             watch,
             crate::engine::Start::Snapshot,
             inner.engine.subscriber_buffer,
+            Some(crate::engine::Reopen {
+                log: log.clone(),
+                authority: authority.clone(),
+                task_id: task_id.clone(),
+            }),
         )));
     }
     let task = if return_immediately || settled {

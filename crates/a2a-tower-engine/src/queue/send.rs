@@ -10,7 +10,7 @@ use super::core::Core;
 use super::enqueue::{Mode, directives, enqueue};
 use super::team::Dispatch;
 use crate::engine::ops::view;
-use crate::engine::subscribe::{Start, event_stream};
+use crate::engine::subscribe::{Reopen, Start, event_stream};
 use crate::log::Snapshot;
 use crate::types::{CancelTaskRequest, Role, SendMessageRequest, SendMessageResponse};
 use crate::{A2aError, A2aResponse, CallContext, ErrorKind};
@@ -78,6 +78,11 @@ async fn answer(
 ) -> Result<A2aResponse, A2aError> {
     let log = &core.shared.log;
     if let Some(watch) = stream {
+        let reopen = Reopen {
+            log: log.clone(),
+            authority: authority.to_owned(),
+            task_id: snapshot.task.id.clone(),
+        };
         let watch = crate::log::Watch {
             snapshot,
             records: watch.records,
@@ -86,6 +91,7 @@ async fn answer(
             watch,
             Start::Snapshot,
             core.shared.subscriber_buffer,
+            Some(reopen),
         )));
     }
     if immediately {
@@ -165,10 +171,16 @@ async fn append(
         .await
         .map_err(|_| not_running())?;
     if let Some(watch) = watch {
+        let reopen = Reopen {
+            log: core.shared.log.clone(),
+            authority: authority.to_owned(),
+            task_id: snap.task.id.clone(),
+        };
         return Ok(A2aResponse::Stream(event_stream(
             watch,
             Start::Snapshot,
             core.shared.subscriber_buffer,
+            Some(reopen),
         )));
     }
     Ok(task_response(view(&appended.snapshot.task, None, true)))

@@ -171,6 +171,9 @@ impl Inner {
         self.bytes.fetch_add(s.bytes, Ordering::Relaxed);
         if repack {
             entry.compact(self);
+        } else if !crate::is_stream(&req.task_id) {
+            let freed = entry.trim(self.cfg.window);
+            self.bytes.fetch_sub(freed, Ordering::Relaxed);
         }
         let out = entry.appended();
         if s.ends

@@ -30,6 +30,7 @@ pub struct MemoryTaskLogBuilder {
     pub(super) eviction: Eviction,
     pub(super) shards: usize,
     pub(super) compact_terminal: bool,
+    pub(super) window: usize,
 }
 
 impl Default for MemoryTaskLogBuilder {
@@ -40,6 +41,7 @@ impl Default for MemoryTaskLogBuilder {
             eviction: Eviction::OldestTerminal,
             shards: 1024,
             compact_terminal: true,
+            window: 131_072,
         }
     }
 }
@@ -83,10 +85,23 @@ impl MemoryTaskLogBuilder {
         self
     }
 
+    /// How many records of a live task the log keeps for readers (default
+    /// 131,072): the task's projection holds everything, and older records
+    /// are dropped as new ones come, so a long task's records stop growing
+    /// (its projection still grows with every chunk). A reader whose cursor falls
+    /// behind the window gets [`LogErrorKind::Compacted`](crate::LogErrorKind::Compacted)
+    /// (see [`TaskLog::read`](crate::TaskLog::read)) and continues from a
+    /// snapshot. Tasks with push delivery cursors and a feature's streams
+    /// keep every record.
+    pub fn window(mut self, records: usize) -> Self {
+        self.window = records;
+        self
+    }
+
     /// Builds the log; a bad setting (a zero bound, a shard count outside
     /// 1..=65536) is a [`ConfigError`].
     pub fn build(self) -> Result<MemoryTaskLog, ConfigError> {
-        if self.max_tasks == 0 || self.max_bytes == 0 {
+        if self.max_tasks == 0 || self.max_bytes == 0 || self.window == 0 {
             return Err(ConfigError::new("memory task log bounds must be positive"));
         }
         if self.shards == 0 || self.shards > 65_536 {

@@ -149,6 +149,26 @@ impl Entry {
             .collect())
     }
 
+    /// Drops the oldest records of the task beyond `window` (once they pass
+    /// it by an eighth, so the drops are amortized); not while push delivery
+    /// cursors may need them. Returns the bytes freed.
+    pub(super) fn trim(&mut self, window: usize) -> usize {
+        if self.records.len() <= window.saturating_add(window / 8 + 1) || self.deliveries.is_some()
+        {
+            return 0;
+        }
+        let n = self.records.len() - window;
+        let freed: usize = self.records[..n]
+            .iter()
+            .map(|r| super::size::record_bytes(&r.record))
+            .sum();
+        self.records.drain(..n);
+        self.compacted = self.records.first().map_or(self.seq, |r| r.seq - 1);
+        let freed = freed.min(self.bytes.saturating_sub(ENTRY_OVERHEAD));
+        self.bytes -= freed;
+        freed
+    }
+
     /// Drops the records of a terminal task nobody watches, packs it (see
     /// [`Packed`]) and accounts for the bytes it holds now.
     pub(super) fn compact(&mut self, inner: &Inner) {
@@ -236,5 +256,38 @@ mod tests {
             .append(AppendRequest::new("a", "t1", 3, 1, vec![status]))
             .unwrap_err();
         assert_eq!(err.kind(), LogErrorKind::Invalid);
+    }
+
+    #[test]
+    fn a_live_task_keeps_a_window_of_records() {
+        use crate::types::Message;
+        use crate::{AppendRequest, Record};
+        let log = MemoryTaskLog::builder().window(8).build().unwrap();
+        create(&log, "t1");
+        for i in 1..=40u64 {
+            let m = Record::MessageAdmitted {
+                message: Message::user(format!("m-{i}"), "x"),
+            };
+            log.inner
+                .append(AppendRequest::new("a", "t1", i, 1, vec![m]))
+                .unwrap();
+        }
+        let (records, compacted, seq) = log
+            .inner
+            .with_entry("a", "t1", |e| Ok((e.records.len(), e.compacted, e.seq)))
+            .unwrap();
+        assert_eq!(seq, 41);
+        assert!((8..=10).contains(&records), "{records}");
+        assert_eq!(compacted + records as u64, seq);
+        let err = log.inner.with_entry("a", "t1", |e| e.after(0)).unwrap_err();
+        assert_eq!(err.kind(), LogErrorKind::Compacted);
+        let tail = log.inner.with_entry("a", "t1", |e| e.after(36)).unwrap();
+        assert_eq!(
+            tail.iter().map(|r| r.seq).collect::<Vec<_>>(),
+            [37, 38, 39, 40, 41]
+        );
+        // The projection keeps everything.
+        let snap = log.inner.with_entry("a", "t1", |e| e.snapshot()).unwrap();
+        assert_eq!(snap.task.history.len(), 40);
     }
 }
