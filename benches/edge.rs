@@ -3,7 +3,10 @@
 //!
 //! Run with `cargo bench --bench edge`. The ratio edge/core is the cost of the
 //! edge per SendMessage: header checks, body collection, envelope decode,
-//! validation and response encode.
+//! validation and response encode. `full_edge_v03` is the same SendMessage
+//! sent as A2A 0.3 (`message/send`, no `A2A-Version`) through `V03Layer`
+//! around the same edge; `full_edge_through_v03` is the 1.0 request through
+//! that layer (its pass-through cost).
 
 use std::hint::black_box;
 
@@ -19,6 +22,8 @@ use bytes::Bytes;
 use criterion::{Criterion, criterion_group, criterion_main};
 use http_body_util::{BodyExt, Full};
 use tower::{Service, ServiceBuilder, ServiceExt};
+
+const BODY_V03: &str = r#"{"jsonrpc":"2.0","id":"r1","method":"message/send","params":{"message":{"kind":"message","messageId":"9f3c2a52-2d54-4bd8-9d11-7b8a4f0f5e21","role":"user","parts":[{"kind":"text","text":"hello, agent: please echo this short sentence back"}]}}}"#;
 
 const BODY: &str = r#"{"jsonrpc":"2.0","id":"r1","method":"SendMessage","params":{"message":{"messageId":"9f3c2a52-2d54-4bd8-9d11-7b8a4f0f5e21","role":"ROLE_USER","parts":[{"text":"hello, agent: please echo this short sentence back"}]}}}"#;
 
@@ -91,6 +96,30 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
+    let edge03 = tower::Layer::layer(&a2a_tower::v03::V03Layer::new(&card).unwrap(), edge.clone());
+    for (name, body, version) in [
+        ("full_edge_through_v03", BODY, Some("1.0")),
+        ("full_edge_v03", BODY_V03, None),
+    ] {
+        g.bench_function(name, |b| {
+            b.to_async(&rt).iter(|| {
+                let svc = edge03.clone();
+                let mut req = http::Request::post("/")
+                    .header("content-type", "application/json")
+                    .header("content-length", body.len());
+                if let Some(v) = version {
+                    req = req.header("a2a-version", v);
+                }
+                let req = req
+                    .body(Full::new(Bytes::from_static(body.as_bytes())))
+                    .unwrap();
+                async move {
+                    let res = svc.oneshot(req).await.unwrap();
+                    black_box(res.into_body().collect().await.unwrap().to_bytes())
+                }
+            })
+        });
+    }
     g.finish();
 }
 

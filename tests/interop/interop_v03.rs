@@ -3,7 +3,9 @@
 //! client (`tests/interop/js03/client.mjs`) against the echo example with
 //! `A2A_V03=1`, over JSON-RPC and HTTP+JSON: the 0.3 card, a blocking and a
 //! streaming send, get, resubscription, cancel, an unknown task, and (from
-//! Python) a task created over 0.3 read by a 1.0 request.
+//! Python) a task created over 0.3 read by a 1.0 request; and the Python
+//! client's INPUT_REQUIRED continuation against the conformance example
+//! (`tests/interop/python03_input.py`).
 //!
 //! Python 0.3 comes from `A2A_PYTHON03`, else `.venv03/bin/python` at the
 //! repository root (`scripts/test.sh` creates it with
@@ -41,7 +43,18 @@ pub(crate) fn python03() -> PathBuf {
 /// Runs `program args... BASE BINDING` against the echo example serving
 /// 0.3; it must exit 0 and print `{done} ({binding})`.
 async fn drive(program: PathBuf, args: &[PathBuf], binding: &str, done: &str) {
-    let server = Server::start_with("echo", &[("A2A_V03", "1"), ("A2A_LOG", "memory")]);
+    drive_example("echo", program, args, binding, done).await;
+}
+
+/// [`drive`] against the example `example`.
+async fn drive_example(
+    example: &str,
+    program: PathBuf,
+    args: &[PathBuf],
+    binding: &str,
+    done: &str,
+) {
+    let server = Server::start_with(example, &[("A2A_V03", "1"), ("A2A_LOG", "memory")]);
     let child = tokio::process::Command::new(&program)
         .args(args)
         .arg(&server.base)
@@ -109,4 +122,26 @@ async fn js_sdk_03_client_over_jsonrpc() {
 #[tokio::test]
 async fn js_sdk_03_client_over_http_json() {
     js("HTTP+JSON").await;
+}
+
+async fn python_input(binding: &str) {
+    let script = support::python::script("python03_input.py");
+    drive_example(
+        "conformance",
+        python03(),
+        &[script],
+        binding,
+        "PYTHON03 INPUT OK",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn python_sdk_03_input_required_continuation_over_jsonrpc() {
+    python_input("JSONRPC").await;
+}
+
+#[tokio::test]
+async fn python_sdk_03_input_required_continuation_over_http_json() {
+    python_input("HTTP+JSON").await;
 }
