@@ -60,13 +60,13 @@ step "clippy (all targets, all features, warnings denied)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 step "each feature on its own (clippy, warnings denied)"
-for features in "" jsonrpc rest engine sqlite postgres managed client tools mcp push grpc serve metrics otel; do
+for features in "" jsonrpc rest engine sqlite postgres managed client tools mcp push grpc serve metrics otel signing; do
     cargo clippy --no-default-features ${features:+--features "$features"} -- -D warnings
 done
 # The log crate without the durable logs' shared code, with it alone, and
 # with the conformance suite alone (the SQLite and PostgreSQL crates have no
 # features of their own).
-for features in "" durable suite; do
+for features in "" durable suite seal; do
     cargo clippy -p a2a-tower-log ${features:+--features "$features"} -- -D warnings
 done
 # The engine crate with its backend suites alone (the facade's `engine`,
