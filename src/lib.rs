@@ -121,10 +121,10 @@ pub mod server;
 #[cfg(feature = "tools")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tools")))]
 pub use a2a_tower_client::tool;
-pub use a2a_tower_core::telemetry;
 #[cfg(feature = "signing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
 pub use a2a_tower_core::signing;
+pub use a2a_tower_core::telemetry;
 pub use a2a_tower_core::types;
 pub use a2a_tower_http::v03;
 pub use a2a_tower_http::version;

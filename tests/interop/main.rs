@@ -18,6 +18,8 @@ mod interop_python;
 mod interop_python_grpc;
 #[cfg(feature = "client")]
 mod interop_python_server;
+#[cfg(all(feature = "client", feature = "grpc"))]
+mod interop_python_server_grpc;
 #[cfg(all(feature = "engine", feature = "jsonrpc", feature = "rest"))]
 mod interop_v03;
 #[cfg(all(
@@ -27,5 +29,3 @@ mod interop_v03;
     feature = "client"
 ))]
 mod interop_v03_server;
-#[cfg(all(feature = "client", feature = "grpc"))]
-mod interop_python_server_grpc;

@@ -15,6 +15,6 @@ mod log_sqlite;
 mod log_upgrade;
 #[cfg(all(feature = "postgres", feature = "jsonrpc", feature = "rest"))]
 mod multihost_postgres;
-mod retention;
 #[cfg(all(feature = "push", feature = "sqlite"))]
 mod push_secrets;
+mod retention;

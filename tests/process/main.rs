@@ -30,15 +30,15 @@ mod examples;
 mod retention;
 #[cfg(all(
     feature = "sqlite",
-    feature = "jsonrpc",
-    feature = "rest",
-    feature = "client"
-))]
-mod telemetry;
-#[cfg(all(
-    feature = "sqlite",
     feature = "client",
     feature = "jsonrpc",
     feature = "rest"
 ))]
 mod stream_resume;
+#[cfg(all(
+    feature = "sqlite",
+    feature = "jsonrpc",
+    feature = "rest",
+    feature = "client"
+))]
+mod telemetry;

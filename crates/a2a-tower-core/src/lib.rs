@@ -30,10 +30,10 @@ pub mod protocol;
 #[cfg(feature = "schema")]
 #[doc(hidden)]
 pub mod schema;
-pub mod telemetry;
 #[cfg(feature = "signing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
 pub mod signing;
+pub mod telemetry;
 pub mod types;
 pub mod v03;
 

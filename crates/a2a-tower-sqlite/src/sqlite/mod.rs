@@ -8,6 +8,7 @@ mod lock;
 mod plan;
 mod read;
 mod retention;
+mod rows;
 mod schema;
 mod writer;
 

@@ -25,21 +25,20 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, TryRecvError};
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 use tokio::sync::oneshot;
 
 use super::counters::Counters;
 use super::heads::{Head, Heads, Retired};
 use super::plan::{Prepared, plan, prepare};
 use crate::log::hub::Hub;
-use crate::log::stored::Plan;
 use crate::log::{AppendRequest, Appended, LogError, LogErrorKind};
 
 /// One append of a job.
 pub(crate) struct Append {
     pub(crate) request: AppendRequest,
     /// `request.records` as a JSON array.
-    records: String,
+    pub(super) records: String,
     /// The append planned by its caller, if it could.
     prepared: Option<Prepared>,
 }
@@ -322,7 +321,7 @@ fn one(
         Ok(p) => p,
         Err(e) => return Ok(Err(e)),
     };
-    if !write(conn, append, &plan, snapshot.as_deref())? {
+    if !super::rows::write(conn, append, &plan, snapshot.as_deref())? {
         // A creation of a task that exists: nothing was written.
         return Ok(Err(LogError::new(LogErrorKind::Conflict)));
     }
@@ -378,79 +377,6 @@ fn all(
         };
     }
     Ok(Err(refused))
-}
-
-/// Writes the planned append: the task row and one entry holding its
-/// records, and `snapshot` when given (the row then points at the entry).
-/// `false` (nothing written) when the append creates a task that exists.
-fn write(
-    conn: &Connection,
-    append: &Append,
-    plan: &Plan,
-    snapshot: Option<&str>,
-) -> rusqlite::Result<bool> {
-    let req = &append.request;
-    let now = crate::types::Timestamp::now().unix_millis();
-    let (seq, epoch) = (plan.seq as i64, plan.epoch as i64);
-    let row = &plan.row;
-    if plan.create {
-        let inserted = conn
-            .prepare_cached(
-                "INSERT INTO tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot_seq, created_at, updated_at, host) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11) ON CONFLICT (task_id) DO NOTHING",
-            )?
-            .execute(params![
-            req.task_id,
-            req.authority,
-            row.context_id,
-            row.state,
-            row.status_ts,
-            row.live,
-            seq,
-            epoch,
-            if snapshot.is_some() { seq } else { 0 },
-            now,
-            row.host
-        ])?;
-        if inserted == 0 {
-            return Ok(false);
-        }
-    } else {
-        let sql = if snapshot.is_some() {
-            "UPDATE tasks SET state = ?2, status_ts = ?3, live = ?4, seq = ?5, epoch = ?6, snapshot_seq = ?5, updated_at = ?7, host = ?8 \
-             WHERE task_id = ?1"
-        } else {
-            "UPDATE tasks SET state = ?2, status_ts = ?3, live = ?4, seq = ?5, epoch = ?6, updated_at = ?7, host = ?8 \
-             WHERE task_id = ?1"
-        };
-        // The context never changes: not set, so its index is left alone.
-        conn.prepare_cached(sql)?.execute(params![
-            req.task_id,
-            row.state,
-            row.status_ts,
-            row.live,
-            seq,
-            epoch,
-            now,
-            row.host
-        ])?;
-    }
-    if !req.records.is_empty() {
-        conn.prepare_cached(
-            "INSERT INTO entries (task_id, seq, first, epoch, records, snapshot, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?
-        .execute(params![
-            req.task_id,
-            seq,
-            plan.first as i64,
-            epoch,
-            append.records,
-            snapshot,
-            now
-        ])?;
-    }
-    super::deliveries::track(conn, req, plan.ended)?;
-    Ok(true)
 }
 
 #[cfg(test)]
