@@ -68,11 +68,12 @@ impl Transport {
 
     /// Whether the client speaks `version` over this transport (0.3 only
     /// over the JSON bindings).
+    #[cfg_attr(not(feature = "grpc"), allow(unused_variables))]
     fn speaks(self, version: ProtocolVersion) -> bool {
         match self {
-            Self::JsonRpc | Self::HttpJson => true,
             #[cfg(feature = "grpc")]
             Self::Grpc => version == ProtocolVersion::V1_0,
+            _ => true,
         }
     }
 
