@@ -186,7 +186,7 @@ impl<S> ClientBuilder<S> {
         self
     }
 
-    /// How a dropped stream is resumed (see [`resume`](super::resume)): up
+    /// How a dropped stream is resumed: up
     /// to `attempts` resubscriptions per drop with `Last-Event-ID`, the first
     /// after `backoff`, each later one after twice the wait before (default
     /// 5 from 250 ms; 0 attempts turns resumption off).
