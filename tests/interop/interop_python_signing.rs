@@ -7,6 +7,9 @@
 //!   verifies in our client (`CardTrust::require` with the public key), and
 //!   is refused, before any call, when it was changed after signing or the
 //!   key is another one;
+//! - with a `jku` in its protected header (the key set served beside the
+//!   card), the card verifies in our client with no pinned key
+//!   (`CardTrust::fetch_jku`);
 //! - the card the echo example signs (`A2A_CARD_KEY`) verifies with
 //!   a2a-sdk's verifier (after its client's `parse_agent_card`), and a
 //!   changed copy of it is refused there.
@@ -61,17 +64,16 @@ fn public_key(dir: &Path, alg: &str) -> VerifyingKey {
     keys.remove(0)
 }
 
-/// a2a-sdk serving a card its signer signed with `dir/ALG.pem`.
-fn python_signed(dir: &Path, alg: &str, tamper: bool) -> Server {
+/// a2a-sdk serving a card its signer signed with `dir/ALG.pem`; `flag`:
+/// none, `--tamper` or `--jku`.
+fn python_signed(dir: &Path, alg: &str, flag: Option<&str>) -> Server {
     let mut cmd = Command::new(python_with(MODULES));
     cmd.arg(script("python_signing.py"))
         .arg("serve")
         .arg(dir.join(format!("{alg}.pem")))
         .arg(alg)
         .arg("0");
-    if tamper {
-        cmd.arg("--tamper");
-    }
+    cmd.args(flag);
     Server::start_command("python_signing.py", cmd)
 }
 
@@ -87,7 +89,7 @@ async fn connect(base: &str, trust: CardTrust) -> Result<(), a2a_tower::A2aError
 async fn a_card_signed_by_the_python_sdk_verifies_in_our_client() {
     let dir = keys();
     for alg in ALGORITHMS {
-        let srv = python_signed(&dir.0, alg, false);
+        let srv = python_signed(&dir.0, alg, None);
         let card = support::http::fetch(
             &support::http::client(),
             support::http::request("GET", &card_url(&srv.base), None),
@@ -119,7 +121,7 @@ async fn a_card_signed_by_the_python_sdk_verifies_in_our_client() {
 async fn a_card_changed_after_the_python_sdk_signed_it_is_refused() {
     let dir = keys();
     for alg in ALGORITHMS {
-        let srv = python_signed(&dir.0, alg, true);
+        let srv = python_signed(&dir.0, alg, Some("--tamper"));
         for trust in [
             CardTrust::require([public_key(&dir.0, alg)]),
             CardTrust::verify_if_signed([public_key(&dir.0, alg)]),
@@ -131,6 +133,22 @@ async fn a_card_changed_after_the_python_sdk_signed_it_is_refused() {
         connect(&srv.base, CardTrust::ignore())
             .await
             .unwrap_or_else(|e| panic!("{alg}: {e}"));
+    }
+}
+
+#[tokio::test]
+async fn a_card_the_python_sdk_signed_with_a_jku_verifies_with_the_fetched_key() {
+    let dir = keys();
+    for alg in ALGORITHMS {
+        let srv = python_signed(&dir.0, alg, Some("--jku"));
+        // No pinned key: only the key set at the header's `jku` (same origin).
+        connect(&srv.base, CardTrust::require([]).fetch_jku([]))
+            .await
+            .unwrap_or_else(|e| panic!("{alg}: {e}"));
+        let err = connect(&srv.base, CardTrust::require([]))
+            .await
+            .expect_err("no key without fetch_jku");
+        assert!(err.message().contains("signature"), "{alg}: {err}");
     }
 }
 

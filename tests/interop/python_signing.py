@@ -7,10 +7,12 @@ Usage:
 - `python_signing.py keygen DIR`: writes one key pair per algorithm the
   test uses, `DIR/ALG.pem` (PKCS#8 private key) and `DIR/ALG.pub.pem` (SPKI
   public key), for ES256 (P-256), RS256 (RSA 2048) and EdDSA (Ed25519).
-- `python_signing.py serve KEY ALG PORT [--tamper]`: serves, with the SDK's
-  own card route (`create_agent_card_routes`), a card signed by the SDK's
-  signer with KEY (`kid` = the key file name without `.pem`). With
-  `--tamper`, the card's description is changed after signing. Prints
+- `python_signing.py serve KEY ALG PORT [--tamper | --jku]`: serves, with the
+  SDK's own card route (`create_agent_card_routes`), a card signed by the
+  SDK's signer with KEY (`kid` = the key file name without `.pem`). With
+  `--tamper`, the card's description is changed after signing. With `--jku`,
+  the protected header has `jku` = `BASE/jwks.json`, where the public key is
+  served as a JWKS (PyJWT's `to_jwk`). Prints
   `listening on http://127.0.0.1:PORT` (0 picks a free port), then serves
   until killed.
 - `python_signing.py verify URL PUB ALG`: fetches the card at URL, parses it
@@ -21,6 +23,7 @@ Usage:
 """
 
 import asyncio
+import json
 import os
 import socket
 import sys
@@ -30,7 +33,10 @@ import uvicorn
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from google.protobuf import struct_pb2
+from jwt.algorithms import get_default_algorithms
 from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 from a2a.client.card_resolver import parse_agent_card
 from a2a.server.routes import create_agent_card_routes
@@ -116,7 +122,7 @@ def kid_of(key_file: str) -> str:
     return os.path.basename(key_file).removesuffix(".pem")
 
 
-async def serve(key_file: str, alg: str, port: int, tamper: bool) -> None:
+async def serve(key_file: str, alg: str, port: int, tamper: bool, jku: bool) -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
@@ -124,14 +130,23 @@ async def serve(key_file: str, alg: str, port: int, tamper: bool) -> None:
     base = f"http://127.0.0.1:{sock.getsockname()[1]}"
     with open(key_file, "rb") as f:
         private = serialization.load_pem_private_key(f.read(), password=None)
-    signer = create_agent_card_signer(
-        signing_key=private,
-        protected_header={"alg": alg, "kid": kid_of(key_file), "typ": "JOSE"},
-    )
+    header = {"alg": alg, "kid": kid_of(key_file), "typ": "JOSE"}
+    routes = []
+    if jku:
+        header["jku"] = f"{base}/jwks.json"
+        jwk = json.loads(get_default_algorithms()[alg].to_jwk(private.public_key()))
+        jwk["kid"] = kid_of(key_file)
+        jwks = {"keys": [jwk]}
+
+        async def key_set(_request):
+            return JSONResponse(jwks)
+
+        routes.append(Route("/jwks.json", key_set))
+    signer = create_agent_card_signer(signing_key=private, protected_header=header)
     signed = signer(card(base))
     if tamper:
         signed.description = "Tampered after signing."
-    app = Starlette(routes=[*create_agent_card_routes(signed)])
+    app = Starlette(routes=[*create_agent_card_routes(signed), *routes])
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     print(f"listening on {base}", flush=True)
     await server.serve(sockets=[sock])
@@ -166,7 +181,12 @@ if __name__ == "__main__":
     if args[:1] == ["keygen"] and len(args) == 2:
         keygen(args[1])
     elif args[:1] == ["serve"] and len(args) in (4, 5) and args[2] in ALGORITHMS:
-        asyncio.run(serve(args[1], args[2], int(args[3]), args[4:] == ["--tamper"]))
+        if args[4:] not in ([], ["--tamper"], ["--jku"]):
+            print(__doc__, file=sys.stderr)
+            sys.exit(2)
+        asyncio.run(
+            serve(args[1], args[2], int(args[3]), args[4:] == ["--tamper"], args[4:] == ["--jku"])
+        )
     elif args[:1] == ["verify"] and len(args) == 4 and args[3] in ALGORITHMS:
         verify(args[1], args[2], args[3])
     else:
