@@ -44,6 +44,8 @@ mod card;
 #[cfg(feature = "grpc")]
 pub mod grpc;
 mod http;
+#[cfg(feature = "signing")]
+mod jku;
 mod origin;
 mod request;
 mod response;
