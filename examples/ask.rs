@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --example ask -- CARD_URL [--transport jsonrpc|http+json|grpc] [--stream]
 //!     [--task ID --context ID] [--message-id ID] [--bearer TOKEN]
-//!     [--card-key FILE] TEXT
+//!     [--api-key KEY] [--card-key FILE] TEXT
 //! ```
 //!
 //! `CARD_URL` is the agent card's URL; a bare origin (`http://host:port` or
@@ -29,6 +29,10 @@
 //!   origin (the card fetch and the calls there), never elsewhere. A 401 or
 //!   403 from the agent exits with status 1, naming the scheme its
 //!   `WWW-Authenticate` asks for and the card's security schemes.
+//! - `--api-key KEY` sends the key where the card's `apiKeySecurityScheme`
+//!   says (its header, query parameter or cookie), when a requirement of
+//!   the card's `securityRequirements` is met by the key (with `--bearer`'s
+//!   token for its bearer schemes), on calls to the card's origin only.
 //! - `--card-key FILE` (a public key as PEM, JWK or JWKS; a JWK with a
 //!   `kid` must be the signature's `kid`, a PEM key is taken for any)
 //!   requires the card to carry a valid signature by it: otherwise ask exits
@@ -64,7 +68,7 @@ use tower::ServiceExt as _;
 
 /// The usage text.
 const USAGE: &str = "usage: ask CARD_URL [--transport jsonrpc|http+json|grpc] [--stream] \
-[--task ID --context ID] [--message-id ID] [--bearer TOKEN] [--card-key FILE] TEXT";
+[--task ID --context ID] [--message-id ID] [--bearer TOKEN] [--api-key KEY] [--card-key FILE] TEXT";
 
 /// The exit status of an INPUT_REQUIRED task.
 const INPUT_REQUIRED: u8 = 2;
@@ -82,6 +86,7 @@ struct Args {
     context_id: Option<String>,
     message_id: Option<String>,
     bearer: Option<String>,
+    api_key: Option<String>,
     card_key: Option<String>,
     text: String,
 }
@@ -137,6 +142,7 @@ fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String> {
             "--context" => out.context_id = Some(value("--context")?),
             "--message-id" => out.message_id = Some(value("--message-id")?),
             "--bearer" => out.bearer = Some(value("--bearer")?),
+            "--api-key" => out.api_key = Some(value("--api-key")?),
             "--card-key" => out.card_key = Some(value("--card-key")?),
             _ => return Err(format!("unknown option {arg:?}")),
         }
@@ -406,6 +412,13 @@ async fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     if let Some(token) = &args.bearer {
         builder = builder.authorization(format!("Bearer {token}").parse()?);
     }
+    if let Some(key) = &args.api_key {
+        let mut creds = a2a_tower::client::Credentials::new().api_key(key);
+        if let Some(token) = &args.bearer {
+            creds = creds.bearer(token);
+        }
+        builder = builder.credentials(creds);
+    }
     if let Some(file) = &args.card_key {
         let text = std::fs::read_to_string(file)?;
         let keys = a2a_tower::signing::VerifyingKey::parse_all(&text, None)
@@ -527,6 +540,8 @@ mod tests {
         assert_eq!(a.context_id.as_deref(), Some("c-1"));
         assert_eq!(a.message_id.as_deref(), Some("m-1"));
         assert_eq!(a.text, "hi");
+        let a = ask_args(&["http://h", "--api-key", "k1", "x"]);
+        assert_eq!(a.api_key.as_deref(), Some("k1"));
         let a = ask_args(&["--transport=jsonrpc", "http://h", "x"]);
         assert_eq!(a.transport, Some(Transport::JsonRpc));
         #[cfg(feature = "grpc")]

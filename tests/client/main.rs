@@ -32,6 +32,8 @@ mod client;
     feature = "grpc"
 ))]
 mod client_grpc;
+#[cfg(feature = "client")]
+mod credentials;
 #[cfg(all(
     feature = "mcp",
     feature = "engine",
