@@ -43,6 +43,8 @@ mod credentials;
     feature = "managed"
 ))]
 mod mcp;
+#[cfg(feature = "client")]
+mod oauth2;
 #[cfg(all(
     feature = "tools",
     feature = "jsonrpc",

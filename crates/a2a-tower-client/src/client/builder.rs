@@ -86,6 +86,7 @@ pub struct ClientBuilder<S> {
     version: Option<ProtocolVersion>,
     authorization: Option<HeaderValue>,
     credentials: Option<Source>,
+    oauth2: Option<super::ClientSecret>,
     resume: Resume,
     #[cfg(feature = "signing")]
     trust: super::CardTrust,
@@ -107,6 +108,7 @@ impl A2aClient<HttpClient> {
             version: None,
             authorization: None,
             credentials: None,
+            oauth2: None,
             resume: Resume {
                 attempts: DEFAULT_RESUME_ATTEMPTS,
                 backoff: DEFAULT_RESUME_BACKOFF,
@@ -134,6 +136,7 @@ impl<S> ClientBuilder<S> {
             version: self.version,
             authorization: self.authorization,
             credentials: self.credentials,
+            oauth2: self.oauth2,
             resume: self.resume,
             #[cfg(feature = "signing")]
             trust: self.trust,
@@ -210,6 +213,16 @@ impl<S> ClientBuilder<S> {
         self
     }
 
+    /// An OAuth 2.0 client for the card's `clientCredentials` flows (see
+    /// [`credentials`](super::credentials)): a requirement naming such a
+    /// scheme is satisfied by a token fetched from the flow's `tokenUrl`
+    /// with this id and secret (the secret goes nowhere else), cached until
+    /// it expires, fetched again once when the agent answers 401.
+    pub fn oauth2_client(mut self, client: super::ClientSecret) -> Self {
+        self.oauth2 = Some(client);
+        self
+    }
+
     /// How a dropped stream is resumed (see [`resume`](super::resume)): up
     /// to `attempts` resubscriptions per drop with `Last-Event-ID`, the first
     /// after `backoff`, each later one after twice the wait before (default
@@ -276,6 +289,7 @@ impl<S> ClientBuilder<S> {
             },
             resume: self.resume,
             credentials: self.credentials,
+            oauth2: self.oauth2,
         })
     }
 }
@@ -290,6 +304,7 @@ pub struct Connector<S> {
     limits: Limits,
     resume: Resume,
     credentials: Option<Source>,
+    oauth2: Option<super::ClientSecret>,
 }
 
 impl<S: HttpService> Connector<S> {
@@ -342,8 +357,14 @@ impl<S: HttpService> Connector<S> {
                 .authorization
                 .clone()
                 .filter(|_| &iface_origin == home),
-            credentials: self.credentials.as_ref().map(|s| {
-                let plan = super::CredentialPlan::for_card(&card, &*s.0);
+            credentials: (self.credentials.is_some() || self.oauth2.is_some()).then(|| {
+                let none = super::Credentials::new();
+                let source = self
+                    .credentials
+                    .as_ref()
+                    .map_or(&none as &dyn super::CredentialSource, |s| &*s.0);
+                let plan =
+                    super::CredentialPlan::for_card_with(&card, source, self.oauth2.as_ref());
                 let origins = std::iter::once(home.clone()).chain(self.allowed.iter().cloned());
                 super::CredentialsLayer::new(plan, origins)
             }),

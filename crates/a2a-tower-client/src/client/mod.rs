@@ -64,7 +64,8 @@ pub use builder::{
 };
 pub use card::CardResolver;
 pub use credentials::{
-    Credential, CredentialPlan, CredentialSource, Credentials, CredentialsLayer, CredentialsService,
+    ClientSecret, Credential, CredentialPlan, CredentialSource, Credentials, CredentialsLayer,
+    CredentialsService,
 };
 pub use http::HttpService;
 pub use origin::Origin;

@@ -38,6 +38,27 @@ impl CredentialsLayer {
         self.origins.contains(origin)
     }
 
+    /// Places the plan's OAuth 2.0 token (fetched or cached through `http`)
+    /// on `req` when its origin is one of the layer's; the token placed,
+    /// if any. `stale` is a token the agent refused: a new one is fetched.
+    pub(crate) async fn authorize<S: crate::client::HttpService, B>(
+        &self,
+        http: S,
+        req: &mut Request<B>,
+        stale: Option<&http::HeaderValue>,
+    ) -> Result<Option<http::HeaderValue>, crate::A2aError> {
+        let Some(tokens) = self.plan.tokens() else {
+            return Ok(None);
+        };
+        if !Origin::of(req.uri()).is_some_and(|o| self.reaches(&o)) {
+            return Ok(None);
+        }
+        let value = tokens.authorization(http, stale).await?;
+        req.headers_mut()
+            .insert(http::header::AUTHORIZATION, value.clone());
+        Ok(Some(value))
+    }
+
     /// Places the credentials on `req` when its URI's origin is one of the
     /// layer's.
     pub fn apply<B>(&self, req: &mut Request<B>) {

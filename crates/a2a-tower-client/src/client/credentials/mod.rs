@@ -5,6 +5,13 @@
 //! satisfies); [`CredentialsLayer`] places it on requests to the card's
 //! origin and the allowed RPC origins only.
 //!
+//! OAuth 2.0 client credentials ([`ClientSecret`], through
+//! [`ClientBuilder::oauth2_client`](super::ClientBuilder::oauth2_client)):
+//! a scheme whose flow is `clientCredentials` is satisfied by a token from
+//! the flow's `tokenUrl` (the only place the secret goes), cached until its
+//! `expires_in` ends and fetched again, once per call, when the agent
+//! answers 401 to it. Over the JSON bindings only.
+//!
 //! [`ClientBuilder::credentials`](super::ClientBuilder::credentials) does
 //! all three when the client connects, after the card has been fetched and
 //! has passed the trust policy: a card that fails it is refused before any
@@ -39,9 +46,11 @@
 //! ```
 
 mod layer;
+mod oauth2;
 mod plan;
 mod source;
 
 pub use layer::{CredentialsLayer, CredentialsService};
+pub use oauth2::{ClientSecret, EXPIRY_MARGIN};
 pub use plan::CredentialPlan;
 pub use source::{Credential, CredentialSource, Credentials};

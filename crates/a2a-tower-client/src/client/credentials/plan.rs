@@ -7,9 +7,10 @@ use base64::Engine as _;
 use http::header::{AUTHORIZATION, COOKIE};
 use http::{HeaderName, HeaderValue, Request, Uri};
 
+use super::oauth2::{ClientSecret, TokenCache, Tokens};
 use super::source::{Credential, CredentialSource};
 use crate::client::request::pct;
-use crate::types::{AgentCard, SecurityScheme};
+use crate::types::{AgentCard, OAuthFlows, SecurityScheme};
 
 /// Where one credential goes.
 #[derive(Clone)]
@@ -17,6 +18,7 @@ enum Placement {
     Header(HeaderName, HeaderValue),
     Query(String, String),
     Cookie(String),
+    OAuth2(Tokens),
 }
 
 /// The credentials for one card: those of the first of its
@@ -111,15 +113,37 @@ impl CredentialPlan {
     /// The credentials `source` gives for the first requirement of `card`
     /// it satisfies entirely; none when it satisfies none.
     pub fn for_card(card: &AgentCard, source: &dyn CredentialSource) -> Self {
+        Self::for_card_with(card, source, None)
+    }
+
+    /// As [`for_card`](Self::for_card); an OAuth 2.0 scheme with a
+    /// `clientCredentials` flow the source has no token for is satisfied by
+    /// `client`'s tokens from that flow's `tokenUrl`.
+    pub(crate) fn for_card_with(
+        card: &AgentCard,
+        source: &dyn CredentialSource,
+        client: Option<&ClientSecret>,
+    ) -> Self {
         'req: for req in &card.security_requirements {
             let mut placements = Vec::new();
             for (name, scopes) in &req.schemes {
                 let Some(scheme) = card.security_schemes.get(name) else {
                     continue 'req;
                 };
+                let fetched = || match (client, scheme) {
+                    (Some(c), SecurityScheme::OAuth2(o)) => match &o.flows {
+                        Some(OAuthFlows::ClientCredentials(f)) => {
+                            TokenCache::new(&f.token_url, &scopes.0, c.clone())
+                                .map(|t| Placement::OAuth2(Arc::new(t)))
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                };
                 let Some(p) = source
                     .credential(name, scheme, &scopes.0)
                     .and_then(|c| place(scheme, c))
+                    .or_else(fetched)
                 else {
                     continue 'req;
                 };
@@ -140,7 +164,8 @@ impl CredentialPlan {
     }
 
     /// Places the credentials on `req` (whatever its origin: the
-    /// [`CredentialsLayer`](super::CredentialsLayer) checks that).
+    /// [`CredentialsLayer`](super::CredentialsLayer) checks that). OAuth 2.0
+    /// tokens, fetched asynchronously, are placed by the client itself.
     pub fn apply<B>(&self, req: &mut Request<B>) {
         for p in self.placements.iter() {
             match p {
@@ -156,6 +181,7 @@ impl CredentialPlan {
                         req.headers_mut().insert(COOKIE, v);
                     }
                 }
+                Placement::OAuth2(_) => {}
                 Placement::Query(name, value) => {
                     let mut parts = req.uri().clone().into_parts();
                     let pq = parts.path_and_query.as_ref().map_or("/", |p| p.as_str());
@@ -167,6 +193,14 @@ impl CredentialPlan {
                 }
             }
         }
+    }
+
+    /// The client-credentials tokens of the plan, if it has them.
+    pub(crate) fn tokens(&self) -> Option<&Tokens> {
+        self.placements.iter().find_map(|p| match p {
+            Placement::OAuth2(t) => Some(t),
+            _ => None,
+        })
     }
 
     /// The header credentials (header and cookie placements), for
