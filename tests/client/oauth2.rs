@@ -292,3 +292,87 @@ async fn ask_with_client_credentials() {
     assert_eq!(token_requests(&issued), 1);
     assert_eq!(bearers(&seen), ["Bearer tok-1"]);
 }
+
+/// An OpenID Connect provider: discovery at
+/// `/.well-known/openid-configuration` naming `token_endpoint(base)`, and
+/// tokens at `/token`.
+async fn provider(
+    token_endpoint: impl Fn(&str) -> String + Send + Sync + 'static,
+) -> (String, Seen) {
+    let issued = AtomicUsize::new(0);
+    let base = Arc::new(Mutex::new(String::new()));
+    let b = base.clone();
+    let (url, seen) = serve(move |pq, _| {
+        if pq == "/.well-known/openid-configuration" {
+            let base = b.lock().unwrap().clone();
+            let doc = serde_json::json!({
+                "issuer": base,
+                "token_endpoint": token_endpoint(&base),
+            });
+            return (StatusCode::OK, doc.to_string());
+        }
+        let n = issued.fetch_add(1, Ordering::SeqCst) + 1;
+        let body = format!(r#"{{"access_token":"oidc-{n}","token_type":"bearer","expires_in":1}}"#);
+        (StatusCode::OK, body)
+    })
+    .await;
+    *base.lock().unwrap() = url.clone();
+    (url, seen)
+}
+
+/// The card: one OpenID Connect scheme discovered at `discovery`.
+fn oidc_card(rpc: &str, discovery: &str) -> String {
+    let mut c: AgentCard = serde_json::from_str(&card(rpc, "http://unused.example/token")).unwrap();
+    c.security_schemes.insert(
+        "oauth".into(),
+        SecurityScheme::OpenIdConnect(a2a_tower::types::OpenIdConnectSecurityScheme {
+            open_id_connect_url: discovery.into(),
+            ..Default::default()
+        }),
+    );
+    serde_json::to_string(&c).unwrap()
+}
+
+#[tokio::test]
+async fn openid_connect_discovery_finds_the_token_endpoint() {
+    let (idp, idp_seen) = provider(|base| format!("{base}/token")).await;
+    let discovery = format!("{idp}/.well-known/openid-configuration");
+    let (base, seen) = agent(move |b| oidc_card(b, &discovery), 0).await;
+    get_task(&format!("{base}{CARD_PATH}"), &[]).await.unwrap();
+    // Tokens expire at once (1 s): two token requests, one discovery.
+    assert_eq!(bearers(&seen), ["Bearer oidc-1", "Bearer oidc-2"]);
+    let idp_seen = idp_seen.lock().unwrap();
+    let paths: Vec<&str> = idp_seen.iter().map(|(pq, ..)| pq.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["/.well-known/openid-configuration", "/token", "/token"]
+    );
+    assert!(
+        idp_seen[0].1.get("authorization").is_none(),
+        "no secret to discovery"
+    );
+    assert_eq!(idp_seen[1].1["authorization"], "Basic YWdlbnQtNzpzM2NyZXQ=");
+}
+
+#[tokio::test]
+async fn a_discovered_token_endpoint_on_another_origin_is_refused() {
+    let (elsewhere, elsewhere_seen) = token_endpoint(3600).await;
+    let (idp, _) = provider(move |_| format!("{elsewhere}/token")).await;
+    let discovery = format!("{idp}/.well-known/openid-configuration");
+    let (base, seen) = agent(move |b| oidc_card(b, &discovery), 0).await;
+    let err = get_task(&format!("{base}{CARD_PATH}"), &[])
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unauthenticated);
+    assert!(
+        err.message().contains("another origin"),
+        "{}",
+        err.message()
+    );
+    assert_eq!(
+        token_requests(&elsewhere_seen),
+        0,
+        "the secret never went there"
+    );
+    assert!(bearers(&seen).is_empty(), "no call without the token");
+}

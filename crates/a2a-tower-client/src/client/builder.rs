@@ -217,7 +217,9 @@ impl<S> ClientBuilder<S> {
     /// [`credentials`](super::credentials)): a requirement naming such a
     /// scheme is satisfied by a token fetched from the flow's `tokenUrl`
     /// with this id and secret (the secret goes nowhere else), cached until
-    /// it expires, fetched again once when the agent answers 401.
+    /// it expires, fetched again once when the agent answers 401. An OpenID
+    /// Connect scheme too: its token endpoint is the `token_endpoint` of
+    /// the discovery document at its `openIdConnectUrl`, on that origin.
     pub fn oauth2_client(mut self, client: super::ClientSecret) -> Self {
         self.oauth2 = Some(client);
         self

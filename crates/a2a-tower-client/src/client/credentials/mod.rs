@@ -10,7 +10,9 @@
 //! a scheme whose flow is `clientCredentials` is satisfied by a token from
 //! the flow's `tokenUrl` (the only place the secret goes), cached until its
 //! `expires_in` ends and fetched again, once per call, when the agent
-//! answers 401 to it. Over the JSON bindings only.
+//! answers 401 to it. An OpenID Connect scheme is satisfied the same way,
+//! its token endpoint found through discovery at its `openIdConnectUrl`
+//! (and only on that URL's origin). Over the JSON bindings only.
 //!
 //! [`ClientBuilder::credentials`](super::ClientBuilder::credentials) does
 //! all three when the client connects, after the card has been fetched and

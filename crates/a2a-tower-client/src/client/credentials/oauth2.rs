@@ -3,7 +3,10 @@
 //! token cache per connected client fetches the token from the flow's
 //! `tokenUrl` (the client secret goes there and nowhere else), reuses it
 //! until `expires_in` (less a margin of [`EXPIRY_MARGIN`]) and fetches a new
-//! one when the agent answers 401 to it (once per call).
+//! one when the agent answers 401 to it (once per call). An OpenID Connect
+//! scheme's token endpoint is found by discovery: its `openIdConnectUrl` is
+//! fetched once, and its `token_endpoint` must be on that URL's origin (the
+//! secret never goes to an origin the card does not name).
 
 use std::fmt;
 use std::sync::Arc;
@@ -78,9 +81,24 @@ struct TokenAnswer {
     expires_in: Option<u64>,
 }
 
+/// Where the token endpoint is.
+enum Endpoint {
+    /// Named by the card's flow.
+    Known(Uri),
+    /// Found through OpenID Connect discovery at this URL (once).
+    Discover(Uri, tokio::sync::OnceCell<Uri>),
+}
+
+/// An absolute http(s) URL, or None.
+fn absolute(url: &str) -> Option<Uri> {
+    let uri: Uri = url.parse().ok()?;
+    crate::client::origin::Origin::of(&uri)?;
+    Some(uri)
+}
+
 /// The client-credentials tokens of one connected client.
 pub(crate) struct TokenCache {
-    token_url: Uri,
+    endpoint: Endpoint,
     scopes: String,
     client: ClientSecret,
     token: tokio::sync::Mutex<Option<Token>>,
@@ -89,7 +107,12 @@ pub(crate) struct TokenCache {
 impl fmt::Debug for TokenCache {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TokenCache")
-            .field("token_url", &self.token_url)
+            .field(
+                "endpoint",
+                match &self.endpoint {
+                    Endpoint::Known(u) | Endpoint::Discover(u, _) => u,
+                },
+            )
             .field("client", &self.client)
             .finish_non_exhaustive()
     }
@@ -104,10 +127,23 @@ impl TokenCache {
     /// A cache for `client` at the flow's `token_url` (an absolute http(s)
     /// URL), asking for `scopes`.
     pub(crate) fn new(token_url: &str, scopes: &[String], client: ClientSecret) -> Option<Self> {
-        let token_url: Uri = token_url.parse().ok()?;
-        crate::client::origin::Origin::of(&token_url)?;
         Some(Self {
-            token_url,
+            endpoint: Endpoint::Known(absolute(token_url)?),
+            scopes: scopes.join(" "),
+            client,
+            token: tokio::sync::Mutex::new(None),
+        })
+    }
+
+    /// A cache whose token endpoint is found through OpenID Connect
+    /// discovery at `discovery_url`.
+    pub(crate) fn discover(
+        discovery_url: &str,
+        scopes: &[String],
+        client: ClientSecret,
+    ) -> Option<Self> {
+        Some(Self {
+            endpoint: Endpoint::Discover(absolute(discovery_url)?, tokio::sync::OnceCell::new()),
             scopes: scopes.join(" "),
             client,
             token: tokio::sync::Mutex::new(None),
@@ -133,7 +169,18 @@ impl TokenCache {
         Ok(token.value)
     }
 
-    async fn fetch<S: HttpService>(&self, mut http: S) -> Result<Token, A2aError> {
+    /// The token endpoint: the card's, or the discovered one.
+    async fn token_url<S: HttpService>(&self, http: S) -> Result<Uri, A2aError> {
+        match &self.endpoint {
+            Endpoint::Known(u) => Ok(u.clone()),
+            Endpoint::Discover(at, found) => {
+                found.get_or_try_init(|| discover(http, at)).await.cloned()
+            }
+        }
+    }
+
+    async fn fetch<S: HttpService>(&self, http: S) -> Result<Token, A2aError> {
+        let token_url = self.token_url(http.clone()).await?;
         let mut form = String::from("grant_type=client_credentials");
         if !self.scopes.is_empty() {
             form.push_str("&scope=");
@@ -144,29 +191,13 @@ impl TokenCache {
         let basic = base64::engine::general_purpose::STANDARD.encode(pair);
         let req = Request::builder()
             .method(Method::POST)
-            .uri(self.token_url.clone())
+            .uri(token_url)
             .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
             .header(header::ACCEPT, "application/json")
             .header(header::AUTHORIZATION, format!("Basic {basic}"))
             .body(Full::new(Bytes::from(form)))
             .map_err(A2aError::internal)?;
-        futures_util::future::poll_fn(|cx| http.poll_ready(cx))
-            .await
-            .map_err(|e| super::super::response::unavailable(e.into()))?;
-        let res = http
-            .call(req)
-            .await
-            .map_err(|e| super::super::response::unavailable(e.into()))?;
-        let status = res.status();
-        let body = Limited::new(res.into_body(), MAX_TOKEN_BYTES)
-            .collect()
-            .await
-            .map_err(|_| token_error("answer could not be read"))?
-            .to_bytes();
-        if !status.is_success() {
-            return Err(token_error("refused the client credentials")
-                .with_metadata("httpStatus", status.as_str()));
-        }
+        let body = read(http, req, "the OAuth 2.0 token request").await?;
         let answer: TokenAnswer = serde_json::from_slice(&body)
             .map_err(|_| token_error("answer is not a token response"))?;
         if !answer.token_type.eq_ignore_ascii_case("bearer") {
@@ -179,6 +210,63 @@ impl TokenCache {
             .map(|s| Instant::now() + Duration::from_secs(s).saturating_sub(EXPIRY_MARGIN));
         Ok(Token { value, until })
     }
+}
+
+/// Reads a body up to [`MAX_TOKEN_BYTES`], if the status is a success.
+async fn read<S: HttpService>(
+    mut http: S,
+    req: Request<Full<Bytes>>,
+    what: &str,
+) -> Result<Bytes, A2aError> {
+    futures_util::future::poll_fn(|cx| http.poll_ready(cx))
+        .await
+        .map_err(|e| super::super::response::unavailable(e.into()))?;
+    let res = http
+        .call(req)
+        .await
+        .map_err(|e| super::super::response::unavailable(e.into()))?;
+    let status = res.status();
+    let body = Limited::new(res.into_body(), MAX_TOKEN_BYTES)
+        .collect()
+        .await
+        .map_err(|_| {
+            A2aError::new(ErrorKind::Unauthenticated)
+                .with_message(format!("{what} could not be read"))
+        })?
+        .to_bytes();
+    if !status.is_success() {
+        return Err(A2aError::new(ErrorKind::Unauthenticated)
+            .with_message(format!("{what} failed"))
+            .with_metadata("httpStatus", status.as_str()));
+    }
+    Ok(body)
+}
+
+/// The `token_endpoint` of the OpenID Connect discovery document at `at`,
+/// which must be on `at`'s origin.
+async fn discover<S: HttpService>(http: S, at: &Uri) -> Result<Uri, A2aError> {
+    let what = "the OpenID Connect discovery";
+    let req = Request::builder()
+        .method(Method::GET)
+        .uri(at.clone())
+        .header(header::ACCEPT, "application/json")
+        .body(Full::default())
+        .map_err(A2aError::internal)?;
+    let body = read(http, req, what).await?;
+    let bad =
+        |why: &str| A2aError::new(ErrorKind::Unauthenticated).with_message(format!("{what} {why}"));
+    let doc: serde_json::Value =
+        serde_json::from_slice(&body).map_err(|_| bad("document is not JSON"))?;
+    let url = doc
+        .get("token_endpoint")
+        .and_then(|v| v.as_str())
+        .and_then(absolute)
+        .ok_or_else(|| bad("document names no token endpoint"))?;
+    let origin = crate::client::origin::Origin::of;
+    if origin(&url) != origin(at) {
+        return Err(bad("names a token endpoint on another origin; refused"));
+    }
+    Ok(url)
 }
 
 /// The shared cache.

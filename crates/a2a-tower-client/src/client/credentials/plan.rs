@@ -138,6 +138,10 @@ impl CredentialPlan {
                         }
                         _ => None,
                     },
+                    (Some(c), SecurityScheme::OpenIdConnect(o)) => {
+                        TokenCache::discover(&o.open_id_connect_url, &scopes.0, c.clone())
+                            .map(|t| Placement::OAuth2(Arc::new(t)))
+                    }
                     _ => None,
                 };
                 let Some(p) = source
