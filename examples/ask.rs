@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --example ask -- CARD_URL [--transport jsonrpc|http+json|grpc] [--stream]
 //!     [--task ID --context ID] [--message-id ID] [--bearer TOKEN]
-//!     [--card-key FILE] TEXT
+//!     [--api-key KEY] [--client-id ID --client-secret SECRET] [--card-key FILE] TEXT
 //! ```
 //!
 //! `CARD_URL` is the agent card's URL; a bare origin (`http://host:port` or
@@ -29,6 +29,14 @@
 //!   origin (the card fetch and the calls there), never elsewhere. A 401 or
 //!   403 from the agent exits with status 1, naming the scheme its
 //!   `WWW-Authenticate` asks for and the card's security schemes.
+//! - `--api-key KEY` sends the key where the card's `apiKeySecurityScheme`
+//!   says (its header, query parameter or cookie), when a requirement of
+//!   the card's `securityRequirements` is met by the key (with `--bearer`'s
+//!   token for its bearer schemes), on calls to the card's origin only.
+//! - `--client-id ID --client-secret SECRET` satisfy the card's OAuth 2.0
+//!   schemes whose flow is `clientCredentials`: a token is fetched from the
+//!   flow's `tokenUrl` (the secret goes only there) and sent as a bearer
+//!   token to the card's origin, fetched again once on a 401.
 //! - `--card-key FILE` (a public key as PEM, JWK or JWKS; a JWK with a
 //!   `kid` must be the signature's `kid`, a PEM key is taken for any)
 //!   requires the card to carry a valid signature by it: otherwise ask exits
@@ -64,7 +72,7 @@ use tower::ServiceExt as _;
 
 /// The usage text.
 const USAGE: &str = "usage: ask CARD_URL [--transport jsonrpc|http+json|grpc] [--stream] \
-[--task ID --context ID] [--message-id ID] [--bearer TOKEN] [--card-key FILE] TEXT";
+[--task ID --context ID] [--message-id ID] [--bearer TOKEN] [--api-key KEY] [--client-id ID --client-secret SECRET] [--card-key FILE] TEXT";
 
 /// The exit status of an INPUT_REQUIRED task.
 const INPUT_REQUIRED: u8 = 2;
@@ -82,6 +90,9 @@ struct Args {
     context_id: Option<String>,
     message_id: Option<String>,
     bearer: Option<String>,
+    api_key: Option<String>,
+    client_id: Option<String>,
+    client_secret: Option<String>,
     card_key: Option<String>,
     text: String,
 }
@@ -90,7 +101,7 @@ struct Args {
 #[derive(Debug, PartialEq, Eq)]
 enum Command {
     Help,
-    Ask(Args),
+    Ask(Box<Args>),
 }
 
 /// Parses the arguments (without the program name).
@@ -137,9 +148,15 @@ fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String> {
             "--context" => out.context_id = Some(value("--context")?),
             "--message-id" => out.message_id = Some(value("--message-id")?),
             "--bearer" => out.bearer = Some(value("--bearer")?),
+            "--api-key" => out.api_key = Some(value("--api-key")?),
+            "--client-id" => out.client_id = Some(value("--client-id")?),
+            "--client-secret" => out.client_secret = Some(value("--client-secret")?),
             "--card-key" => out.card_key = Some(value("--card-key")?),
             _ => return Err(format!("unknown option {arg:?}")),
         }
+    }
+    if out.client_id.is_some() != out.client_secret.is_some() {
+        return Err("--client-id and --client-secret go together".into());
     }
     let mut words = words.into_iter();
     out.card_url = words.next().ok_or("the card URL is missing")?;
@@ -147,7 +164,7 @@ fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String> {
     if out.text.is_empty() {
         return Err("the message text is missing".into());
     }
-    Ok(Command::Ask(out))
+    Ok(Command::Ask(Box::new(out)))
 }
 
 /// The card URL of `url`: a bare origin means its well-known card path.
@@ -406,6 +423,16 @@ async fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     if let Some(token) = &args.bearer {
         builder = builder.authorization(format!("Bearer {token}").parse()?);
     }
+    if let Some(key) = &args.api_key {
+        let mut creds = a2a_tower::client::Credentials::new().api_key(key);
+        if let Some(token) = &args.bearer {
+            creds = creds.bearer(token);
+        }
+        builder = builder.credentials(creds);
+    }
+    if let (Some(id), Some(secret)) = (&args.client_id, &args.client_secret) {
+        builder = builder.oauth2_client(a2a_tower::client::ClientSecret::new(id, secret));
+    }
     if let Some(file) = &args.card_key {
         let text = std::fs::read_to_string(file)?;
         let keys = a2a_tower::signing::VerifyingKey::parse_all(&text, None)
@@ -460,7 +487,7 @@ fn declared_schemes(card: &a2a_tower::types::AgentCard) -> String {
 async fn main() -> ExitCode {
     let _telemetry = telemetry::init();
     let args = match parse(std::env::args().skip(1)) {
-        Ok(Command::Ask(args)) => args,
+        Ok(Command::Ask(args)) => *args,
         Ok(Command::Help) => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -493,7 +520,7 @@ mod tests {
 
     fn ask_args(words: &[&str]) -> Args {
         match args(words) {
-            Ok(Command::Ask(a)) => a,
+            Ok(Command::Ask(a)) => *a,
             other => panic!("{words:?}: {other:?}"),
         }
     }
@@ -527,6 +554,14 @@ mod tests {
         assert_eq!(a.context_id.as_deref(), Some("c-1"));
         assert_eq!(a.message_id.as_deref(), Some("m-1"));
         assert_eq!(a.text, "hi");
+        let a = ask_args(&["http://h", "--api-key", "k1", "x"]);
+        assert_eq!(a.api_key.as_deref(), Some("k1"));
+        let a = ask_args(&["http://h", "--client-id", "i", "--client-secret=s", "x"]);
+        assert_eq!(
+            (a.client_id.as_deref(), a.client_secret.as_deref()),
+            (Some("i"), Some("s"))
+        );
+        assert!(args(&["http://h", "--client-id", "i", "x"]).is_err());
         let a = ask_args(&["--transport=jsonrpc", "http://h", "x"]);
         assert_eq!(a.transport, Some(Transport::JsonRpc));
         #[cfg(feature = "grpc")]

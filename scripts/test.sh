@@ -41,7 +41,7 @@ venv_log=$(mktemp)
     if [ ! -x .venv/bin/python ]; then
         python3 -m venv .venv
     fi
-    .venv/bin/pip install --quiet --disable-pip-version-check 'a2a-sdk[http-server,grpc]>=1.3,<2' 'uvicorn>=0.30,<1'
+    .venv/bin/pip install --quiet --disable-pip-version-check 'a2a-sdk[http-server,grpc,signing]>=1.3,<2' 'uvicorn>=0.30,<1'
 ) >"$venv_log" 2>&1 &
 venv_pid=$!
 # Beside it, the 0.3 clients and server of tests/interop/interop_v03*.rs: the

@@ -17,14 +17,14 @@ const PATIENCE: Duration = Duration::from_secs(30);
 
 /// What one `ask` run printed, and its exit status.
 #[derive(Debug)]
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub(crate) struct Run {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 /// Runs `ask` with `args`, killing it (and failing) after [`PATIENCE`].
-fn ask(args: &[&str]) -> Run {
+pub(crate) fn ask(args: &[&str]) -> Run {
     let bin = example_binary("ask");
     let mut child = Command::new(&bin)
         .args(args)

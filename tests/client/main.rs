@@ -32,6 +32,8 @@ mod client;
     feature = "grpc"
 ))]
 mod client_grpc;
+#[cfg(feature = "client")]
+mod credentials;
 #[cfg(all(
     feature = "mcp",
     feature = "engine",
@@ -41,6 +43,8 @@ mod client_grpc;
     feature = "managed"
 ))]
 mod mcp;
+#[cfg(feature = "client")]
+mod oauth2;
 #[cfg(all(
     feature = "tools",
     feature = "jsonrpc",

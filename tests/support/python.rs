@@ -11,7 +11,7 @@ use super::server::Server;
 
 /// What `scripts/test.sh` installs into `.venv`.
 pub(crate) const INSTALL: &str = "python3 -m venv .venv && .venv/bin/pip install \
-     'a2a-sdk[http-server,grpc]>=1.3,<2' 'uvicorn>=0.30,<1'";
+     'a2a-sdk[http-server,grpc,signing]>=1.3,<2' 'uvicorn>=0.30,<1'";
 
 /// The repository root.
 pub(crate) fn repo() -> &'static Path {

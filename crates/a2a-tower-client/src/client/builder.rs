@@ -62,6 +62,16 @@ pub const DEFAULT_MAX_CARD_BYTES: usize = 1024 * 1024;
 /// The default bound on a complete (non-streamed) answer (16 MiB).
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
 
+/// The host's credential source, shared.
+#[derive(Clone)]
+struct Source(std::sync::Arc<dyn super::CredentialSource>);
+
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CredentialSource")
+    }
+}
+
 /// The configuration of a client; [`build`](Self::build) checks it.
 #[derive(Debug, Clone)]
 pub struct ClientBuilder<S> {
@@ -75,6 +85,8 @@ pub struct ClientBuilder<S> {
     transport: Option<Transport>,
     version: Option<ProtocolVersion>,
     authorization: Option<HeaderValue>,
+    credentials: Option<Source>,
+    oauth2: Option<super::ClientSecret>,
     resume: Resume,
     #[cfg(feature = "signing")]
     trust: super::CardTrust,
@@ -95,6 +107,8 @@ impl A2aClient<HttpClient> {
             transport: None,
             version: None,
             authorization: None,
+            credentials: None,
+            oauth2: None,
             resume: Resume {
                 attempts: DEFAULT_RESUME_ATTEMPTS,
                 backoff: DEFAULT_RESUME_BACKOFF,
@@ -121,6 +135,8 @@ impl<S> ClientBuilder<S> {
             transport: self.transport,
             version: self.version,
             authorization: self.authorization,
+            credentials: self.credentials,
+            oauth2: self.oauth2,
             resume: self.resume,
             #[cfg(feature = "signing")]
             trust: self.trust,
@@ -183,6 +199,29 @@ impl<S> ClientBuilder<S> {
     /// fetch and on calls to an interface on that origin, never elsewhere.
     pub fn authorization(mut self, value: HeaderValue) -> Self {
         self.authorization = Some(value);
+        self
+    }
+
+    /// What the host presents for the card's security requirements (see
+    /// [`credentials`](super::credentials)): when the client connects, the
+    /// first requirement of the card whose every scheme `source` satisfies
+    /// is placed on each call, as the card's schemes say, to the card's
+    /// origin and the allowed RPC origins only; never on the card fetch,
+    /// never for a card that failed the trust policy.
+    pub fn credentials(mut self, source: impl super::CredentialSource) -> Self {
+        self.credentials = Some(Source(std::sync::Arc::new(source)));
+        self
+    }
+
+    /// An OAuth 2.0 client for the card's `clientCredentials` flows (see
+    /// [`credentials`](super::credentials)): a requirement naming such a
+    /// scheme is satisfied by a token fetched from the flow's `tokenUrl`
+    /// with this id and secret (the secret goes nowhere else), cached until
+    /// it expires, fetched again once when the agent answers 401. An OpenID
+    /// Connect scheme too: its token endpoint is the `token_endpoint` of
+    /// the discovery document at its `openIdConnectUrl`, on that origin.
+    pub fn oauth2_client(mut self, client: super::ClientSecret) -> Self {
+        self.oauth2 = Some(client);
         self
     }
 
@@ -251,6 +290,8 @@ impl<S> ClientBuilder<S> {
                 max_event_bytes: self.max_event_bytes,
             },
             resume: self.resume,
+            credentials: self.credentials,
+            oauth2: self.oauth2,
         })
     }
 }
@@ -264,6 +305,8 @@ pub struct Connector<S> {
     version: Option<ProtocolVersion>,
     limits: Limits,
     resume: Resume,
+    credentials: Option<Source>,
+    oauth2: Option<super::ClientSecret>,
 }
 
 impl<S: HttpService> Connector<S> {
@@ -316,6 +359,17 @@ impl<S: HttpService> Connector<S> {
                 .authorization
                 .clone()
                 .filter(|_| &iface_origin == home),
+            credentials: (self.credentials.is_some() || self.oauth2.is_some()).then(|| {
+                let none = super::Credentials::new();
+                let source = self
+                    .credentials
+                    .as_ref()
+                    .map_or(&none as &dyn super::CredentialSource, |s| &*s.0);
+                let plan =
+                    super::CredentialPlan::for_card_with(&card, source, self.oauth2.as_ref());
+                let origins = std::iter::once(home.clone()).chain(self.allowed.iter().cloned());
+                super::CredentialsLayer::new(plan, origins)
+            }),
         };
         #[cfg(feature = "grpc")]
         let channel = match transport {

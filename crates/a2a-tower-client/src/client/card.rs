@@ -57,6 +57,8 @@ pub struct CardResolver<S> {
     pub(crate) authorization: Option<HeaderValue>,
     #[cfg(feature = "signing")]
     pub(crate) trust: Arc<super::CardTrust>,
+    #[cfg(feature = "signing")]
+    jku: super::jku::JkuCache,
     cache: Arc<Mutex<Option<Cached>>>,
 }
 
@@ -78,6 +80,8 @@ impl<S> CardResolver<S> {
             authorization,
             #[cfg(feature = "signing")]
             trust: Arc::default(),
+            #[cfg(feature = "signing")]
+            jku: Arc::default(),
             cache: Arc::default(),
         }
     }
@@ -89,7 +93,7 @@ impl<S> CardResolver<S> {
 }
 
 /// `max-age` of a `Cache-Control` value, zero under `no-cache`/`no-store`.
-fn max_age(value: Option<&HeaderValue>) -> Option<Duration> {
+pub(super) fn max_age(value: Option<&HeaderValue>) -> Option<Duration> {
     let v = value?.to_str().ok()?.to_ascii_lowercase();
     let mut age = None;
     for d in v.split(',').map(str::trim) {
@@ -196,7 +200,22 @@ impl<S: HttpService> CardResolver<S> {
             let card: serde_json::Value = serde_json::from_slice(&body)
                 .map_err(|e| invalid("the agent card is not a valid card").with_source(e))?;
             #[cfg(feature = "signing")]
-            self.trust.check(&card)?;
+            {
+                let (mut fetched, mut skipped) = (Vec::new(), None);
+                if let Some(allowed) = self.trust.jku_origins() {
+                    let (jkus, why) = super::jku::allowed_jkus(&card, &self.origin, allowed);
+                    skipped = why;
+                    for jku in jkus {
+                        fetched.extend(
+                            super::jku::fetch(&self.http, &self.jku, &jku, self.max_bytes).await?,
+                        );
+                    }
+                }
+                // A `jku` not fetched explains a failure better than "no key".
+                self.trust
+                    .check_with(&card, &fetched)
+                    .map_err(|e| skipped.unwrap_or(e))?;
+            }
             // A 0.3 card (`url`, `preferredTransport`, ...) is read as the
             // 1.0 card it describes, its interfaces at protocol version 0.3.
             let card: AgentCard = serde_json::from_value(crate::v03::card::card_to_v10(&card))

@@ -9,6 +9,9 @@
 //!   feature `grpc`, also GRPC: [`grpc`]) of the card that speaks A2A 1.0
 //!   (or the one a caller insists on); RPC interfaces must be on the card's
 //!   [`Origin`] or an allowed one;
+//! - [`credentials`] places what the card's security requirements ask for
+//!   (from the host's [`CredentialSource`]) on the calls, on the card's
+//!   origin and the allowed ones only;
 //! - [`A2aClient`] encodes each [`Operation`](crate::Operation) for that
 //!   binding (always with `A2A-Version: 1.0`), decodes answers and SSE
 //!   streams ([`sse`]) back, and returns remote protocol errors complete.
@@ -41,9 +44,12 @@
 
 mod builder;
 mod card;
+pub mod credentials;
 #[cfg(feature = "grpc")]
 pub mod grpc;
 mod http;
+#[cfg(feature = "signing")]
+mod jku;
 mod origin;
 mod request;
 mod response;
@@ -59,6 +65,10 @@ pub use builder::{
     DEFAULT_MAX_RESPONSE_BYTES, HttpClient,
 };
 pub use card::CardResolver;
+pub use credentials::{
+    ClientSecret, Credential, CredentialPlan, CredentialSource, Credentials, CredentialsLayer,
+    CredentialsService,
+};
 pub use http::HttpService;
 pub use origin::Origin;
 pub use resume::{DEFAULT_RESUME_ATTEMPTS, DEFAULT_RESUME_BACKOFF};

@@ -25,6 +25,8 @@ pub(crate) struct Target {
     pub(crate) tenant: String,
     /// `Authorization`, only when the interface is on the card's origin.
     pub(crate) authorization: Option<HeaderValue>,
+    /// The card-driven credentials, for the interface's origin only.
+    pub(crate) credentials: Option<super::CredentialsLayer>,
     /// The interface speaks A2A 0.3: requests are sent in its wire.
     pub(crate) v03: bool,
 }
@@ -137,9 +139,13 @@ pub(crate) fn encode(
     if let Some(auth) = &target.authorization {
         builder = builder.header(header::AUTHORIZATION, auth.clone());
     }
-    builder
+    let mut req = builder
         .body(Full::new(body))
-        .map_err(|e| A2aError::new(crate::ErrorKind::InvalidParams).with_source(e))
+        .map_err(|e| A2aError::new(crate::ErrorKind::InvalidParams).with_source(e))?;
+    if let Some(c) = &target.credentials {
+        c.apply(&mut req);
+    }
+    Ok(req)
 }
 
 /// An operation A2A 0.3 does not have.
@@ -217,6 +223,7 @@ mod tests {
             base: "http://h/a2a".into(),
             tenant: tenant.into(),
             authorization: None,
+            credentials: None,
             v03: false,
         }
     }

@@ -181,6 +181,7 @@ impl<S: HttpService> A2aClient<S> {
         let expect = Expect::of(&req.operation);
         let encoded = request::encode(&self.target, &req, id);
         let mut http = self.http.clone();
+        let credentials = self.target.credentials.clone();
         let (transport, limits) = (self.target.transport, self.limits);
         let v03 = self.target.v03.then(|| req.operation.kind()).flatten();
         let record = span.clone();
@@ -189,10 +190,25 @@ impl<S: HttpService> A2aClient<S> {
             a2a_tower_core::telemetry::inject(req.headers_mut());
             // Refcounted, not copied: only a 404 without an A2A error formats it.
             let url = req.uri().clone();
+            let sent = match &credentials {
+                Some(c) => c.authorize(http.clone(), &mut req, None).await?,
+                None => None,
+            };
+            let again = sent.is_some().then(|| copy(&req));
             futures_util::future::poll_fn(|cx| http.poll_ready(cx))
                 .await
                 .map_err(|e| unavailable(e.into()))?;
-            let res = http.call(req).await.map_err(|e| unavailable(e.into()))?;
+            let mut res = http.call(req).await.map_err(|e| unavailable(e.into()))?;
+            // A refused OAuth 2.0 token: one new token, one more try.
+            if res.status() == http::StatusCode::UNAUTHORIZED
+                && let (Some(c), Some(mut req)) = (&credentials, again)
+            {
+                c.authorize(http.clone(), &mut req, sent.as_ref()).await?;
+                futures_util::future::poll_fn(|cx| http.poll_ready(cx))
+                    .await
+                    .map_err(|e| unavailable(e.into()))?;
+                res = http.call(req).await.map_err(|e| unavailable(e.into()))?;
+            }
             response::decode(transport, expect, id, limits, &url, res, v03).await
         };
         Box::pin(
@@ -212,4 +228,16 @@ impl<S: HttpService> A2aClient<S> {
             .instrument(span),
         )
     }
+}
+
+/// A copy of a request to send again.
+fn copy(
+    req: &http::Request<http_body_util::Full<bytes::Bytes>>,
+) -> http::Request<http_body_util::Full<bytes::Bytes>> {
+    let mut out = http::Request::new(req.body().clone());
+    *out.method_mut() = req.method().clone();
+    *out.uri_mut() = req.uri().clone();
+    *out.version_mut() = req.version();
+    *out.headers_mut() = req.headers().clone();
+    out
 }

@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use super::Origin;
 use crate::signing::{SigningError, VerifyingKey, verify_card};
 use crate::{A2aError, ErrorKind};
 
@@ -21,7 +22,12 @@ enum Mode {
 /// resolves (its origin); only ES256, RS256 and EdDSA signatures count
 /// (never `none`, never HMAC), and the key must be the header's `kid` and
 /// `alg`. A key no longer trusted (expired, revoked) is one the host no
-/// longer pins.
+/// longer pins. With [`fetch_jku`](Self::fetch_jku), keys are also taken
+/// from a signature's `jku` key set on the card's origin or an allowed one
+/// (fetched within the card fetch's timeout and size limit, without
+/// credentials or redirects, cached for its `max-age`, five minutes by
+/// default; a key whose `exp` has passed is left out); a `jku` on any other
+/// origin refuses the card without being fetched.
 ///
 /// ```
 /// use a2a_tower::client::CardTrust;
@@ -38,11 +44,15 @@ enum Mode {
 /// let signed = sign_card(&AgentCard::new("A", "B", "1.0.0"), &key).unwrap();
 /// assert!(trust.check(&serde_json::to_value(&signed).unwrap()).is_ok());
 /// assert!(CardTrust::verify_if_signed([key.verifying_key()]).check(&unsigned).is_ok());
+/// // Keys from the signature's `jku` too, when on the card's origin or this one.
+/// let trust = CardTrust::require([]).fetch_jku(["https://keys.example.com".parse().unwrap()]);
+/// assert!(trust.check(&unsigned).unwrap_err().message().contains("signature"));
 /// ```
 #[derive(Debug, Clone)]
 pub struct CardTrust {
     mode: Mode,
     keys: Vec<VerifyingKey>,
+    jku: Option<Vec<Origin>>,
 }
 
 impl Default for CardTrust {
@@ -57,6 +67,7 @@ impl CardTrust {
         Self {
             mode: Mode::Ignore,
             keys: Vec::new(),
+            jku: None,
         }
     }
 
@@ -66,6 +77,7 @@ impl CardTrust {
         Self {
             mode: Mode::IfSigned,
             keys: keys.into_iter().collect(),
+            jku: None,
         }
     }
 
@@ -74,15 +86,45 @@ impl CardTrust {
         Self {
             mode: Mode::Require,
             keys: keys.into_iter().collect(),
+            jku: None,
         }
+    }
+
+    /// Also trusts the keys a signature's `jku` publishes, when the `jku`
+    /// is on the card's origin or one of `allowed` (see the type's docs).
+    pub fn fetch_jku(mut self, allowed: impl IntoIterator<Item = Origin>) -> Self {
+        self.jku = Some(allowed.into_iter().collect());
+        self
+    }
+
+    /// The origins besides the card's whose `jku` may be fetched, when
+    /// `jku` keys are trusted at all.
+    pub(crate) fn jku_origins(&self) -> Option<&[Origin]> {
+        self.jku.as_deref().filter(|_| self.mode != Mode::Ignore)
     }
 
     /// Checks the card JSON as received.
     pub fn check(&self, card: &Value) -> Result<(), A2aError> {
+        self.check_with(card, &[])
+    }
+
+    /// [`check`](Self::check), trusting `fetched` (keys from `jku`) too.
+    pub(crate) fn check_with(
+        &self,
+        card: &Value,
+        fetched: &[VerifyingKey],
+    ) -> Result<(), A2aError> {
         if self.mode == Mode::Ignore {
             return Ok(());
         }
-        match verify_card(card, &self.keys) {
+        let all;
+        let keys = if fetched.is_empty() {
+            &self.keys
+        } else {
+            all = self.keys.iter().chain(fetched).cloned().collect::<Vec<_>>();
+            &all
+        };
+        match verify_card(card, keys) {
             Ok(_) => Ok(()),
             Err(SigningError::Unsigned) if self.mode == Mode::IfSigned => Ok(()),
             Err(e) => Err(A2aError::new(ErrorKind::InvalidAgentResponse)

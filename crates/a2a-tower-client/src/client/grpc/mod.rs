@@ -100,6 +100,23 @@ fn metadata(target: &Target, req: &A2aRequest) -> MetadataMap {
     {
         md.insert("authorization", v);
     }
+    // Header and cookie credentials only: gRPC has no query string.
+    if let Some(c) = &target.credentials
+        && channel_url(&target.url)
+            .parse()
+            .ok()
+            .and_then(|u| super::origin::Origin::of(&u))
+            .is_some_and(|o| c.reaches(&o))
+    {
+        for (name, v) in c.plan().headers().iter() {
+            if let (Ok(k), Ok(v)) = (
+                tonic::metadata::MetadataKey::from_bytes(name.as_str().as_bytes()),
+                MetadataValue::try_from(v.as_bytes()),
+            ) {
+                md.insert(k, v);
+            }
+        }
+    }
     md
 }
 
