@@ -180,3 +180,27 @@ async fn a_foreign_error_code_keeps_its_number_and_message() {
     assert_eq!(e.message(), "Quota exhausted");
     assert_eq!(e.kind(), ErrorKind::Internal);
 }
+
+/// `examples/ask.rs` against the 0.3 agent, unchanged: it reads the 0.3
+/// card, speaks 0.3 on both bindings, streamed or not, and prints the
+/// answer; INPUT_REQUIRED exits 2 with the agent's question.
+#[test]
+fn the_ask_example_works_against_a_03_agent() {
+    use support::ask::ask;
+    let server = python03_server();
+    for transport in ["jsonrpc", "http+json"] {
+        for stream in [false, true] {
+            let mut args = vec![server.base.as_str(), "--transport", transport];
+            if stream {
+                args.push("--stream");
+            }
+            args.extend(["hello", "there"]);
+            let r = ask(&args);
+            assert_eq!(r.code, 0, "{r:?}");
+            assert!(r.stdout.contains("hello there"), "{r:?}");
+        }
+        let r = ask(&[server.base.as_str(), "--transport", transport, "ask"]);
+        assert_eq!(r.code, 2, "{r:?}");
+        assert!(r.stdout.contains("What is your name?"), "{r:?}");
+    }
+}

@@ -10,6 +10,7 @@
 //! that go through the engine (push-config storage, restart recovery and
 //! fencing) a part of the engine's (`a2a_tower_engine::suite`).
 //!
+//! - `ask`: the `ask` example as a process (its output and exit status).
 //! - `assembled`: the whole `A2aServer` over a scripted agent, and the calls
 //!   that assert its wire answers on both bindings.
 //! - `calls`: A2A calls on any core (`Service<A2aRequest>`) with `oneshot`,
@@ -42,6 +43,7 @@
 // helper: what one leaves unused another one uses.
 #![allow(dead_code)]
 
+pub(crate) mod ask;
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 pub(crate) mod assembled;
 #[cfg(feature = "engine")]
