@@ -115,6 +115,9 @@
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use a2a_tower_client::client;
+#[cfg(any(feature = "auth-jwt", feature = "auth-api-key"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "auth-jwt", feature = "auth-api-key"))))]
+pub use a2a_tower_http::auth;
 pub use a2a_tower_http::card;
 pub use a2a_tower_http::{extensions, limit};
 pub mod server;

@@ -147,6 +147,23 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
         self.map_layers(|a2a, http| (a2a, Stack::new(layer, http)))
     }
 
+    /// Adds an authentication layer (see [`auth`](crate::auth)) as an HTTP
+    /// layer, like [`http_layer`](Self::http_layer), and declares the
+    /// scheme it enforces in the card the stack serves (and checks against):
+    /// the scheme under the layer's name, added to every security
+    /// requirement (or a requirement of its own when the card has none), so
+    /// the card never offers a way in that the layer refuses. Its refusals
+    /// are shaped for the card's bindings.
+    #[cfg(any(feature = "auth-jwt", feature = "auth-api-key"))]
+    #[cfg_attr(docsrs, doc(cfg(any(feature = "auth-jwt", feature = "auth-api-key"))))]
+    pub fn authenticate<L>(mut self, mut layer: L) -> A2aServerBuilder<AL, Stack<L, HL>>
+    where
+        L: crate::auth::SecuredLayer,
+    {
+        layer.secure(&mut self.card);
+        self.http_layer(layer)
+    }
+
     fn map_layers<AL2, HL2>(
         self,
         f: impl FnOnce(AL, HL) -> (AL2, HL2),
