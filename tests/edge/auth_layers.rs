@@ -271,14 +271,12 @@ async fn key_app(layer: ApiKeyLayer<Caller>) -> App {
     App::new(app)
 }
 
+/// Where a test request carries a key: its path and headers.
+type Place = fn(&str) -> (String, Vec<(&'static str, String)>);
+
 #[tokio::test]
 async fn api_keys_in_each_placement() {
-    let placements: [(
-        ApiKeyLayer<Caller>,
-        &str,
-        &str,
-        fn(&str) -> (String, Vec<(&'static str, String)>),
-    ); 3] = [
+    let placements: [(ApiKeyLayer<Caller>, &str, &str, Place); 3] = [
         (
             ApiKeyLayer::header("X-API-Key"),
             "header",

@@ -93,7 +93,7 @@ fn presented<'r, B, P>(req: &'r Request<B>, config: &ApiKeyConfig<P>) -> Option<
                     .strip_prefix('"')
                     .and_then(|v| v.strip_suffix('"'))
                     .unwrap_or(v);
-                (k == name).then(|| Cow::Borrowed(v.as_bytes()))
+                (k == name).then_some(Cow::Borrowed(v.as_bytes()))
             }),
     }
     .filter(|k| !k.is_empty())
