@@ -63,7 +63,8 @@ impl A2aServer {
 ///
 /// ```text
 /// AgentCardLayer            GET /.well-known/agent-card.json (public)
-///  └ http_layer(..)         host HTTP layers, in the order added (first = outermost)
+///  └ http_layer(..)         host HTTP layers, in the order added (first = outermost),
+///                           `authenticate(..)` among them
 ///    └ BodyLimitLayer → VersionLayer → ExtensionsLayer
 ///      └ JsonRpcService / RestService  the card's JSONRPC and HTTP+JSON interfaces
 ///        (and GrpcBindingService for a GRPC interface, by content type; `grpc` feature)
