@@ -68,6 +68,18 @@ impl Signer {
     }
 }
 
+/// A token whose header says HS256, MACed with `secret` (never accepted).
+fn hs256(secret: &str, claims: Value) -> String {
+    let input = format!(
+        "{}.{}",
+        URL_SAFE_NO_PAD.encode(json!({"alg": "HS256", "kid": "k1"}).to_string()),
+        URL_SAFE_NO_PAD.encode(claims.to_string())
+    );
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret.as_bytes());
+    let tag = ring::hmac::sign(&key, input.as_bytes());
+    format!("{input}.{}", URL_SAFE_NO_PAD.encode(tag.as_ref()))
+}
+
 fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -153,6 +165,36 @@ async fn a_valid_jwt_reaches_the_core_as_its_claims() {
     );
 }
 
+// A JWKS of several keys: the token's `kid` picks its key; a token naming
+// one key but signed by the other is refused.
+#[tokio::test]
+async fn the_kid_picks_the_key_of_the_jwks() {
+    let (a, b) = (Signer::new("a"), Signer::new("b"));
+    let jwks = json!({"keys": [a.jwk(), b.jwk()]}).to_string();
+    let app = jwt_app(VerifyingKey::parse_all(&jwks, None).unwrap()).await;
+    for signer in [&a, &b] {
+        let token = signer.token(claims(ISSUER, json!(AUDIENCE), now() + 300));
+        let auth = [("authorization", format!("Bearer {token}"))];
+        let res = app
+            .clone()
+            .oneshot(send("/rest/message:send", &auth))
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200, "kid {}", signer.kid);
+    }
+    let forged = Signer {
+        pair: b.pair,
+        kid: "a",
+    };
+    let token = forged.token(claims(ISSUER, json!(AUDIENCE), now() + 300));
+    let auth = [("authorization", format!("Bearer {token}"))];
+    let res = app
+        .oneshot(send("/rest/message:send", &auth))
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401);
+}
+
 #[tokio::test]
 async fn bad_jwts_are_401_with_a_bearer_challenge() {
     let signer = Signer::new("k1");
@@ -183,6 +225,29 @@ async fn bad_jwts_are_401_with_a_bearer_challenge() {
             "expired",
         ),
         ("not a JWT", "abc.def".to_owned(), "malformed"),
+        // `nbf` an hour ahead: beyond the clock skew.
+        (
+            "not yet valid",
+            signer.token(
+                json!({"iss": ISSUER, "aud": AUDIENCE, "exp": later + 3600, "nbf": now() + 3600}),
+            ),
+            "not yet valid",
+        ),
+        (
+            "no exp",
+            signer.token(json!({"iss": ISSUER, "aud": AUDIENCE, "sub": "alice"})),
+            "malformed",
+        ),
+        // An HMAC token (keyed with the public JWK's text, the classic
+        // confusion) is refused for its algorithm, whatever its MAC.
+        (
+            "HS256",
+            hs256(
+                &signer.jwk().to_string(),
+                claims(ISSUER, json!(AUDIENCE), later),
+            ),
+            "algorithm",
+        ),
     ];
     for (what, token, why) in cases {
         for path in ["/rest/message:send", "/"] {

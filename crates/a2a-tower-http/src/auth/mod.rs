@@ -5,7 +5,9 @@
 //! Each layer inserts the caller's principal into the request extensions
 //! (where `Authority::principal` and the agent read it), and answers a
 //! request it refuses with `401`, a `WWW-Authenticate` challenge and an
-//! `Unauthenticated` error shaped for the binding the path belongs to.
+//! `Unauthenticated` error shaped for the binding the path belongs to
+//! (once [`SecuredLayer::secure`] has shown the layer the card; HTTP+JSON's
+//! `google.rpc.Status` shape before).
 //!
 //! # The card and the enforcement agree
 //!
