@@ -8,7 +8,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use a2a_tower::auth::api_key::ApiKeyLayer;
-use a2a_tower::auth::jwt::{JwtClaims, JwtLayer};
+use a2a_tower::auth::jwt::{Jwks, JwtClaims, JwtLayer};
 use a2a_tower::engine::{AgentInput, Authority, agent_fn};
 use a2a_tower::server::A2aServer;
 use a2a_tower::signing::VerifyingKey;
@@ -124,6 +124,10 @@ type App = tower::util::BoxCloneService<
 >;
 
 async fn jwt_app(keys: Vec<VerifyingKey>) -> App {
+    jwks_app(Jwks::new(keys)).await
+}
+
+async fn jwks_app(jwks: Jwks) -> App {
     let who = agent_fn(|input: AgentInput| async move {
         let claims = input.call.extensions.get::<JwtClaims>().cloned();
         Ok(claims
@@ -131,7 +135,7 @@ async fn jwt_app(keys: Vec<VerifyingKey>) -> App {
             .unwrap_or_default())
     });
     let app = A2aServer::builder(card())
-        .authenticate(JwtLayer::new(keys, ISSUER, AUDIENCE))
+        .authenticate(JwtLayer::with_jwks(jwks, ISSUER, AUDIENCE))
         .authority(Authority::principal(|c: &JwtClaims, t: &str| {
             format!("{}/{t}", c.subject().unwrap_or(""))
         }))
@@ -193,6 +197,35 @@ async fn the_kid_picks_the_key_of_the_jwks() {
         .await
         .unwrap();
     assert_eq!(res.status(), 401);
+}
+
+// The host rotates the keys through its `Jwks` handle: a token of the
+// retired key is refused from then on, one of the new key accepted.
+#[tokio::test]
+async fn replacing_the_jwks_rotates_the_keys() {
+    let (old, new) = (Signer::new("old"), Signer::new("new"));
+    let jwks = Jwks::parse(&json!({"keys": [old.jwk()]}).to_string()).unwrap();
+    let app = jwks_app(jwks.clone()).await;
+    let status = |signer: &Signer| {
+        let token = signer.token(claims(ISSUER, json!(AUDIENCE), now() + 300));
+        let auth = [("authorization", format!("Bearer {token}"))];
+        let app = app.clone();
+        async move {
+            app.oneshot(send("/rest/message:send", &auth))
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    assert_eq!(
+        (status(&old).await, status(&new).await),
+        (StatusCode::OK, StatusCode::UNAUTHORIZED)
+    );
+    jwks.replace(VerifyingKey::parse_all(&new.jwk().to_string(), None).unwrap());
+    assert_eq!(
+        (status(&old).await, status(&new).await),
+        (StatusCode::UNAUTHORIZED, StatusCode::OK)
+    );
 }
 
 #[tokio::test]

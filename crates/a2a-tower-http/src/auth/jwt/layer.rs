@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tower_layer::Layer;
 
-use super::JwtService;
+use super::{Jwks, JwtService};
 use crate::auth::{Refusals, SecuredLayer, declare};
 use crate::signing::VerifyingKey;
 use crate::types::{AgentCard, HttpAuthSecurityScheme, SecurityScheme};
@@ -21,7 +21,7 @@ pub struct JwtLayer {
 /// What the service checks.
 #[derive(Debug, Clone)]
 pub(super) struct JwtConfig {
-    pub(super) keys: Vec<VerifyingKey>,
+    pub(super) keys: Jwks,
     pub(super) issuer: String,
     pub(super) audience: String,
     pub(super) leeway: Duration,
@@ -39,9 +39,15 @@ impl JwtLayer {
         issuer: impl Into<String>,
         audience: impl Into<String>,
     ) -> Self {
+        Self::with_jwks(Jwks::new(keys), issuer, audience)
+    }
+
+    /// A layer trusting the keys of `jwks`, a set the host may replace
+    /// later (see [`Jwks::replace`]); otherwise as [`new`](Self::new).
+    pub fn with_jwks(jwks: Jwks, issuer: impl Into<String>, audience: impl Into<String>) -> Self {
         Self {
             config: Arc::new(JwtConfig {
-                keys: keys.into_iter().collect(),
+                keys: jwks,
                 issuer: issuer.into(),
                 audience: audience.into(),
                 leeway: Duration::from_secs(60),

@@ -4,6 +4,9 @@
 //! issuer and audience the layer names, an `exp` in the future and any
 //! `nbf` in the past (both within the clock skew, 60 s by default).
 //!
+//! The keys are a [`Jwks`], which the host may keep and replace (key
+//! rotation, or a refreshed copy of its issuer's JWKS URL).
+//!
 //! A valid token's claims go into the request extensions as [`JwtClaims`],
 //! the principal `Authority::principal` reads. A request without a bearer
 //! token gets `401` with `WWW-Authenticate: Bearer` (RFC 6750 §3.1), one
@@ -32,10 +35,12 @@
 //! # }).unwrap();
 //! ```
 
+mod jwks;
 mod layer;
 mod service;
 mod token;
 
+pub use self::jwks::Jwks;
 pub use self::layer::JwtLayer;
 pub use self::service::JwtService;
 pub use self::token::JwtClaims;

@@ -104,7 +104,8 @@ pub(super) fn validate(config: &JwtConfig, token: &str, now: f64) -> Result<JwtC
     let kid = header.get("kid").and_then(Value::as_str);
     let signature = URL_SAFE_NO_PAD.decode(s).map_err(|_| Invalid::Malformed)?;
     let input = &token.as_bytes()[..h.len() + 1 + p.len()];
-    let verified = config.keys.iter().any(|key| {
+    let keys = config.keys.keys();
+    let verified = keys.iter().any(|key| {
         key.algorithm() == alg
             && match (kid, key.kid()) {
                 (Some(want), Some(have)) => want == have,
