@@ -169,6 +169,39 @@ async fn a_valid_jwt_reaches_the_core_as_its_claims() {
     );
 }
 
+// EdDSA (Ed25519) tokens verify like ES256 ones; an ES256 header on an
+// Ed25519 signature does not.
+#[tokio::test]
+async fn an_eddsa_token_verifies() {
+    use ring::signature::Ed25519KeyPair;
+    let pkcs8 = Ed25519KeyPair::generate_pkcs8(&SystemRandom::new()).unwrap();
+    let pair = Ed25519KeyPair::from_pkcs8(pkcs8.as_ref()).unwrap();
+    let x = URL_SAFE_NO_PAD.encode(pair.public_key().as_ref());
+    let jwk = json!({"kty": "OKP", "crv": "Ed25519", "kid": "ed", "x": x});
+    let app = jwt_app(vec![VerifyingKey::from_jwk(&jwk, None).unwrap()]).await;
+    let token = |alg: &str| {
+        let input = format!(
+            "{}.{}",
+            URL_SAFE_NO_PAD.encode(json!({"alg": alg, "kid": "ed"}).to_string()),
+            URL_SAFE_NO_PAD.encode(claims(ISSUER, json!(AUDIENCE), now() + 300).to_string())
+        );
+        let sig = pair.sign(input.as_bytes());
+        format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig.as_ref()))
+    };
+    for (alg, want) in [
+        ("EdDSA", StatusCode::OK),
+        ("ES256", StatusCode::UNAUTHORIZED),
+    ] {
+        let auth = [("authorization", format!("Bearer {}", token(alg)))];
+        let res = app
+            .clone()
+            .oneshot(send("/rest/message:send", &auth))
+            .await
+            .unwrap();
+        assert_eq!(res.status(), want, "{alg}");
+    }
+}
+
 // A JWKS of several keys: the token's `kid` picks its key; a token naming
 // one key but signed by the other is refused.
 #[tokio::test]
