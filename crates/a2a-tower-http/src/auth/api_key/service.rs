@@ -162,6 +162,21 @@ where
 mod tests {
     use super::*;
 
+    use std::convert::Infallible;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+    fn assert_send<T: Send>() {}
+
+    #[test]
+    fn service_and_future_are_send_and_sync() {
+        type Inner = tower::util::BoxCloneSyncService<Request<Body>, Response<Body>, Infallible>;
+        assert_send_sync::<ApiKeyService<Inner, String>>();
+        assert_send_sync::<super::super::ApiKeyLayer<String>>();
+        assert_send::<
+            super::super::ResponseFuture<std::future::Ready<Result<Response<Body>, Infallible>>>,
+        >();
+    }
+
     #[test]
     fn percent_decoding_and_constant_time_equality() {
         assert_eq!(&*percent_decode("a%2Bb+c%zz"), b"a+b+c%zz");

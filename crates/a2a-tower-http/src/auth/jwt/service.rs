@@ -82,6 +82,19 @@ mod tests {
     use tower::ServiceExt;
     use tower_layer::Layer;
 
+    fn assert_send_sync<T: Send + Sync>() {}
+    fn assert_send<T: Send>() {}
+
+    #[test]
+    fn service_and_future_are_send_and_sync() {
+        type Inner = tower::util::BoxCloneSyncService<Request<Body>, Response<Body>, Infallible>;
+        assert_send_sync::<JwtService<Inner>>();
+        assert_send_sync::<JwtLayer>();
+        assert_send::<
+            super::super::ResponseFuture<std::future::Ready<Result<Response<Body>, Infallible>>>,
+        >();
+    }
+
     #[tokio::test]
     async fn an_unsigned_token_is_refused_as_invalid() {
         let layer = JwtLayer::new([], "i", "a");
