@@ -60,7 +60,7 @@ step "clippy (all targets, all features, warnings denied)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 step "each feature on its own (clippy, warnings denied)"
-for features in "" jsonrpc rest engine sqlite postgres managed client tools mcp push grpc serve metrics otel signing; do
+for features in "" jsonrpc rest engine sqlite postgres managed client tools mcp push grpc serve metrics otel signing auth-jwt auth-api-key; do
     cargo clippy --no-default-features ${features:+--features "$features"} -- -D warnings
 done
 # The log crate without the durable logs' shared code, with it alone, and

@@ -100,6 +100,8 @@
 //! | `mcp` | no | tools served as an MCP server (`tool::mcp::McpServer`) through the official Rust MCP SDK, `rmcp` |
 //! | `metrics` | yes | request, client-call, execution and push metrics through the `metrics` facade (`telemetry`); the host installs the exporter |
 //! | `otel` | no | W3C Trace Context across calls (`telemetry`): call spans parented on a request's `traceparent`, the client and push deliveries send theirs, through `opentelemetry` and `tracing-opentelemetry` |
+//! | `auth-jwt` | no | `auth::jwt::JwtLayer`: bearer JWTs checked against the host's JWKS (ES256, RS256, EdDSA; issuer, audience, expiry, clock skew), declared in the served card by `A2aServerBuilder::authenticate` |
+//! | `auth-api-key` | no | `auth::api_key::ApiKeyLayer`: API keys in a header, query parameter or cookie, compared in constant time, mapped to the host's principal; declared the same way |
 //!
 //! With `jsonrpc` and `rest`, [`server`] has the bindings router; with
 //! `engine` as well, the one-call [`server::A2aServer`]. The edge layers and
@@ -115,6 +117,9 @@
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use a2a_tower_client::client;
+#[cfg(any(feature = "auth-jwt", feature = "auth-api-key"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "auth-jwt", feature = "auth-api-key"))))]
+pub use a2a_tower_http::auth;
 pub use a2a_tower_http::card;
 pub use a2a_tower_http::{extensions, limit};
 pub mod server;

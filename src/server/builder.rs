@@ -63,7 +63,8 @@ impl A2aServer {
 ///
 /// ```text
 /// AgentCardLayer            GET /.well-known/agent-card.json (public)
-///  └ http_layer(..)         host HTTP layers, in the order added (first = outermost)
+///  └ http_layer(..)         host HTTP layers, in the order added (first = outermost),
+///                           `authenticate(..)` among them
 ///    └ BodyLimitLayer → VersionLayer → ExtensionsLayer
 ///      └ JsonRpcService / RestService  the card's JSONRPC and HTTP+JSON interfaces
 ///        (and GrpcBindingService for a GRPC interface, by content type; `grpc` feature)
@@ -145,6 +146,23 @@ impl<AL, HL> A2aServerBuilder<AL, HL> {
     /// added first are outermost.
     pub fn http_layer<L>(self, layer: L) -> A2aServerBuilder<AL, Stack<L, HL>> {
         self.map_layers(|a2a, http| (a2a, Stack::new(layer, http)))
+    }
+
+    /// Adds an authentication layer (see [`auth`](crate::auth)) as an HTTP
+    /// layer, like [`http_layer`](Self::http_layer), and declares the
+    /// scheme it enforces in the card the stack serves (and checks against):
+    /// the scheme under the layer's name, added to every security
+    /// requirement (or a requirement of its own when the card has none), so
+    /// the card never offers a way in that the layer refuses. Its refusals
+    /// are shaped for the card's bindings.
+    #[cfg(any(feature = "auth-jwt", feature = "auth-api-key"))]
+    #[cfg_attr(docsrs, doc(cfg(any(feature = "auth-jwt", feature = "auth-api-key"))))]
+    pub fn authenticate<L>(mut self, mut layer: L) -> A2aServerBuilder<AL, Stack<L, HL>>
+    where
+        L: crate::auth::SecuredLayer,
+    {
+        layer.secure(&mut self.card);
+        self.http_layer(layer)
     }
 
     fn map_layers<AL2, HL2>(

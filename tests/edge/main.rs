@@ -6,6 +6,14 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+#[cfg(all(
+    feature = "jsonrpc",
+    feature = "rest",
+    feature = "engine",
+    feature = "auth-jwt",
+    feature = "auth-api-key"
+))]
+mod auth_layers;
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 mod authorization;
 mod card;

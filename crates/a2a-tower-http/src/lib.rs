@@ -11,6 +11,8 @@
 //!   [`A2aRequest`] /
 //!   [`A2aResponse`] with SSE for streams, and
 //!   the router of the bindings a card advertises;
+//! - ready authentication layers ([`auth`], features `auth-jwt` and
+//!   `auth-api-key`) that declare the scheme they enforce in the card;
 //! - the response [`Body`] and the [`NotFound`] fallback.
 //!
 //! The bindings see the core only as an
@@ -54,6 +56,9 @@
 #[allow(unused_imports)]
 use a2a_tower_core::*;
 
+#[cfg(any(feature = "auth-jwt", feature = "auth-api-key"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "auth-jwt", feature = "auth-api-key"))))]
+pub mod auth;
 pub mod binding;
 pub mod card;
 pub mod extensions;

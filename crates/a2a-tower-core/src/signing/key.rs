@@ -364,8 +364,9 @@ impl VerifyingKey {
         self.kid.as_deref()
     }
 
-    /// Whether `signature` over `input` is this key's.
-    pub(crate) fn verify(&self, input: &[u8], signature: &[u8]) -> bool {
+    /// Whether `signature` over `input` is this key's (a JWS signature:
+    /// ECDSA as the fixed-width `r || s`), as a card's or a JWT's.
+    pub fn verify(&self, input: &[u8], signature: &[u8]) -> bool {
         let alg: &dyn sig::VerificationAlgorithm = match self.alg {
             Algorithm::Es256 => &sig::ECDSA_P256_SHA256_FIXED,
             Algorithm::Rs256 => &sig::RSA_PKCS1_2048_8192_SHA256,
