@@ -108,3 +108,29 @@ async fn a_401_on_the_card_fetch_names_the_scheme_too() {
     assert_eq!(err.kind(), ErrorKind::Unauthenticated, "{err}");
     assert!(err.message().contains("Bearer"), "{err}");
 }
+
+/// `examples/ask.rs`: a remote 401 exits 1 with a message naming the scheme
+/// the agent asks for; a 403 exits 1 as PERMISSION_DENIED.
+#[tokio::test]
+async fn ask_exits_1_naming_the_scheme() {
+    let base = agent("", false).await;
+    for (extra, says) in [
+        (&[][..], "UNAUTHENTICATED"),
+        (&["--bearer", "weak"][..], "PERMISSION_DENIED"),
+    ] {
+        let mut args = vec![base.clone()];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.push("hello".into());
+        let run = tokio::task::spawn_blocking(move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            crate::ask::ask(&args)
+        })
+        .await
+        .unwrap();
+        assert_eq!(run.code, 1, "{run:?}");
+        assert!(run.stderr.contains(says), "{run:?}");
+        if says == "UNAUTHENTICATED" {
+            assert!(run.stderr.contains("the Bearer scheme"), "{run:?}");
+        }
+    }
+}
