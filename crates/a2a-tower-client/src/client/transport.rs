@@ -59,11 +59,7 @@ impl Transport {
     /// speaks (only `only`, when given) and whose `protocolVersion` is 1.0
     /// (a patch component is ignored).
     pub fn select(card: &AgentCard, only: Option<Self>) -> Option<(Self, &AgentInterface)> {
-        card.supported_interfaces.iter().find_map(|i| {
-            let t = Self::of_binding(&i.protocol_binding)?;
-            let v: ProtocolVersion = i.protocol_version.parse().ok()?;
-            (v == ProtocolVersion::V1_0 && only.is_none_or(|o| o == t)).then_some((t, i))
-        })
+        Self::select_version(card, only, Some(ProtocolVersion::V1_0)).map(|(t, i, _)| (t, i))
     }
 
     /// Whether the client speaks `version` over this transport (0.3 only
