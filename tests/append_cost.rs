@@ -92,7 +92,9 @@ async fn append_cost(log: &dyn TaskBackend, task: &str, before: u64) -> (u64, u6
         n += BATCH;
     }
     let snapshot = log.snapshot("a", task).await.unwrap();
-    assert_eq!(snapshot.task.artifacts[0].parts.len() as u64, n);
+    // One text part: each appended chunk's text continues it.
+    let text: String = (0..n).map(|i| format!("w{} ", i % 1000)).collect();
+    assert_eq!(snapshot.task.artifacts[0].parts, [Part::text(text)]);
     costs.sort_unstable();
     let mean = costs.iter().sum::<u64>() / costs.len() as u64;
     (costs[costs.len() / 2], mean)
@@ -127,6 +129,61 @@ async fn a_chunk_costs_the_same_on_a_long_artifact_in_sqlite() {
     let _serial = SERIAL.lock().await;
     let dir = TempDir::new("append-cost");
     assert_flat(&sqlite(&dir)).await;
+}
+
+/// The memory log's estimate of what it holds (what its `max_bytes` bound
+/// counts) is near the heap it really holds: for a live task streaming a long
+/// artifact past the log's window of records (the default one), where the
+/// kept records dominate, and once the task is terminal and packed.
+#[tokio::test]
+async fn the_memory_logs_estimate_is_near_its_heap() {
+    let _serial = SERIAL.lock().await;
+    let region = Region::new(GLOBAL);
+    let log = MemoryTaskLog::new();
+    let mut seq = log
+        .append(AppendRequest::create(
+            "a",
+            "t",
+            vec![Record::created("t", "c"), chunk(0)],
+        ))
+        .await
+        .unwrap()
+        .seq;
+    for i in 1..200_000 {
+        seq = log
+            .append(AppendRequest::new("a", "t", seq, 1, vec![chunk(i)]))
+            .await
+            .unwrap()
+            .seq;
+    }
+    let live = |region: &Region<'_, System>| {
+        let s = region.change();
+        let live =
+            s.bytes_allocated as i64 - s.bytes_deallocated as i64 + s.bytes_reallocated as i64;
+        live as f64
+    };
+    let (heap, estimate) = (live(&region), log.bytes() as f64);
+    eprintln!("live task: heap {heap} bytes, estimate {estimate}");
+    assert!(
+        (0.5..=1.5).contains(&(estimate / heap)),
+        "live: estimate {estimate} for {heap} bytes of heap"
+    );
+    let done = a2a_tower::types::TaskStatus::new(a2a_tower::types::TaskState::Completed);
+    log.append(AppendRequest::new(
+        "a",
+        "t",
+        seq,
+        1,
+        vec![Record::status(done)],
+    ))
+    .await
+    .unwrap();
+    let (heap, estimate) = (live(&region), log.bytes() as f64);
+    eprintln!("packed task: heap {heap} bytes, estimate {estimate}");
+    assert!(
+        (0.5..=1.5).contains(&(estimate / heap)),
+        "packed: estimate {estimate} for {heap} bytes of heap"
+    );
 }
 
 /// Streams its input back word by word, as `examples/echo.rs` does.

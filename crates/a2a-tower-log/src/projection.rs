@@ -21,7 +21,12 @@ use crate::types::{
 ///   then joins the history;
 /// - a status change moves the previous status message into the history;
 /// - an artifact chunk replaces the artifact with its id, or extends it when
-///   `append` is set (a chunk appended to an unknown id starts it);
+///   `append` is set (a chunk appended to an unknown id starts it); an
+///   appended text part continues the artifact's last text part when
+///   neither has metadata and their media type and file name agree (the
+///   texts are concatenated: a streamed text is one part, however many
+///   chunks carried it; streams and push deliveries still carry each chunk
+///   as sent);
 /// - a reply completes the task with the reply as its status message;
 /// - nothing may follow a terminal status.
 ///
@@ -231,18 +236,7 @@ impl Projection {
             Record::ArtifactChunk {
                 artifact, append, ..
             } => {
-                let task = Arc::make_mut(&mut self.task);
-                match task
-                    .artifacts
-                    .iter_mut()
-                    .find(|a| a.artifact_id == artifact.artifact_id)
-                {
-                    Some(existing) if *append => {
-                        existing.parts.extend(artifact.parts.iter().cloned());
-                    }
-                    Some(existing) => *existing = artifact.clone(),
-                    None => task.artifacts.push(artifact.clone()),
-                }
+                self.apply_chunk(artifact, *append);
             }
             Record::CancelRequested { .. } => self.cancel_requested = true,
             Record::PushConfigSet { config } => {
@@ -269,6 +263,36 @@ impl Projection {
                 if let Some(message) = f.message() {
                     self.admit(message);
                 }
+            }
+        }
+    }
+
+    /// Applies an artifact chunk (see the rules above) and returns about
+    /// the bytes the task grew by, as [`approx_task_bytes`] counts them (a
+    /// replaced artifact that shrank counts 0): what the memory log charges
+    /// its bound for the task, with no walk over the task.
+    ///
+    /// An appended chunk's text part continues the artifact's last part
+    /// when both are text parts without metadata, of the same media type
+    /// and file name: its text is concatenated to that part's, so a long
+    /// streamed text is one part of its length, not a part per chunk.
+    /// Other parts are added as they come.
+    pub(crate) fn apply_chunk(&mut self, artifact: &Artifact, append: bool) -> usize {
+        let task = Arc::make_mut(&mut self.task);
+        match task
+            .artifacts
+            .iter_mut()
+            .find(|a| a.artifact_id == artifact.artifact_id)
+        {
+            Some(existing) if append => extend_parts(&mut existing.parts, &artifact.parts),
+            Some(existing) => {
+                let grew = artifact_bytes(artifact).saturating_sub(artifact_bytes(existing));
+                *existing = artifact.clone();
+                grew
+            }
+            None => {
+                task.artifacts.push(artifact.clone());
+                artifact_bytes(artifact)
             }
         }
     }
@@ -316,6 +340,40 @@ impl Projection {
         }
         self.push_configs.shrink_to_fit();
     }
+}
+
+/// Appends `more` to an artifact's `parts`: a text part that may continue
+/// the last part (see [`continues`]) is concatenated to it, any other part is
+/// pushed. Returns the bytes added, as [`part_bytes`] counts them.
+fn extend_parts(parts: &mut Vec<Part>, more: &[Part]) -> usize {
+    let mut added = 0;
+    for part in more {
+        if let Some(last) = parts.last_mut()
+            && continues(last, part)
+            && let (PartContent::Text(text), PartContent::Text(next)) =
+                (&mut last.content, &part.content)
+        {
+            text.push_str(next);
+            added += next.len();
+        } else {
+            added += part_bytes(part);
+            parts.push(part.clone());
+        }
+    }
+    added
+}
+
+/// `next` may continue `last` as one text: both are text parts without
+/// metadata, with the same media type and file name. Part metadata is kept
+/// per part, so a part that has any is never merged.
+fn continues(last: &Part, next: &Part) -> bool {
+    matches!(
+        (&last.content, &next.content),
+        (PartContent::Text(_), PartContent::Text(_))
+    ) && last.metadata.is_none()
+        && next.metadata.is_none()
+        && last.media_type == next.media_type
+        && last.filename == next.filename
 }
 
 fn set_status(task: &mut Arc<Task>, status: TaskStatus) {
@@ -415,8 +473,81 @@ mod tests {
         .unwrap();
         let arts = &p.task().artifacts;
         assert_eq!(arts.len(), 2);
-        assert_eq!(arts[0].parts.len(), 2);
+        assert_eq!(
+            arts[0].parts,
+            vec![Part::text("12")],
+            "appended text continues"
+        );
         assert_eq!(arts[1].parts, vec![Part::text("y")]);
+    }
+
+    #[test]
+    fn only_plain_text_of_one_kind_is_concatenated() {
+        let with = |part: Part| Record::ArtifactChunk {
+            artifact: Artifact {
+                artifact_id: "a".into(),
+                parts: vec![part],
+                ..Artifact::default()
+            },
+            append: true,
+            last_chunk: false,
+        };
+        let mut tagged = Part::text("m");
+        tagged.metadata = Some(serde_json::from_str(r#"{"k":1}"#).unwrap());
+        let mut markdown = Part::text("# t");
+        markdown.media_type = "text/markdown".into();
+        let mut more_markdown = Part::text(" u");
+        more_markdown.media_type = "text/markdown".into();
+        let data = Part::data(serde_json::json!({"n": 1}));
+        let p = Projection::replay([
+            &Record::created("t", "c"),
+            &chunk("a", "x", false),
+            &chunk("a", "y", true),
+            &with(tagged.clone()),
+            &chunk("a", "z", true),
+            &with(markdown),
+            &with(more_markdown),
+            &with(data.clone()),
+            &chunk("a", "w", true),
+        ])
+        .unwrap();
+        let mut md = Part::text("# t u");
+        md.media_type = "text/markdown".into();
+        assert_eq!(
+            p.task().artifacts[0].parts,
+            vec![
+                Part::text("xy"),
+                tagged,
+                Part::text("z"),
+                md,
+                data,
+                Part::text("w")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_chunk_reports_what_the_task_grew_by() {
+        let mut p = Projection::replay([&Record::created("t", "c")]).unwrap();
+        let first = Artifact {
+            artifact_id: "a".into(),
+            parts: vec![Part::text("hello")],
+            ..Artifact::default()
+        };
+        let before = approx_task_bytes(p.task());
+        assert_eq!(p.apply_chunk(&first, false), artifact_bytes(&first));
+        let more = Artifact {
+            parts: vec![Part::text(" world")],
+            ..first.clone()
+        };
+        assert_eq!(p.apply_chunk(&more, true), 6, "the text only");
+        assert_eq!(
+            approx_task_bytes(p.task()),
+            before + artifact_bytes(&first) + 6
+        );
+        // A replacement by a smaller artifact grows nothing.
+        assert_eq!(p.apply_chunk(&first, false), 0);
+        assert_eq!(p.task().artifacts[0].parts, vec![Part::text("hello")]);
     }
 
     #[test]

@@ -16,14 +16,15 @@ use super::shards::Shard;
 use super::size::{ENTRY_OVERHEAD, record_bytes};
 use crate::{AppendRequest, Appended, LogError, LogErrorKind, Projection, Record, distinct_tasks};
 
-/// What an append needs before any lock: its shard, the bytes it adds and
-/// whether it ends the task.
+/// What an append needs before any lock: its shard, the room it may take
+/// and whether it ends the task.
 struct Staged {
     idx: usize,
-    /// The bytes the append adds (for a creation, the whole entry).
-    bytes: usize,
     /// Room to make first, `(tasks, bytes)`: none for an append that ends
-    /// its task (it frees more than it takes once compacted).
+    /// its task (it frees more than it takes once compacted). The bytes are
+    /// what the append may add (for a creation, the whole entry): each
+    /// record twice, kept and applied to the projection; it is charged what
+    /// it added (see `Entry::push`), never more.
     room: Option<(usize, usize)>,
     ends: bool,
 }
@@ -110,14 +111,12 @@ impl Inner {
             let bytes = added + ENTRY_OVERHEAD + req.task_id.len();
             return Ok(Staged {
                 idx,
-                bytes,
                 room: Some((1, bytes)),
                 ends,
             });
         }
         Ok(Staged {
             idx,
-            bytes: added,
             room: (!ends).then_some((0, added)),
             ends,
         })
@@ -139,7 +138,7 @@ impl Inner {
                 body: Body::Open(Projection::default()),
                 records: Vec::with_capacity(req.records.len().max(4)),
                 compacted: 0,
-                bytes: s.bytes,
+                bytes: ENTRY_OVERHEAD + req.task_id.len(),
                 watch: None,
                 watchers: 0,
                 deliveries: None,
@@ -147,6 +146,7 @@ impl Inner {
             entry.track(&req);
             entry.push(req.records);
             self.tasks.fetch_add(1, Ordering::Relaxed);
+            self.bytes.fetch_add(entry.bytes, Ordering::Relaxed);
             let key: Arc<str> = Arc::from(req.task_id.as_str());
             shard.map.entry(key).or_insert(entry)
         } else {
@@ -163,12 +163,11 @@ impl Inner {
                 entry.body = Body::Open(p.unpack()?);
             }
             entry.epoch = req.epoch;
-            entry.bytes += s.bytes;
             entry.track(&req);
-            entry.push(req.records);
+            let added = entry.push(req.records);
+            self.bytes.fetch_add(added, Ordering::Relaxed);
             entry
         };
-        self.bytes.fetch_add(s.bytes, Ordering::Relaxed);
         if repack {
             entry.compact(self);
         } else if !crate::is_stream(&req.task_id) {

@@ -11,7 +11,7 @@ use tokio::sync::watch;
 
 use super::Inner;
 use super::packed::Packed;
-use super::size::ENTRY_OVERHEAD;
+use super::size::{ENTRY_OVERHEAD, payload_bytes, record_bytes};
 use crate::projection::approx_task_bytes;
 use crate::types::{TaskState, Timestamp};
 use crate::{Appended, LogError, LogErrorKind, Projection, Record, Sequenced, Snapshot};
@@ -42,14 +42,28 @@ pub(super) enum Body {
 }
 
 impl Entry {
-    pub(super) fn push(&mut self, records: Vec<Record>) {
+    /// Applies `records` to the projection and keeps them, adding to the
+    /// entry's bytes what they take: each record, and what the projection
+    /// grew by (a text chunk appended to a text part grows it by its text
+    /// only, see [`Projection::apply_chunk`]). Returns the bytes added.
+    pub(super) fn push(&mut self, records: Vec<Record>) -> usize {
         let Body::Open(projection) = &mut self.body else {
             // A packed task is unpacked for any records first.
             debug_assert!(records.is_empty());
-            return;
+            return 0;
         };
+        let mut added = 0;
         for r in records {
-            projection.apply(&r);
+            let grew = match &r {
+                Record::ArtifactChunk {
+                    artifact, append, ..
+                } => projection.apply_chunk(artifact, *append),
+                other => {
+                    projection.apply(other);
+                    payload_bytes(other)
+                }
+            };
+            added += grew + record_bytes(&r);
             self.seq += 1;
             self.records.push(Sequenced {
                 seq: self.seq,
@@ -60,6 +74,8 @@ impl Entry {
         if let Some(w) = &self.watch {
             w.send_replace(self.seq);
         }
+        self.bytes += added;
+        added
     }
 
     /// The projection (decoded if the task is packed).
@@ -256,6 +272,46 @@ mod tests {
             .append(AppendRequest::new("a", "t1", 3, 1, vec![status]))
             .unwrap_err();
         assert_eq!(err.kind(), LogErrorKind::Invalid);
+    }
+
+    // A live task streaming a long text artifact on the default log (256
+    // MiB, a window of 131,072 records) takes its window of records and its
+    // text: before text chunks continued one part, each chunk kept a part in
+    // the projection and the append after about 191,745 chunks was refused.
+    #[test]
+    fn a_long_artifact_fits_the_default_log_in_bounded_bytes() {
+        use crate::types::{Artifact, Part};
+        use crate::{AppendRequest, Record};
+        let chunk = |i: u64| Record::ArtifactChunk {
+            artifact: Artifact {
+                artifact_id: "a".into(),
+                parts: vec![Part::text(format!("w{} ", i % 1000))],
+                ..Artifact::default()
+            },
+            append: i > 0,
+            last_chunk: false,
+        };
+        let log = MemoryTaskLog::new();
+        create(&log, "t1");
+        // The records kept at most, each at most the size of the longest.
+        let records = (131_072 + 131_072 / 8 + 1) * super::record_bytes(&chunk(999));
+        let (mut text, mut most) = (0, 0);
+        for i in 0..240_000u64 {
+            let record = chunk(i);
+            let bound = 4096 + text + records;
+            log.inner
+                .append(AppendRequest::new("a", "t1", i + 1, 1, vec![record]))
+                .unwrap();
+            text += format!("w{} ", i % 1000).len();
+            most = most.max(log.bytes());
+            assert!(log.bytes() <= bound, "{} > {bound} at {i}", log.bytes());
+        }
+        // The window's records take most of it, well within the bound.
+        assert!(most < 128 << 20, "at most {most} bytes");
+        let snap = log.inner.with_entry("a", "t1", |e| e.snapshot()).unwrap();
+        let parts = &snap.task.artifacts[0].parts;
+        assert_eq!(parts.len(), 1);
+        assert_eq!(parts[0].as_text().map(str::len), Some(text));
     }
 
     #[test]
