@@ -12,7 +12,10 @@
 # aside before rebuilding to compare two builds). Per round: wall time of
 # the stream, the server's CPU time (all threads), data frames received,
 # the server's peak RSS, and the last state seen (empty when the stream was
-# cut off). Environment: A2A_SUBSCRIBER_BUFFER is passed on to the example.
+# cut off). Environment: A2A_SUBSCRIBER_BUFFER is passed on to the example
+# (leave it unset for the default configuration a user gets); WORD_MOD
+# (default 1000) makes the words w0..w(WORD_MOD-1): 10 keeps 1,000,000 words
+# (3 bytes each with the space) under the default 4 MiB request body limit.
 set -euo pipefail
 
 log=$1 rounds=$2 sizes=$3
@@ -38,11 +41,11 @@ one() { # BINARY N -> "secs cpu events hwm_kb state"
     url=$(grep -o 'http://[0-9.:]*' "$dir/out" | head -1)
     python3 -c '
 import json, sys
-n = int(sys.argv[1])
-text = " ".join("w%d" % (i % 1000) for i in range(n))
+n, mod = int(sys.argv[1]), int(sys.argv[2])
+text = " ".join("w%d" % (i % mod) for i in range(n))
 print(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
     "params": {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": text}]}}}))
-' "$n" >"$dir/body.json"
+' "$n" "${WORD_MOD:-1000}" >"$dir/body.json"
     local secs cpu hwm events state
     secs=$(curl -sN -o "$dir/events" -w '%{time_total}' "$url$path" -H 'a2a-version: 1.0' \
         -H 'content-type: application/json' --data-binary @"$dir/body.json")

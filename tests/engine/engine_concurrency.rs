@@ -409,3 +409,76 @@ async fn fenced_stream_ends_with_what_fenced_it() {
     };
     assert_eq!(update.status.state, TaskState::Failed);
 }
+
+// A fenced execution whose stream is further behind than the memory log's
+// window of records: the log no longer holds the records after its cursor,
+// so the stream continues from the task's snapshot (here FAILED, with every
+// chunk written) instead of ending early without an error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fenced_stream_behind_the_window_ends_with_the_snapshot() {
+    let memory = std::sync::Arc::new(MemoryTaskLog::builder().window(8).build().unwrap());
+    let gate = Gate::default();
+    let chunker = {
+        let gate = gate.clone();
+        boxed(move |ex: Execution| {
+            let gate = gate.clone();
+            async move {
+                ex.emit.working().await?;
+                for i in 0..100 {
+                    let art = Artifact {
+                        artifact_id: "a".into(),
+                        parts: vec![Part::text(i.to_string())],
+                        ..Artifact::default()
+                    };
+                    ex.emit.artifact(art, i > 0, false).await?;
+                }
+                gate.wait().await;
+                ex.emit.complete().await?;
+                Ok(())
+            }
+        })
+    };
+    let svc = engine_with(
+        TaskLayer::new(
+            card(),
+            a2a_tower::log::TaskStore::from(memory.clone()).map_records(|_| Deaf(memory.clone())),
+        )
+        .unwrap(),
+        chunker,
+    );
+    let stream = stream(&svc, Operation::SendStreamingMessage(send_req(user("go"))))
+        .await
+        .unwrap();
+    let collected = tokio::spawn(collect(stream));
+    // Every chunk written (the stream heard of none of them), then another
+    // writer takes the task over and fails it.
+    let live = loop {
+        let live = a2a_tower::log::LiveTaskScan::live_tasks(&*memory, None, 10)
+            .await
+            .unwrap();
+        if live.first().is_some_and(|t| t.seq >= 100) {
+            break live.into_iter().next().unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    let closed = a2a_tower::log::fail_live(
+        &*memory,
+        &live,
+        a2a_tower::types::Message::agent("m-x", "taken over"),
+    )
+    .await
+    .unwrap();
+    assert!(closed.is_some());
+    gate.open();
+    let events = tokio::time::timeout(Duration::from_secs(10), collected)
+        .await
+        .expect("the stream ended")
+        .unwrap();
+    let last = events.last().expect("not an empty stream");
+    let Ok(StreamResponse::Task(task)) = last else {
+        panic!("expected the task's snapshot last, got {last:?}");
+    };
+    assert_eq!(task.status.state, TaskState::Failed);
+    let text: String = (0..100).map(|i| i.to_string()).collect();
+    assert_eq!(task.artifacts[0].parts, [Part::text(text)]);
+}

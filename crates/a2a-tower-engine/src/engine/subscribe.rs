@@ -45,8 +45,11 @@ pub(crate) fn overflow_error() -> A2aError {
 /// is kept meanwhile, so the log cannot compact the task under the read).
 /// A stream cut short when its execution is fenced thus still ends with what
 /// the new writer committed up to then (after a restart, the FAILED status),
-/// whether or not the watch had been woken for it yet. A task the log has
-/// compacted anyway is terminal and was delivered: nothing more is read.
+/// whether or not the watch had been woken for it yet. When the log no
+/// longer holds the records after the last one delivered (the memory log's
+/// window of a live task's records; the watch keeps a terminal task from
+/// being compacted), the read's `Compacted` error is passed on: the event
+/// stream then continues from the task's snapshot, never ends early.
 pub(crate) fn until_then_catch_up(
     records: RecordStream,
     stop: impl Future<Output = ()> + Send + 'static,
@@ -104,7 +107,6 @@ impl CatchUp {
             .await;
         let rest = match read {
             Ok(records) => records.into_iter().map(Ok).collect(),
-            Err(e) if e.kind() == LogErrorKind::Compacted => Vec::new(),
             Err(e) => vec![Err(e)],
         };
         let mut rest = rest.into_iter();

@@ -87,8 +87,13 @@ impl MemoryTaskLogBuilder {
 
     /// How many records of a live task the log keeps for readers (default
     /// 131,072): the task's projection holds everything, and older records
-    /// are dropped as new ones come, so a long task's records stop growing
-    /// (its projection still grows with every chunk). A reader whose cursor falls
+    /// are dropped as new ones come, so a long task's records stop growing;
+    /// its projection grows by the text of each appended text chunk (which
+    /// continues the artifact's last text part, see
+    /// [`Projection`](crate::Projection)), not by a part per chunk. A
+    /// one-word chunk's record is estimated at about 770 bytes, so the
+    /// default window is about 100 MiB of the default 256 MiB bound for a
+    /// task that long. A reader whose cursor falls
     /// behind the window gets [`LogErrorKind::Compacted`](crate::LogErrorKind::Compacted)
     /// (see [`TaskLog::read`](crate::TaskLog::read)) and continues from a
     /// snapshot. Tasks with push delivery cursors and a feature's streams
