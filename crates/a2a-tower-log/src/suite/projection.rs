@@ -66,7 +66,8 @@ pub async fn projection(log: Arc<dyn TaskBackend>) {
     assert_eq!(snap.task.status.message.as_ref(), Some(&question));
     assert_eq!(
         snap.task.artifacts[0].parts,
-        vec![Part::text("hello "), Part::text("world")]
+        vec![Part::text("hello world")],
+        "an appended text chunk continues the text part"
     );
     assert!(snap.projection.cancel_requested());
     let hooks: Vec<&str> = snap
@@ -129,7 +130,7 @@ pub async fn snapshot_is_the_projection(log: Arc<dyn TaskBackend>) {
     );
     let replayed = crate::Projection::replay(records.iter().map(|r| &*r.record)).unwrap();
     assert_eq!(replayed.task(), &snap.task);
-    assert_eq!(snap.task.artifacts[0].parts.len(), 2);
+    assert_eq!(snap.task.artifacts[0].parts, vec![Part::text("12")]);
     assert_eq!(log.read(&auth, &t, 4).await.unwrap().len(), 2);
     assert!(log.read(&auth, &t, 6).await.unwrap().is_empty());
 }
