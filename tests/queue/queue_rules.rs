@@ -471,7 +471,8 @@ async fn a_failing_run_ends_failed_in_place_with_its_chunks(store: Store) {
         done.status.message.as_ref().unwrap().text(),
         EXECUTOR_FAILED_MESSAGE
     );
-    assert_eq!(output(&done), ["one", "two"], "the chunks are kept");
+    // Kept, as one text part (appended text chunks continue it).
+    assert_eq!(output(&done), ["onetwo"], "the chunks are kept");
     assert_eq!(texts(&done.history), ["fail"]);
     assert_eq!(list(&svc, &ctx).await.len(), 2, "no other task");
 }
@@ -484,14 +485,15 @@ async fn a_canceled_run_ends_canceled_in_place_with_its_chunks(store: Store) {
     let q = queue_for(&svc, &ctx, "a", "chunks:q").await;
     let all = recorded(&*log, AUTH, &q).await;
     lab.release("first");
-    until(&*log, AUTH, &q, |t| output(t).len() == 2).await;
+    // Both chunks written: one text part (appended text continues it).
+    until(&*log, AUTH, &q, |t| output(t) == ["onetwo"]).await;
     let canceled = cancel(&svc, &q).await.unwrap();
     assert_eq!(canceled.status.state, TaskState::Canceled);
     let records = collected(all).await;
     assert_eq!(records.iter().filter(|r| r.is_terminal()).count(), 1);
     let done = get(&svc, &q).await.unwrap();
     assert_eq!(done.status.state, TaskState::Canceled);
-    assert_eq!(output(&done), ["one", "two"]);
+    assert_eq!(output(&done), ["onetwo"]);
     assert_eq!(list(&svc, &ctx).await.len(), 2);
 }
 
