@@ -1,6 +1,7 @@
 //! [`PostgresTaskLog`]: a [`TaskLog`] in PostgreSQL, shared by several hosts.
 
 mod builder;
+mod commit;
 mod deliveries;
 mod listen;
 mod read;
@@ -71,7 +72,9 @@ pub struct PostgresTaskLog {
 
 #[derive(Debug)]
 struct Inner {
-    sql: Sql,
+    sql: Arc<Sql>,
+    /// Commits the one-statement appends, in batches.
+    committer: self::commit::Committer,
     pool: Pool,
     channel: String,
     /// This log's mark on its notifications (`<instance>:<task id>`).

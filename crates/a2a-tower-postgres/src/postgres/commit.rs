@@ -1,0 +1,347 @@
+//! The committer: one task per log that owns a dedicated connection and
+//! commits the conditional one-statement appends of every caller queued
+//! meanwhile (up to [`MAX_BATCH`]) in ONE transaction, pipelined: `BEGIN`,
+//! the statements (in task id order, so two hosts' batches lock rows in
+//! the same order) and `COMMIT` are sent back to back and their answers
+//! read in order: one round trip per batch.
+//!
+//! Each statement refuses by row count (0: the row was not at the expected
+//! sequence number, of the authority, without a newer epoch, or the task
+//! exists already), never by an error, so a refusal does not abort the
+//! batch; the caller then reads the row for the exact answer. A real error
+//! (I/O, a lost connection, an unexpected constraint) fails every statement
+//! after it and turns the `COMMIT` into a rollback: every job of the batch
+//! is answered that error, none is acknowledged, and the next batch opens a
+//! new connection if this one is lost. Nobody is answered before the
+//! batch's `COMMIT` returned. After it, the log's own watchers are woken
+//! and one `NOTIFY` tells the other hosts (see
+//! [`notify_sql`](super::sql::notify_sql)).
+
+use std::future::{Future, poll_fn};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+
+use futures_util::future::{MaybeDone, maybe_done};
+use tokio::sync::{mpsc, oneshot};
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, Config, NoTls, Statement};
+
+use super::sql::{Sql, notify_sql};
+use crate::log::hub::Hub;
+use crate::log::{LogError, LogErrorKind};
+
+/// At most this many appends ride one transaction.
+pub(super) const MAX_BATCH: usize = 256;
+
+/// The columns of one conditional append statement (`create_once` or
+/// `update_once`), owned so that it can be queued.
+#[derive(Debug)]
+pub(super) struct WriteRow {
+    pub(super) create: bool,
+    pub(super) task_id: String,
+    pub(super) authority: String,
+    pub(super) context_id: String,
+    pub(super) state: i32,
+    pub(super) status_ts: i64,
+    pub(super) live: bool,
+    pub(super) seq: i64,
+    pub(super) epoch: i64,
+    pub(super) snapshot: Option<String>,
+    pub(super) host: Option<String>,
+    pub(super) expected: i64,
+    pub(super) seqs: Vec<i64>,
+    pub(super) jsons: Vec<String>,
+}
+
+impl WriteRow {
+    /// The statement's parameters, in the order of its placeholders.
+    pub(super) fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
+        if self.create {
+            vec![
+                &self.task_id,
+                &self.authority,
+                &self.context_id,
+                &self.state,
+                &self.status_ts,
+                &self.live,
+                &self.seq,
+                &self.epoch,
+                &self.snapshot,
+                &self.host,
+                &self.seqs,
+                &self.jsons,
+            ]
+        } else {
+            vec![
+                &self.task_id,
+                &self.context_id,
+                &self.state,
+                &self.status_ts,
+                &self.live,
+                &self.seq,
+                &self.epoch,
+                &self.snapshot,
+                &self.expected,
+                &self.host,
+                &self.authority,
+                &self.seqs,
+                &self.jsons,
+            ]
+        }
+    }
+}
+
+/// One queued append and where its outcome goes: the number of task rows
+/// it wrote (1, or 0 when its condition did not hold).
+struct Job {
+    row: WriteRow,
+    reply: oneshot::Sender<Result<i64, LogError>>,
+}
+
+/// The handle callers queue appends on.
+#[derive(Debug)]
+pub(super) struct Committer {
+    jobs: mpsc::UnboundedSender<Job>,
+}
+
+impl Committer {
+    /// Starts the committer of the log whose statements are `sql`; it stops
+    /// when the handle is dropped (after the batch in hand).
+    pub(super) fn start(
+        mut config: Config,
+        schema: &str,
+        sql: Arc<Sql>,
+        channel: String,
+        instance: String,
+        hub: Arc<Hub>,
+    ) -> Self {
+        // Names the connection in `pg_stat_activity` (the schema tells the
+        // logs of one database apart).
+        let name: String = format!("a2a_commit {schema}").chars().take(63).collect();
+        config.application_name(&name);
+        let (jobs, rx) = mpsc::unbounded_channel();
+        let run = Run {
+            config,
+            sql,
+            notify: (channel, instance),
+            hub,
+            conn: None,
+        };
+        tokio::spawn(run.serve(rx));
+        Self { jobs }
+    }
+
+    /// Queues `row` and waits for its batch's outcome: the number of task
+    /// rows written, once committed.
+    pub(super) async fn write(&self, row: WriteRow) -> Result<i64, LogError> {
+        let (reply, answer) = oneshot::channel();
+        self.jobs
+            .send(Job { row, reply })
+            .map_err(|_| LogError::backend("postgres committer stopped"))?;
+        answer
+            .await
+            .map_err(|_| LogError::backend("postgres committer stopped"))?
+    }
+}
+
+/// A connection with the statements a batch sends, prepared once.
+struct Conn {
+    client: Client,
+    begin: Statement,
+    create: Statement,
+    update: Statement,
+    commit: Statement,
+}
+
+struct Run {
+    config: Config,
+    sql: Arc<Sql>,
+    /// The channel and this log's mark on its notifications.
+    notify: (String, String),
+    hub: Arc<Hub>,
+    conn: Option<Conn>,
+}
+
+type Pending<'a> =
+    Pin<Box<MaybeDone<Pin<Box<dyn Future<Output = Result<i64, Failure>> + Send + 'a>>>>>;
+
+/// Why a batch failed, shared by every job of it.
+#[derive(Debug, Clone)]
+enum Failure {
+    Db(Arc<tokio_postgres::Error>),
+    /// An answer went missing (not expected to happen).
+    Lost,
+}
+
+impl From<tokio_postgres::Error> for Failure {
+    fn from(e: tokio_postgres::Error) -> Self {
+        Self::Db(Arc::new(e))
+    }
+}
+
+impl Failure {
+    /// The error kind, for the log line.
+    fn code(&self) -> &str {
+        match self {
+            Self::Db(e) => e.code().map_or("io", |c| c.code()),
+            Self::Lost => "lost",
+        }
+    }
+
+    fn answer(&self) -> LogError {
+        match self {
+            Self::Db(e) if e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => {
+                LogError::new(LogErrorKind::Conflict)
+            }
+            Self::Db(e) => LogError::backend(e.clone()),
+            Self::Lost => LogError::backend("postgres batch answer lost"),
+        }
+    }
+}
+
+impl Run {
+    async fn serve(mut self, mut rx: mpsc::UnboundedReceiver<Job>) {
+        let mut batch = Vec::new();
+        while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
+            // Task id order (stable: one task's appends keep theirs).
+            batch.sort_by(|a: &Job, b: &Job| a.row.task_id.cmp(&b.row.task_id));
+            let rows: Vec<&WriteRow> = batch.iter().map(|j| &j.row).collect();
+            let outcome = self.commit(&rows).await;
+            drop(rows);
+            let mut written = Vec::new();
+            match outcome {
+                Ok(counts) => {
+                    for (job, n) in batch.drain(..).zip(counts) {
+                        if n == 1 {
+                            written.push(job.row.task_id);
+                        }
+                        let _ = job.reply.send(Ok(n));
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(target: "a2a_tower::log", kind = %e.code(), "postgres batch failed");
+                    for job in batch.drain(..) {
+                        let _ = job.reply.send(Err(e.answer()));
+                    }
+                    if self.conn.as_ref().is_some_and(|c| c.client.is_closed()) {
+                        self.conn = None;
+                    }
+                }
+            }
+            if !written.is_empty() {
+                written.sort_unstable();
+                written.dedup();
+                self.announce(&written).await;
+            }
+        }
+    }
+
+    /// Wakes this log's watchers of `task_ids` and, by one NOTIFY, the
+    /// other hosts'.
+    async fn announce(&mut self, task_ids: &[String]) {
+        for t in task_ids {
+            self.hub.notify(t);
+        }
+        let Some(conn) = &self.conn else { return };
+        let ids: Vec<&str> = task_ids.iter().map(String::as_str).collect();
+        let sql = notify_sql(&self.notify.0, &self.notify.1, &ids);
+        if let Err(e) = conn.client.batch_execute(&sql).await {
+            // The appends are committed. Remote watchers catch up at the
+            // task's next notification (or their listener's reconnect). A
+            // batch that failed after its BEGIN leaves an aborted
+            // transaction: end it.
+            let _ = conn.client.batch_execute("ROLLBACK").await;
+            tracing::warn!(target: "a2a_tower::log", kind = %e.code().map_or("io", |c| c.code()), "postgres notify failed");
+        }
+    }
+
+    /// The connection, opened (and its statements prepared) if there is none.
+    async fn conn(&mut self) -> Result<&Conn, Failure> {
+        if self.conn.is_none() {
+            let (client, connection) = self.config.connect(NoTls).await?;
+            tokio::spawn(connection);
+            let (begin, create, update, commit) = futures_util::future::try_join4(
+                client.prepare("BEGIN"),
+                client.prepare(&self.sql.create_once),
+                client.prepare(&self.sql.update_once),
+                client.prepare("COMMIT"),
+            )
+            .await?;
+            self.conn = Some(Conn {
+                begin,
+                create,
+                update,
+                commit,
+                client,
+            });
+        }
+        self.conn.as_ref().ok_or(Failure::Lost)
+    }
+
+    /// Commits `rows` in one transaction, pipelined; the number of task rows
+    /// each wrote. The one place a batch commits.
+    async fn commit(&mut self, rows: &[&WriteRow]) -> Result<Vec<i64>, Failure> {
+        let conn = self.conn().await?;
+        let c = &conn.client;
+        let mut sent: Vec<Pending<'_>> = Vec::with_capacity(rows.len() + 2);
+        sent.push(Box::pin(maybe_done(Box::pin(async move {
+            c.execute(&conn.begin, &[])
+                .await
+                .map(|_| 0)
+                .map_err(Failure::from)
+        }))));
+        for row in rows {
+            let st = if row.create {
+                &conn.create
+            } else {
+                &conn.update
+            };
+            sent.push(Box::pin(maybe_done(Box::pin(async move {
+                let params = row.params();
+                c.query_one(st, &params)
+                    .await
+                    .map(|r| r.get::<_, i64>(0))
+                    .map_err(Failure::from)
+            }))));
+        }
+        sent.push(Box::pin(maybe_done(Box::pin(async move {
+            c.execute(&conn.commit, &[])
+                .await
+                .map(|_| 0)
+                .map_err(Failure::from)
+        }))));
+        // Polled in order, so sent in order: each request goes out at its
+        // future's first poll, before any answer is awaited.
+        poll_fn(|cx| {
+            let mut done = true;
+            for f in &mut sent {
+                done &= f.as_mut().poll(cx).is_ready();
+            }
+            if done { Poll::Ready(()) } else { Poll::Pending }
+        })
+        .await;
+        let mut out = Vec::with_capacity(rows.len());
+        let mut failed = None;
+        for f in &mut sent {
+            match f.as_mut().take_output() {
+                Some(Ok(n)) => out.push(n),
+                // The first error is the cause; the others follow from it
+                // (an aborted transaction).
+                Some(Err(e)) => {
+                    failed.get_or_insert(e);
+                }
+                None => {
+                    failed.get_or_insert(Failure::Lost);
+                }
+            }
+        }
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        // BEGIN's and COMMIT's.
+        out.pop();
+        out.remove(0);
+        Ok(out)
+    }
+}
