@@ -13,9 +13,10 @@
 //! after it and turns the `COMMIT` into a rollback: every job of the batch
 //! is answered that error, none is acknowledged, and the next batch opens a
 //! new connection if this one is lost. Nobody is answered before the
-//! batch's `COMMIT` returned. After it, the log's own watchers are woken
-//! and one `NOTIFY` tells the other hosts (see
-//! [`notify_sql`](super::sql::notify_sql)).
+//! batch's `COMMIT` returned. After it, the records are published to the
+//! log's own watchers (the hub keeps the last ones, so they are served
+//! from memory, see [`Hub::recent`]) and one `NOTIFY` tells the other
+//! hosts (see [`notify_sql`](super::sql::notify_sql)).
 
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
@@ -29,7 +30,7 @@ use tokio_postgres::{Client, Config, NoTls, Statement};
 
 use super::sql::{Sql, notify_sql};
 use crate::log::hub::Hub;
-use crate::log::{LogError, LogErrorKind};
+use crate::log::{LogError, LogErrorKind, Record};
 
 /// At most this many appends ride one transaction.
 pub(super) const MAX_BATCH: usize = 256;
@@ -92,11 +93,24 @@ impl WriteRow {
     }
 }
 
-/// One queued append and where its outcome goes: the number of task rows
-/// it wrote (1, or 0 when its condition did not hold).
+/// One queued append and where its outcome goes.
 struct Job {
     row: WriteRow,
-    reply: oneshot::Sender<Result<i64, LogError>>,
+    /// The append's records, from sequence number `first`: published to
+    /// this log's watchers once committed.
+    records: Vec<Record>,
+    first: u64,
+    reply: oneshot::Sender<Result<Written, LogError>>,
+}
+
+/// The outcome of a queued append that met no error.
+#[derive(Debug)]
+pub(super) struct Written {
+    /// Task rows written: 1, or 0 when the statement's condition did not
+    /// hold.
+    pub(super) rows: i64,
+    /// The records back, when refused (the caller goes on with them).
+    pub(super) records: Vec<Record>,
 }
 
 /// The handle callers queue appends on.
@@ -132,12 +146,22 @@ impl Committer {
         Self { jobs }
     }
 
-    /// Queues `row` and waits for its batch's outcome: the number of task
-    /// rows written, once committed.
-    pub(super) async fn write(&self, row: WriteRow) -> Result<i64, LogError> {
+    /// Queues `row` (writing `records` from sequence number `first`) and
+    /// waits for its batch's outcome, once committed.
+    pub(super) async fn write(
+        &self,
+        row: WriteRow,
+        records: Vec<Record>,
+        first: u64,
+    ) -> Result<Written, LogError> {
         let (reply, answer) = oneshot::channel();
         self.jobs
-            .send(Job { row, reply })
+            .send(Job {
+                row,
+                records,
+                first,
+                reply,
+            })
             .map_err(|_| LogError::backend("postgres committer stopped"))?;
         answer
             .await
@@ -212,11 +236,17 @@ impl Run {
             let mut written = Vec::new();
             match outcome {
                 Ok(counts) => {
-                    for (job, n) in batch.drain(..).zip(counts) {
-                        if n == 1 {
-                            written.push(job.row.task_id);
-                        }
-                        let _ = job.reply.send(Ok(n));
+                    for (job, rows) in batch.drain(..).zip(counts) {
+                        let records = if rows == 1 {
+                            // Kept for this log's watchers (in commit
+                            // order: one task's appends keep theirs).
+                            self.hub.publish(&job.row.task_id, job.first, job.records);
+                            written.push((job.row.task_id, job.row.seq));
+                            Vec::new()
+                        } else {
+                            job.records
+                        };
+                        let _ = job.reply.send(Ok(Written { rows, records }));
                     }
                 }
                 Err(e) => {
@@ -230,22 +260,21 @@ impl Run {
                 }
             }
             if !written.is_empty() {
-                written.sort_unstable();
-                written.dedup();
                 self.announce(&written).await;
             }
         }
     }
 
-    /// Wakes this log's watchers of `task_ids` and, by one NOTIFY, the
-    /// other hosts'.
-    async fn announce(&mut self, task_ids: &[String]) {
-        for t in task_ids {
-            self.hub.notify(t);
-        }
+    /// Wakes the other hosts' watchers of the `written` tasks by one NOTIFY
+    /// naming each with the sequence number it reached (this log's were
+    /// woken by the publish).
+    async fn announce(&mut self, written: &[(String, i64)]) {
         let Some(conn) = &self.conn else { return };
-        let ids: Vec<&str> = task_ids.iter().map(String::as_str).collect();
-        let sql = notify_sql(&self.notify.0, &self.notify.1, &ids);
+        let tasks: Vec<(&str, u64)> = written
+            .iter()
+            .map(|(t, seq)| (t.as_str(), u64::try_from(*seq).unwrap_or(0)))
+            .collect();
+        let sql = notify_sql(&self.notify.0, &self.notify.1, &tasks);
         if let Err(e) = conn.client.batch_execute(&sql).await {
             // The appends are committed. Remote watchers catch up at the
             // task's next notification (or their listener's reconnect). A

@@ -152,6 +152,12 @@ impl TaskLog for PostgresTaskLog {
             let inner = self.inner.clone();
             let (a, t): (Arc<str>, Arc<str>) = (authority.into(), task_id.into());
             let fetch: Fetch = Arc::new(move |after| {
+                // This log's own commits from memory; anything else (another
+                // host's commit wiped the task's kept records) from the
+                // database.
+                if let Some(recent) = inner.hub.recent(&t, after) {
+                    return Box::pin(std::future::ready(Ok(recent)));
+                }
                 let (inner, a, t) = (inner.clone(), a.clone(), t.clone());
                 Box::pin(async move { inner.read_page(&a, &t, after, hub::PAGE).await })
             });

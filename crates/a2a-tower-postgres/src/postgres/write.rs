@@ -15,14 +15,14 @@ use crate::log::stored::{Current, Plan, from_i64, to_i64};
 use crate::log::{AppendRequest, Appended, LogError, LogErrorKind, distinct_tasks};
 
 impl Inner {
-    pub(super) async fn append(&self, req: AppendRequest) -> Result<Appended, LogError> {
-        if let Some(out) = self.append_once(&req).await? {
+    pub(super) async fn append(&self, mut req: AppendRequest) -> Result<Appended, LogError> {
+        if let Some(out) = self.append_once(&mut req).await? {
             // The committer woke the watchers.
             return Ok(out);
         }
         let mut client = self.pool.get().await.map_err(LogError::backend)?;
         let out = self.append_locked(&mut client, &req).await?;
-        self.notify(&client, &[&req.task_id]).await;
+        self.notify(&client, &[(&req.task_id, out.seq)]).await;
         Ok(out)
     }
 
@@ -69,18 +69,23 @@ impl Inner {
                 cache.put(&req.task_id, plan.seq, plan.projection);
             }
         }
-        let task_ids: Vec<&str> = reqs.iter().map(|r| r.task_id.as_str()).collect();
-        self.notify(&client, &task_ids).await;
+        let tasks: Vec<(&str, u64)> = reqs
+            .iter()
+            .zip(&out)
+            .map(|(r, a): (_, &Appended)| (r.task_id.as_str(), a.seq))
+            .collect();
+        self.notify(&client, &tasks).await;
         Ok(out)
     }
 
-    /// Wakes the watchers of `task_ids` after a commit: this process's at
-    /// once, other hosts' by a NOTIFY (see [`notify_sql`]).
-    async fn notify(&self, client: &deadpool_postgres::Client, task_ids: &[&str]) {
-        for task_id in task_ids {
+    /// Wakes the watchers of `task_ids` after a commit that was not
+    /// published: this process's at once (they read the database), other
+    /// hosts' by a NOTIFY (see [`notify_sql`]).
+    async fn notify(&self, client: &deadpool_postgres::Client, tasks: &[(&str, u64)]) {
+        for (task_id, _) in tasks {
             self.hub.notify(task_id);
         }
-        let notify = notify_sql(&self.channel, &self.instance, task_ids);
+        let notify = notify_sql(&self.channel, &self.instance, tasks);
         if let Err(e) = client.batch_execute(&notify).await {
             // The append is committed: say so. Remote watchers catch up at
             // the task's next notification (or their listener's reconnect).
@@ -100,7 +105,7 @@ impl Inner {
     /// epoch; `Ok(None)` when it was not (or could not be planned so):
     /// [`append_locked`](Self::append_locked) then reads the row and gives
     /// the exact answer.
-    async fn append_once(&self, req: &AppendRequest) -> Result<Option<Appended>, LogError> {
+    async fn append_once(&self, req: &mut AppendRequest) -> Result<Option<Appended>, LogError> {
         if changes_cursors(req) {
             // Cursors are written in the append's transaction.
             return Ok(None);
@@ -120,8 +125,12 @@ impl Inner {
             (Some(row), base)
         };
         let plan = Plan::new(req, current, |_| Ok(base))?;
-        let written = self.committer.write(write_row(req, &plan)?).await?;
-        match (written, plan.create) {
+        let row = write_row(req, &plan)?;
+        let records = std::mem::take(&mut req.records);
+        let written = self.committer.write(row, records, plan.first).await?;
+        // Back for the locked path when refused.
+        req.records = written.records;
+        match (written.rows, plan.create) {
             (1, _) => {
                 let out = plan.appended();
                 self.cache().put(&req.task_id, plan.seq, plan.projection);
