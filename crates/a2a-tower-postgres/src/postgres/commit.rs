@@ -16,7 +16,8 @@
 //! batch's `COMMIT` returned. After it, the records are published to the
 //! log's own watchers (the hub keeps the last ones, so they are served
 //! from memory, see [`Hub::recent`]) and one `NOTIFY` tells the other
-//! hosts (see [`notify_sql`](super::sql::notify_sql)).
+//! hosts (see [`notify_sql`](super::sql::notify_sql)): sent first in the
+//! next batch's pipeline, or alone when no append is waiting.
 
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
@@ -141,6 +142,7 @@ impl Committer {
             notify: (channel, instance),
             hub,
             conn: None,
+            pending: None,
         };
         tokio::spawn(run.serve(rx));
         Self { jobs }
@@ -185,6 +187,9 @@ struct Run {
     notify: (String, String),
     hub: Arc<Hub>,
     conn: Option<Conn>,
+    /// The NOTIFY of the last batch, not sent yet: it goes first in the
+    /// next batch's pipeline, or alone when no job is waiting.
+    pending: Option<String>,
 }
 
 type Pending<'a> =
@@ -227,7 +232,14 @@ impl Failure {
 impl Run {
     async fn serve(mut self, mut rx: mpsc::UnboundedReceiver<Job>) {
         let mut batch = Vec::new();
-        while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        loop {
+            if self.pending.is_some() && rx.is_empty() {
+                self.flush().await;
+            }
+            if rx.recv_many(&mut batch, MAX_BATCH).await == 0 {
+                self.flush().await;
+                return;
+            }
             // Task id order (stable: one task's appends keep theirs).
             batch.sort_by(|a: &Job, b: &Job| a.row.task_id.cmp(&b.row.task_id));
             let rows: Vec<&WriteRow> = batch.iter().map(|j| &j.row).collect();
@@ -260,21 +272,24 @@ impl Run {
                 }
             }
             if !written.is_empty() {
-                self.announce(&written).await;
+                // Wakes the other hosts' watchers (this log's were woken by
+                // the publish), naming each task with the sequence number
+                // it reached.
+                let tasks: Vec<(&str, u64)> = written
+                    .iter()
+                    .map(|(t, seq)| (t.as_str(), u64::try_from(*seq).unwrap_or(0)))
+                    .collect();
+                self.pending = Some(notify_sql(&self.notify.0, &self.notify.1, &tasks));
             }
         }
     }
 
-    /// Wakes the other hosts' watchers of the `written` tasks by one NOTIFY
-    /// naming each with the sequence number it reached (this log's were
-    /// woken by the publish).
-    async fn announce(&mut self, written: &[(String, i64)]) {
+    /// Sends the pending NOTIFY alone.
+    async fn flush(&mut self) {
+        let Some(sql) = self.pending.take() else {
+            return;
+        };
         let Some(conn) = &self.conn else { return };
-        let tasks: Vec<(&str, u64)> = written
-            .iter()
-            .map(|(t, seq)| (t.as_str(), u64::try_from(*seq).unwrap_or(0)))
-            .collect();
-        let sql = notify_sql(&self.notify.0, &self.notify.1, &tasks);
         if let Err(e) = conn.client.batch_execute(&sql).await {
             // The appends are committed. Remote watchers catch up at the
             // task's next notification (or their listener's reconnect). A
@@ -285,8 +300,12 @@ impl Run {
         }
     }
 
-    /// The connection, opened (and its statements prepared) if there is none.
-    async fn conn(&mut self) -> Result<&Conn, Failure> {
+    /// Opens the connection (and prepares its statements) if there is none
+    /// or it was lost.
+    async fn connect(&mut self) -> Result<(), Failure> {
+        if self.conn.as_ref().is_some_and(|c| c.client.is_closed()) {
+            self.conn = None;
+        }
         if self.conn.is_none() {
             let (client, connection) = self.config.connect(NoTls).await?;
             tokio::spawn(connection);
@@ -305,15 +324,33 @@ impl Run {
                 client,
             });
         }
-        self.conn.as_ref().ok_or(Failure::Lost)
+        Ok(())
     }
 
     /// Commits `rows` in one transaction, pipelined; the number of task rows
     /// each wrote. The one place a batch commits.
     async fn commit(&mut self, rows: &[&WriteRow]) -> Result<Vec<i64>, Failure> {
-        let conn = self.conn().await?;
+        let notify = self.pending.take();
+        if let Err(e) = self.connect().await {
+            self.pending = notify;
+            return Err(e);
+        }
+        let conn = self.conn.as_ref().ok_or(Failure::Lost)?;
         let c = &conn.client;
-        let mut sent: Vec<Pending<'_>> = Vec::with_capacity(rows.len() + 2);
+        let mut sent: Vec<Pending<'_>> = Vec::with_capacity(rows.len() + 3);
+        let skip = usize::from(notify.is_some());
+        if let Some(sql) = notify {
+            // The last batch's NOTIFY, in its own transaction before this
+            // one's BEGIN (if it failed midway, its aborted transaction
+            // fails this batch, which then answers the error: nothing is
+            // acknowledged wrongly).
+            sent.push(Box::pin(maybe_done(Box::pin(async move {
+                if let Err(e) = c.batch_execute(&sql).await {
+                    tracing::warn!(target: "a2a_tower::log", kind = %e.code().map_or("io", |c| c.code()), "postgres notify failed");
+                }
+                Ok(0)
+            }))));
+        }
         sent.push(Box::pin(maybe_done(Box::pin(async move {
             c.execute(&conn.begin, &[])
                 .await
@@ -368,9 +405,9 @@ impl Run {
         if let Some(e) = failed {
             return Err(e);
         }
-        // BEGIN's and COMMIT's.
+        // The NOTIFY's, BEGIN's and COMMIT's.
         out.pop();
-        out.remove(0);
+        out.drain(..=skip);
         Ok(out)
     }
 }

@@ -39,13 +39,21 @@ use super::{
 ///   it and writes. Records are keyed `(task_id, seq)`. Two hosts can never
 ///   both commit the same sequence number, and a host with an older epoch is
 ///   fenced.
-/// - **Watches across hosts**: after its commit, each append wakes this
-///   log's own watchers and sends `NOTIFY` with the task id, in a transaction
-///   of its own without a WAL flush (inside the append, PostgreSQL would
-///   serialize every notifying commit behind the previous one's fsync); one
-///   dedicated connection per log LISTENs and wakes the watchers of other
-///   hosts' appends. Woken watchers read the new records back by sequence
-///   number, so a record is never missed between two notifications.
+/// - **Group commit**: the one-statement appends go to one committer per
+///   log, a task owning a dedicated connection, which commits every append
+///   queued meanwhile in one transaction, pipelined (`BEGIN`, the
+///   statements, `COMMIT` in one round trip); a refusal is a row count and
+///   does not abort the batch; nobody is answered before the `COMMIT`
+///   returned, and an error answers every append of the batch.
+/// - **Watches across hosts**: after its commit, each batch hands its
+///   records to this log's own watchers (served from memory) and sends one
+///   `NOTIFY` naming each task with the sequence number it reached, in a
+///   transaction of its own without a WAL flush (inside the append,
+///   PostgreSQL would serialize every notifying commit behind the previous
+///   one's fsync); one dedicated connection per log LISTENs and wakes the
+///   watchers of other hosts' appends, which read the new records back by
+///   sequence number (never from memory while another host's commit is
+///   newer), so a record is never missed between two notifications.
 /// - **Readers** use pooled connections (`deadpool-postgres`) and never take
 ///   an epoch.
 /// - **Schema**: created and migrated by the crate in its own schema
@@ -63,8 +71,8 @@ use super::{
 /// # Ok(()) }
 /// ```
 ///
-/// Cloning shares the pool and the listener; the listener stops with the
-/// last clone.
+/// Cloning shares the pool, the committer and the listener; they stop with
+/// the last clone.
 #[derive(Debug, Clone)]
 pub struct PostgresTaskLog {
     inner: Arc<Inner>,
