@@ -218,9 +218,14 @@ impl Failure {
         }
     }
 
-    fn answer(&self) -> LogError {
+    /// The answer of each job of the failed batch: a unique violation is a
+    /// conflict of the job that met it, so only a batch of one says so.
+    fn answer(&self, alone: bool) -> LogError {
         match self {
-            Self::Db(e) if e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => {
+            Self::Db(e)
+                if alone
+                    && e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) =>
+            {
                 LogError::new(LogErrorKind::Conflict)
             }
             Self::Db(e) => LogError::backend(e.clone()),
@@ -263,8 +268,9 @@ impl Run {
                 }
                 Err(e) => {
                     tracing::warn!(target: "a2a_tower::log", kind = %e.code(), "postgres batch failed");
+                    let alone = batch.len() == 1;
                     for job in batch.drain(..) {
-                        let _ = job.reply.send(Err(e.answer()));
+                        let _ = job.reply.send(Err(e.answer(alone)));
                     }
                     if self.conn.as_ref().is_some_and(|c| c.client.is_closed()) {
                         self.conn = None;
