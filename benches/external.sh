@@ -19,6 +19,8 @@
 #                 `bin:/tmp/echo-before` to alternate the two builds (A/B)
 #   hyper-bin:PATH  another build of the hyper example (memory log), for the
 #                 same A/B of the memory-log stack: `hyper hyper-bin:/tmp/hyper-before`
+#   pg-bin:PATH   another build of the echo example on PostgreSQL (as echo-pg),
+#                 for the A/B of the PostgreSQL log: `echo-pg pg-bin:/tmp/echo-before`
 #
 # Every server (raw included) is started once, as a fresh process, and warmed
 # up (WARMUP seconds of load); then ROUNDS rounds, in each of which every side
@@ -88,6 +90,13 @@ start() { # NAME KIND: starts the server, sets PID[NAME] and URL[NAME]
         A2A_POSTGRES_URL=$PG_CONN A2A_POSTGRES_SCHEMA=$schema A2A_HOST_ID=$name \
             A2A_ADDR=127.0.0.1:0 "$ECHO_BIN" >"$dir/out" 2>&1 &
         ;;
+    pg-bin:*)
+        [ -x "${kind#pg-bin:}" ] || { echo "missing binary ${kind#pg-bin:}" >&2; exit 2; }
+        schema=a2a_ext_$$_$RANDOM
+        schemas+=("$schema")
+        A2A_POSTGRES_URL=$PG_CONN A2A_POSTGRES_SCHEMA=$schema A2A_HOST_ID=$name \
+            A2A_ADDR=127.0.0.1:0 "${kind#pg-bin:}" >"$dir/out" 2>&1 &
+        ;;
     bin:*)
         [ -x "${kind#bin:}" ] || { echo "missing binary ${kind#bin:}" >&2; exit 2; }
         A2A_DATA_DIR=$dir A2A_ADDR=127.0.0.1:0 "${kind#bin:}" >"$dir/out" 2>&1 &
@@ -121,8 +130,9 @@ for kind in "$@"; do
     case $kind in
     hyper | echo | echo-memory | echo-pg) ;;
     bin:?*) name=$(basename "${kind#bin:}") ;;
+    pg-bin:?*) name=pg-$(basename "$(dirname "${kind#pg-bin:}")")-$(basename "${kind#pg-bin:}") ;;
     hyper-bin:?*) name=$(basename "${kind#hyper-bin:}") ;;
-    *) echo "unknown side $kind (hyper, echo, echo-memory, echo-pg, bin:PATH or hyper-bin:PATH)" >&2; exit 2 ;;
+    *) echo "unknown side $kind (hyper, echo, echo-memory, echo-pg, bin:PATH, hyper-bin:PATH or pg-bin:PATH)" >&2; exit 2 ;;
     esac
     base=$name n=1
     while [ "$name" = raw ] || printf '%s\n' "${names[@]}" | grep -qx -- "$name"; do

@@ -15,6 +15,8 @@ mod log_sqlite;
 mod log_upgrade;
 #[cfg(all(feature = "postgres", feature = "jsonrpc", feature = "rest"))]
 mod multihost_postgres;
+#[cfg(feature = "postgres")]
+mod postgres_commit;
 #[cfg(all(feature = "push", feature = "sqlite"))]
 mod push_secrets;
 mod retention;

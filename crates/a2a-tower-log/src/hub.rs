@@ -23,6 +23,10 @@ pub struct Hub {
 struct Entry {
     tx: watch::Sender<u64>,
     recent: VecDeque<Sequenced>,
+    /// The highest sequence number another process announced
+    /// ([`announce`](Hub::announce)): kept records below it are not the
+    /// task's head.
+    announced: u64,
 }
 
 /// How many published records a watched task keeps in memory.
@@ -75,10 +79,11 @@ impl Hub {
     /// are kept, so a reader woken by it finds them here.
     pub fn recent(&self, task_id: &str, after: u64) -> Option<Vec<Sequenced>> {
         let map = self.lock();
-        let recent = &map.get(task_id)?.recent;
+        let e = map.get(task_id)?;
+        let recent = &e.recent;
         let front = recent.front()?;
         let back = recent.back()?;
-        if front.seq > after + 1 || back.seq < after {
+        if front.seq > after + 1 || back.seq < after || back.seq < e.announced {
             return None;
         }
         Some(recent.iter().filter(|r| r.seq > after).cloned().collect())
@@ -93,6 +98,7 @@ impl Hub {
             .or_insert_with(|| Entry {
                 tx: watch::Sender::new(0),
                 recent: VecDeque::new(),
+                announced: 0,
             })
             .tx
             .subscribe();
@@ -105,16 +111,32 @@ impl Hub {
         }
     }
 
-    /// Wakes the watchers of `task_id` (after a commit by another host).
+    /// Wakes the watchers of `task_id` after a commit that was not
+    /// published (by another host): the task's kept records are dropped, so
+    /// that [`recent`](Self::recent) sends its readers to the database
+    /// instead of hiding the new records behind the kept ones.
     pub fn notify(&self, task_id: &str) {
-        if let Some(e) = self.lock().get(task_id) {
+        if let Some(e) = self.lock().get_mut(task_id) {
+            e.recent.clear();
             e.tx.send_modify(|n| *n = n.wrapping_add(1));
         }
     }
 
-    /// Wakes every watcher (after a lost connection: they catch up).
+    /// Wakes the watchers of `task_id` after another process committed it up
+    /// to `seq`: until this process publishes that far, [`recent`](Self::recent)
+    /// sends its readers to the database.
+    pub fn announce(&self, task_id: &str, seq: u64) {
+        if let Some(e) = self.lock().get_mut(task_id) {
+            e.announced = e.announced.max(seq);
+            e.tx.send_modify(|n| *n = n.wrapping_add(1));
+        }
+    }
+
+    /// Wakes every watcher (after a lost connection: they catch up from the
+    /// database; every kept record is dropped, as by [`notify`](Self::notify)).
     pub fn notify_all(&self) {
-        for e in self.lock().values() {
+        for e in self.lock().values_mut() {
+            e.recent.clear();
             e.tx.send_modify(|n| *n = n.wrapping_add(1));
         }
     }
@@ -242,5 +264,40 @@ async fn next(mut s: State) -> Option<(Result<Sequenced, LogError>, State)> {
                 s.buf.extend(recs);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Record;
+
+    fn records(n: usize) -> Vec<Record> {
+        (0..n).map(|_| Record::created("t", "c")).collect()
+    }
+
+    fn seqs(r: Option<Vec<Sequenced>>) -> Option<Vec<u64>> {
+        r.map(|v| v.iter().map(|s| s.seq).collect())
+    }
+
+    #[test]
+    fn another_processs_commit_is_never_hidden_behind_kept_records() {
+        let hub = Arc::new(Hub::default());
+        let _sub = hub.subscribe("t");
+        assert!(hub.publish("t", 1, records(3)).is_none());
+        assert_eq!(seqs(hub.recent("t", 1)), Some(vec![2, 3]));
+        assert_eq!(seqs(hub.recent("t", 3)), Some(vec![]));
+        // Another host committed 4..=5: the kept records are not the head.
+        hub.announce("t", 5);
+        assert_eq!(seqs(hub.recent("t", 3)), None);
+        // Published past it (after reading it), they are again.
+        assert!(hub.publish("t", 6, records(1)).is_none());
+        assert_eq!(seqs(hub.recent("t", 5)), Some(vec![6]));
+        assert_eq!(seqs(hub.recent("t", 3)), None);
+        // A commit without a sequence number drops them.
+        hub.notify("t");
+        assert_eq!(seqs(hub.recent("t", 6)), None);
+        // Unwatched tasks keep nothing.
+        assert_eq!(hub.publish("u", 1, records(1)).map(|r| r.len()), Some(1));
     }
 }

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
 
+use super::commit::Committer;
 use super::sql::{Sql, quote};
 use super::{Inner, PostgresTaskLog, listen, schema};
 use crate::ConfigError;
@@ -101,6 +102,7 @@ impl PostgresTaskLogBuilder {
         // Marks this log's notifications, which its listener then skips (it
         // woke its own watchers at commit).
         let instance = uuid::Uuid::new_v4().simple().to_string();
+        let config_for_commit = config.clone();
         let listener = tokio::spawn(listen::run(
             config,
             channel.clone(),
@@ -111,9 +113,19 @@ impl PostgresTaskLogBuilder {
         is_ready
             .await
             .map_err(|_| LogError::backend("postgres listener stopped"))??;
+        let sql = Arc::new(Sql::new(&quote(&self.schema)));
+        let committer = Committer::start(
+            config_for_commit,
+            &self.schema,
+            sql.clone(),
+            channel.clone(),
+            instance.clone(),
+            hub.clone(),
+        );
         Ok(PostgresTaskLog {
             inner: Arc::new(Inner {
-                sql: Sql::new(&quote(&self.schema)),
+                sql,
+                committer,
                 pool,
                 channel,
                 instance,

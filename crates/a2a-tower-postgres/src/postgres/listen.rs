@@ -1,7 +1,11 @@
 //! The listener: one dedicated connection that LISTENs on the log's channel
-//! and wakes the hub for each NOTIFY (payload: `<instance>:<task id>`; the
-//! log's own notifications are skipped, its appends woke their watchers at
-//! commit; an empty payload wakes every watcher). After a lost connection it
+//! and wakes the hub for each NOTIFY (payload: `<instance>.<seq>:<task id>`,
+//! announcing the sequence number another host committed the task to, so
+//! that this log's watchers read it from the database rather than from the
+//! records this log kept; an older version's `<instance>:<task id>` wakes
+//! them the same way without a sequence number; the log's own
+//! notifications are skipped, its commits woke their watchers; an empty
+//! payload wakes every watcher). After a lost connection it
 //! reconnects and wakes every watcher, which then catch up by sequence
 //! number, so nothing committed meanwhile is missed.
 
@@ -62,8 +66,17 @@ pub(crate) async fn run(
                 while let Some(payload) = rx.recv().await {
                     match payload.split_once(':') {
                         _ if payload.is_empty() => hub.notify_all(),
-                        Some((from, _)) if from == instance => {}
-                        Some((_, task_id)) => hub.notify(task_id),
+                        Some((from, task_id)) => match from.split_once('.') {
+                            // This log's own: its watchers got the records.
+                            Some((i, _)) if i == instance => {}
+                            Some((_, seq)) => match seq.parse() {
+                                Ok(seq) => hub.announce(task_id, seq),
+                                Err(_) => hub.notify(task_id),
+                            },
+                            // An older version's `<instance>:<task id>`.
+                            None if from == instance => {}
+                            None => hub.notify(task_id),
+                        },
                         None => hub.notify(&payload),
                     }
                 }

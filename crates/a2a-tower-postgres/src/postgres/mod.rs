@@ -1,6 +1,7 @@
 //! [`PostgresTaskLog`]: a [`TaskLog`] in PostgreSQL, shared by several hosts.
 
 mod builder;
+mod commit;
 mod deliveries;
 mod listen;
 mod read;
@@ -38,13 +39,21 @@ use super::{
 ///   it and writes. Records are keyed `(task_id, seq)`. Two hosts can never
 ///   both commit the same sequence number, and a host with an older epoch is
 ///   fenced.
-/// - **Watches across hosts**: after its commit, each append wakes this
-///   log's own watchers and sends `NOTIFY` with the task id, in a transaction
-///   of its own without a WAL flush (inside the append, PostgreSQL would
-///   serialize every notifying commit behind the previous one's fsync); one
-///   dedicated connection per log LISTENs and wakes the watchers of other
-///   hosts' appends. Woken watchers read the new records back by sequence
-///   number, so a record is never missed between two notifications.
+/// - **Group commit**: the one-statement appends go to one committer per
+///   log, a task owning a dedicated connection, which commits every append
+///   queued meanwhile in one transaction, pipelined (`BEGIN`, the
+///   statements, `COMMIT` in one round trip); a refusal is a row count and
+///   does not abort the batch; nobody is answered before the `COMMIT`
+///   returned, and an error answers every append of the batch.
+/// - **Watches across hosts**: after its commit, each batch hands its
+///   records to this log's own watchers (served from memory) and sends one
+///   `NOTIFY` naming each task with the sequence number it reached, in a
+///   transaction of its own without a WAL flush (inside the append,
+///   PostgreSQL would serialize every notifying commit behind the previous
+///   one's fsync); one dedicated connection per log LISTENs and wakes the
+///   watchers of other hosts' appends, which read the new records back by
+///   sequence number (never from memory while another host's commit is
+///   newer), so a record is never missed between two notifications.
 /// - **Readers** use pooled connections (`deadpool-postgres`) and never take
 ///   an epoch.
 /// - **Schema**: created and migrated by the crate in its own schema
@@ -62,8 +71,8 @@ use super::{
 /// # Ok(()) }
 /// ```
 ///
-/// Cloning shares the pool and the listener; the listener stops with the
-/// last clone.
+/// Cloning shares the pool, the committer and the listener; they stop with
+/// the last clone.
 #[derive(Debug, Clone)]
 pub struct PostgresTaskLog {
     inner: Arc<Inner>,
@@ -71,7 +80,9 @@ pub struct PostgresTaskLog {
 
 #[derive(Debug)]
 struct Inner {
-    sql: Sql,
+    sql: Arc<Sql>,
+    /// Commits the one-statement appends, in batches.
+    committer: self::commit::Committer,
     pool: Pool,
     channel: String,
     /// This log's mark on its notifications (`<instance>:<task id>`).
@@ -149,6 +160,12 @@ impl TaskLog for PostgresTaskLog {
             let inner = self.inner.clone();
             let (a, t): (Arc<str>, Arc<str>) = (authority.into(), task_id.into());
             let fetch: Fetch = Arc::new(move |after| {
+                // This log's own commits from memory; anything else (another
+                // host's commit wiped the task's kept records) from the
+                // database.
+                if let Some(recent) = inner.hub.recent(&t, after) {
+                    return Box::pin(std::future::ready(Ok(recent)));
+                }
                 let (inner, a, t) = (inner.clone(), a.clone(), t.clone());
                 Box::pin(async move { inner.read_page(&a, &t, after, hub::PAGE).await })
             });

@@ -91,7 +91,8 @@ impl Sql {
     }
 }
 
-/// The NOTIFY of an append to each of `task_ids`, as one simple-protocol
+/// The NOTIFY of an append to each of `tasks` (task id and the sequence
+/// number the append reached), as one simple-protocol
 /// batch (one round trip) in its own transaction with `synchronous_commit`
 /// off.
 ///
@@ -99,21 +100,23 @@ impl Sql {
 /// of every transaction that notified (a database-wide lock held until the
 /// commit record is flushed), which would make each durable append wait
 /// for every other's fsync instead of sharing one. A wake-up needs no
-/// durability. The payload is `<instance>:<task id>`, dollar-quoted (the
-/// channel cannot hold a `$`); a task id that cannot be quoted so, or is
-/// over NOTIFY's 8000-byte payload limit, sends an empty payload, which
-/// wakes every watcher instead.
-pub(super) fn notify_sql(channel: &str, instance: &str, task_ids: &[&str]) -> String {
+/// durability. The payload is `<instance>.<seq>:<task id>`, dollar-quoted
+/// (the channel cannot hold a `$`): a listener of an older version reads
+/// `<instance>.<seq>` as the sender's mark and the task id after the first
+/// `:`, as before. A task id that cannot be quoted so, or is over NOTIFY's
+/// 8000-byte payload limit, sends an empty payload, which wakes every
+/// watcher instead.
+pub(super) fn notify_sql(channel: &str, instance: &str, tasks: &[(&str, u64)]) -> String {
     use std::fmt::Write;
     const TAG: &str = "$a2a_notify$";
     let each = 40 + 4 * TAG.len() + channel.len() + instance.len();
-    let ids: usize = task_ids.iter().map(|t| t.len()).sum();
-    let mut sql = String::with_capacity(60 + each * task_ids.len() + ids);
+    let ids: usize = tasks.iter().map(|t| t.0.len() + 21).sum();
+    let mut sql = String::with_capacity(60 + each * tasks.len() + ids);
     sql.push_str("BEGIN; SET LOCAL synchronous_commit = off; ");
-    for task_id in task_ids {
+    for (task_id, seq) in tasks {
         let _ = write!(sql, "SELECT pg_notify({TAG}{channel}{TAG}, {TAG}");
         if task_id.len() < 7000 && !task_id.contains(['$', '\0']) {
-            let _ = write!(sql, "{instance}:{task_id}");
+            let _ = write!(sql, "{instance}.{seq}:{task_id}");
         }
         let _ = write!(sql, "{TAG}); ");
     }
@@ -127,25 +130,25 @@ mod tests {
 
     #[test]
     fn notifications_are_marked_and_quoted() {
-        let sql = notify_sql("a2a_log_a2a", "i1", &["t-1"]);
+        let sql = notify_sql("a2a_log_a2a", "i1", &[("t-1", 7)]);
         assert_eq!(
             sql,
             "BEGIN; SET LOCAL synchronous_commit = off; \
-             SELECT pg_notify($a2a_notify$a2a_log_a2a$a2a_notify$, $a2a_notify$i1:t-1$a2a_notify$); COMMIT"
+             SELECT pg_notify($a2a_notify$a2a_log_a2a$a2a_notify$, $a2a_notify$i1.7:t-1$a2a_notify$); COMMIT"
         );
         // What cannot be dollar-quoted wakes everyone instead.
         for odd in ["t$a2a_notify$; DROP TABLE x; --", "t\0", &"x".repeat(7000)] {
             assert!(
-                notify_sql("c", "i1", &[odd]).contains("$a2a_notify$$a2a_notify$)"),
+                notify_sql("c", "i1", &[(odd, 1)]).contains("$a2a_notify$$a2a_notify$)"),
                 "{odd:?}"
             );
         }
         // One batch for several tasks.
         assert_eq!(
-            notify_sql("c", "i1", &["a", "b"]),
+            notify_sql("c", "i1", &[("a", 1), ("b", 12)]),
             "BEGIN; SET LOCAL synchronous_commit = off; \
-             SELECT pg_notify($a2a_notify$c$a2a_notify$, $a2a_notify$i1:a$a2a_notify$); \
-             SELECT pg_notify($a2a_notify$c$a2a_notify$, $a2a_notify$i1:b$a2a_notify$); COMMIT"
+             SELECT pg_notify($a2a_notify$c$a2a_notify$, $a2a_notify$i1.1:a$a2a_notify$); \
+             SELECT pg_notify($a2a_notify$c$a2a_notify$, $a2a_notify$i1.12:b$a2a_notify$); COMMIT"
         );
     }
 }

@@ -1,25 +1,28 @@
 //! The write side of [`PostgresTaskLog`](super::PostgresTaskLog): appends,
-//! as one conditional statement when the task's head is known (a creation,
-//! or this log's last commit), else in a transaction that locks the row;
+//! as one conditional statement batched by the committer when the task's
+//! head is known (a creation, or this log's last commit), else in a
+//! transaction that locks the row;
 //! appends to several tasks in one transaction that locks their rows in
 //! task id order; then the NOTIFY that wakes other hosts' watchers.
 
 use deadpool_postgres::{GenericClient, Transaction};
 
+use super::commit::WriteRow;
 use super::sql::notify_sql;
 use super::{Inner, db};
 use crate::log::delivery::changes_cursors;
-use crate::log::stored::{Current, Plan, from_i64};
+use crate::log::stored::{Current, Plan, from_i64, to_i64};
 use crate::log::{AppendRequest, Appended, LogError, LogErrorKind, distinct_tasks};
 
 impl Inner {
-    pub(super) async fn append(&self, req: AppendRequest) -> Result<Appended, LogError> {
+    pub(super) async fn append(&self, mut req: AppendRequest) -> Result<Appended, LogError> {
+        if let Some(out) = self.append_once(&mut req).await? {
+            // The committer woke the watchers.
+            return Ok(out);
+        }
         let mut client = self.pool.get().await.map_err(LogError::backend)?;
-        let out = match self.append_once(&client, &req).await? {
-            Some(out) => out,
-            None => self.append_locked(&mut client, &req).await?,
-        };
-        self.notify(&client, &[&req.task_id]).await;
+        let out = self.append_locked(&mut client, &req).await?;
+        self.notify(&client, &[(&req.task_id, out.seq)]).await;
         Ok(out)
     }
 
@@ -66,18 +69,23 @@ impl Inner {
                 cache.put(&req.task_id, plan.seq, plan.projection);
             }
         }
-        let task_ids: Vec<&str> = reqs.iter().map(|r| r.task_id.as_str()).collect();
-        self.notify(&client, &task_ids).await;
+        let tasks: Vec<(&str, u64)> = reqs
+            .iter()
+            .zip(&out)
+            .map(|(r, a): (_, &Appended)| (r.task_id.as_str(), a.seq))
+            .collect();
+        self.notify(&client, &tasks).await;
         Ok(out)
     }
 
-    /// Wakes the watchers of `task_ids` after a commit: this process's at
-    /// once, other hosts' by a NOTIFY (see [`notify_sql`]).
-    async fn notify(&self, client: &deadpool_postgres::Client, task_ids: &[&str]) {
-        for task_id in task_ids {
+    /// Wakes the watchers of `task_ids` after a commit that was not
+    /// published: this process's at once (they read the database), other
+    /// hosts' by a NOTIFY (see [`notify_sql`]).
+    async fn notify(&self, client: &deadpool_postgres::Client, tasks: &[(&str, u64)]) {
+        for (task_id, _) in tasks {
             self.hub.notify(task_id);
         }
-        let notify = notify_sql(&self.channel, &self.instance, task_ids);
+        let notify = notify_sql(&self.channel, &self.instance, tasks);
         if let Err(e) = client.batch_execute(&notify).await {
             // The append is committed: say so. Remote watchers catch up at
             // the task's next notification (or their listener's reconnect).
@@ -88,19 +96,16 @@ impl Inner {
         }
     }
 
-    /// The append as one statement (one round trip, its own transaction),
-    /// when it can be planned without reading the row: a creation, or an
-    /// append after the sequence number this log last committed for the task
-    /// (its projection is in the cache). The statement writes only if the
-    /// row is still at that sequence number, of the same authority, with no
-    /// newer epoch; `Ok(None)` when it was not (or could not be planned so):
+    /// The append as one statement through the committer (one transaction
+    /// shared with the other appends queued meanwhile, one round trip), when
+    /// it can be planned without reading the row: a creation, or an append
+    /// after the sequence number this log last committed for the task (its
+    /// projection is in the cache). The statement writes only if the row is
+    /// still at that sequence number, of the same authority, with no newer
+    /// epoch; `Ok(None)` when it was not (or could not be planned so):
     /// [`append_locked`](Self::append_locked) then reads the row and gives
     /// the exact answer.
-    async fn append_once(
-        &self,
-        client: &deadpool_postgres::Client,
-        req: &AppendRequest,
-    ) -> Result<Option<Appended>, LogError> {
+    async fn append_once(&self, req: &mut AppendRequest) -> Result<Option<Appended>, LogError> {
         if changes_cursors(req) {
             // Cursors are written in the append's transaction.
             return Ok(None);
@@ -120,8 +125,12 @@ impl Inner {
             (Some(row), base)
         };
         let plan = Plan::new(req, current, |_| Ok(base))?;
-        let written = self.write_planned(client, req, &plan).await?;
-        match (written, plan.create) {
+        let row = write_row(req, &plan)?;
+        let records = std::mem::take(&mut req.records);
+        let written = self.committer.write(row, records, plan.first).await?;
+        // Back for the locked path when refused.
+        req.records = written.records;
+        match (written.rows, plan.create) {
             (1, _) => {
                 let out = plan.appended();
                 self.cache().put(&req.task_id, plan.seq, plan.projection);
@@ -133,80 +142,24 @@ impl Inner {
         }
     }
 
-    /// Writes a planned append in one statement: the task row (created, or
-    /// updated only if still at `req.expected`, of `req.authority`, with no
-    /// newer epoch) and the records, all or nothing. Returns the number of
-    /// task rows written: 0 when the condition did not hold.
+    /// Writes a planned append in one statement (see [`write_row`]).
+    /// Returns the number of task rows written: 0 when the condition did not
+    /// hold.
     async fn write_planned(
         &self,
         client: &impl GenericClient,
         req: &AppendRequest,
         plan: &Plan,
     ) -> Result<i64, LogError> {
-        let (seq, epoch) = (plan.seq as i64, plan.epoch as i64);
-        let row = &plan.row;
-        // The whole task only at creation, at rest, or at a snapshot point
-        // (see `snapshot_step`): otherwise the row keeps its older snapshot,
-        // which reads complete with the records after it, so an append to a
-        // long task does not cost the whole task.
-        let snapshot = if plan.create || !row.live || plan.crosses_snapshot_point() {
-            Some(plan.snapshot_json_at()?)
+        let row = write_row(req, plan)?;
+        let sql = if row.create {
+            &self.sql.create_once
         } else {
-            None
+            &self.sql.update_once
         };
-        let (seqs, jsons) = plan.record_rows(req)?;
-        let row = if plan.create {
-            let st = client
-                .prepare_cached(&self.sql.create_once)
-                .await
-                .map_err(db)?;
-            client
-                .query_one(
-                    &st,
-                    &[
-                        &req.task_id,
-                        &req.authority,
-                        &row.context_id,
-                        &row.state,
-                        &row.status_ts,
-                        &row.live,
-                        &seq,
-                        &epoch,
-                        &snapshot,
-                        &row.host,
-                        &seqs,
-                        &jsons,
-                    ],
-                )
-                .await
-        } else {
-            let st = client
-                .prepare_cached(&self.sql.update_once)
-                .await
-                .map_err(db)?;
-            let expected = req.expected as i64;
-            client
-                .query_one(
-                    &st,
-                    &[
-                        &req.task_id,
-                        &row.context_id,
-                        &row.state,
-                        &row.status_ts,
-                        &row.live,
-                        &seq,
-                        &epoch,
-                        &snapshot,
-                        &expected,
-                        &row.host,
-                        &req.authority,
-                        &seqs,
-                        &jsons,
-                    ],
-                )
-                .await
-        };
-        Ok(row.map_err(db)?.get(0))
+        let st = client.prepare_cached(sql).await.map_err(db)?;
+        let out = client.query_one(&st, &row.params()).await.map_err(db)?;
+        Ok(out.get(0))
     }
 
     /// The append in a transaction that locks the row first: reads it,
@@ -279,4 +232,37 @@ impl Inner {
             stored.unwrap_or_else(|| Err(LogError::backend("task row vanished")))
         })
     }
+}
+
+/// The columns of a planned append's statement: the task row (created, or
+/// updated only if still at `req.expected`, of `req.authority`, with no
+/// newer epoch) and the records, written all or nothing.
+fn write_row(req: &AppendRequest, plan: &Plan) -> Result<WriteRow, LogError> {
+    let row = &plan.row;
+    // The whole task only at creation, at rest, or at a snapshot point (see
+    // `snapshot_step`): otherwise the row keeps its older snapshot, which
+    // reads complete with the records after it, so an append to a long task
+    // does not cost the whole task.
+    let snapshot = if plan.create || !row.live || plan.crosses_snapshot_point() {
+        Some(plan.snapshot_json_at()?)
+    } else {
+        None
+    };
+    let (seqs, jsons) = plan.record_rows(req)?;
+    Ok(WriteRow {
+        create: plan.create,
+        task_id: req.task_id.clone(),
+        authority: req.authority.clone(),
+        context_id: row.context_id.clone(),
+        state: row.state,
+        status_ts: row.status_ts,
+        live: row.live,
+        seq: to_i64(plan.seq)?,
+        epoch: to_i64(plan.epoch)?,
+        snapshot,
+        host: row.host.clone(),
+        expected: to_i64(req.expected)?,
+        seqs,
+        jsons,
+    })
 }

@@ -1,0 +1,312 @@
+//! The PostgreSQL log's committer (issue 30 item 1): concurrent appends of
+//! one host ride ONE transaction, refusals are answered each its own way,
+//! and a connection killed mid-batch never leaves a caller answered Ok for
+//! an append that is not in the database.
+//!
+//! Transactions are counted by `pg_stat_database.xact_commit` of a database
+//! created for the test (the shared test database sees other tests' and
+//! other processes' transactions); PostgreSQL flushes a backend's counters
+//! within about a second of it going idle, hence the waits.
+
+use crate::support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a_tower::engine::{AgentExecutor, TaskLayer};
+use a2a_tower::log::{AppendRequest, LogErrorKind, PostgresTaskLog, Record, TaskLog};
+use a2a_tower_log::suite::msg;
+use futures_util::future::join_all;
+use support::postgres::{url, with_schema};
+use tokio_postgres::NoTls;
+
+/// `url()` with its database replaced by `db`.
+fn url_of(db: &str) -> String {
+    let base = url();
+    let (base, query) = base.split_once('?').unwrap_or((&base, ""));
+    let (server, _) = base.rsplit_once('/').expect("a database in the URL");
+    if query.is_empty() {
+        format!("{server}/{db}")
+    } else {
+        format!("{server}/{db}?{query}")
+    }
+}
+
+async fn admin() -> tokio_postgres::Client {
+    let (client, conn) = tokio_postgres::connect(&url(), NoTls)
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e}", url()));
+    tokio::spawn(conn);
+    client
+}
+
+/// Runs `body` with the URL of a fresh database, dropped afterwards.
+async fn with_database<Fut: Future<Output = ()>>(body: impl FnOnce(String, String) -> Fut) {
+    use futures_util::FutureExt as _;
+    let db = format!("a2a_commit_{}", uuid::Uuid::new_v4().simple());
+    let admin = admin().await;
+    admin
+        .batch_execute(&format!("CREATE DATABASE \"{db}\""))
+        .await
+        .expect("create the test database");
+    let out = std::panic::AssertUnwindSafe(body(url_of(&db), db.clone()))
+        .catch_unwind()
+        .await;
+    let dropped = admin
+        .batch_execute(&format!("DROP DATABASE \"{db}\" WITH (FORCE)"))
+        .await;
+    if let Err(panic) = out {
+        std::panic::resume_unwind(panic);
+    }
+    dropped.expect("drop the test database");
+}
+
+/// `xact_commit` of `db`, as far as its backends have reported it: an idle
+/// backend reports within 10 s (`PGSTAT_IDLE_INTERVAL`), hence the waits
+/// before each count.
+async fn commits(admin: &tokio_postgres::Client, db: &str) -> i64 {
+    admin
+        .batch_execute("SELECT pg_stat_clear_snapshot()")
+        .await
+        .unwrap();
+    admin
+        .query_one(
+            "SELECT xact_commit FROM pg_stat_database WHERE datname = $1",
+            &[&db],
+        )
+        .await
+        .unwrap()
+        .get(0)
+}
+
+/// The pids of the committer connections named `name`.
+async fn committer(admin: &tokio_postgres::Client, name: &str) -> Vec<i32> {
+    admin
+        .query(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = $1",
+            &[&name],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get::<_, i32>(0))
+        .collect()
+}
+
+async fn log_on(url: &str) -> PostgresTaskLog {
+    PostgresTaskLog::builder(url)
+        .pool_size(8)
+        .connect()
+        .await
+        .expect("connect the log")
+}
+
+/// 24 concurrent appends: 8 creations, 8 appends at this host's head and 8
+/// at a head another host moved since. The first 16 are written, the 8
+/// stale ones refused with Conflict, each its own way, and the written
+/// ones ride one transaction (plus the NOTIFY's).
+#[tokio::test]
+async fn concurrent_appends_ride_one_transaction_refusals_answered_each() {
+    with_database(|url, db| async move {
+        let (a, b) = (log_on(&url).await, log_on(&url).await);
+        let admin = admin().await;
+        for i in 0..24 {
+            let t = format!("t{i}");
+            a.append(AppendRequest::create(
+                "x",
+                &t,
+                vec![Record::created(&t, "c")],
+            ))
+            .await
+            .unwrap();
+        }
+        // Host B moves t8..t15 on: A's cached heads for them are stale.
+        for i in 8..24 {
+            b.append(AppendRequest::new("x", format!("t{i}"), 1, 1, vec![msg(1)]))
+                .await
+                .unwrap();
+        }
+        // Eight refusals outside the measure open (and prepare) the pooled
+        // connections the refused appends read the row on.
+        let warm = (16..24)
+            .map(|i| a.append(AppendRequest::new("x", format!("t{i}"), 1, 1, vec![msg(2)])));
+        for r in join_all(warm.collect::<Vec<_>>()).await {
+            assert_eq!(r.unwrap_err().kind(), LogErrorKind::Conflict);
+        }
+        // Every backend idle for over 10 s has reported its counters.
+        tokio::time::sleep(Duration::from_secs(11)).await;
+        let before = commits(&admin, &db).await;
+        // One poll queues every append before the committer runs (a
+        // current-thread runtime): one batch.
+        let appends = (0..24).map(|i| {
+            let req = if i < 8 {
+                let t = format!("n{i}");
+                AppendRequest::create("x", &t, vec![Record::created(&t, "c")])
+            } else {
+                AppendRequest::new("x", format!("t{}", i - 8), 1, 1, vec![msg(2)])
+            };
+            a.append(req)
+        });
+        let appends: Vec<_> = appends.collect();
+        let out = join_all(appends).await;
+        tokio::time::sleep(Duration::from_secs(11)).await;
+        let after = commits(&admin, &db).await;
+        for (i, r) in out.iter().enumerate() {
+            match i {
+                0..8 => assert_eq!(r.as_ref().unwrap().seq, 1, "creation {i}"),
+                8..16 => assert_eq!(r.as_ref().unwrap().seq, 2, "append {i}"),
+                _ => assert_eq!(
+                    r.as_ref().unwrap_err().kind(),
+                    LogErrorKind::Conflict,
+                    "{i}"
+                ),
+            }
+        }
+        // The batch and its NOTIFY; the refused appends' reads of the row
+        // (on the pooled connections) rolled back.
+        assert_eq!(after - before, 2, "transactions for 24 appends");
+        for i in 0..8 {
+            let s = b.snapshot("x", &format!("t{i}")).await.unwrap();
+            assert_eq!(s.seq, 2);
+        }
+    })
+    .await;
+}
+
+/// The committer's connection killed while appends stream in: every append
+/// answered Ok is in the database, and the committer reconnects.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_committer_acknowledges_nothing_lost_and_reconnects() {
+    with_schema(|schema| async move {
+        let log = Arc::new(support::postgres::connect(&schema).await);
+        let admin = admin().await;
+        let name = format!("a2a_commit {schema}");
+        let workers = (0..8).map(|w| {
+            let log = log.clone();
+            tokio::spawn(async move {
+                let t = format!("w{w}");
+                let mut acked = Vec::new();
+                let first = log
+                    .append(AppendRequest::create(
+                        "x",
+                        &t,
+                        vec![Record::created(&t, "c")],
+                    ))
+                    .await;
+                let mut head = first.map(|a| a.seq).unwrap_or(0);
+                for i in 0..150u64 {
+                    if head == 0 {
+                        // The creation failed: try it again.
+                        let r = log
+                            .append(AppendRequest::create(
+                                "x",
+                                &t,
+                                vec![Record::created(&t, "c")],
+                            ))
+                            .await;
+                        head = r.map(|a| a.seq).unwrap_or(0);
+                        continue;
+                    }
+                    match log
+                        .append(AppendRequest::new("x", &t, head, 1, vec![msg(i)]))
+                        .await
+                    {
+                        Ok(a) => {
+                            acked.push(a.seq);
+                            head = a.seq;
+                        }
+                        // Not acknowledged: where is the task now?
+                        Err(_) => match log.snapshot("x", &t).await {
+                            Ok(s) => head = s.seq,
+                            Err(e) if e.kind() == LogErrorKind::NotFound => head = 0,
+                            Err(_) => {}
+                        },
+                    }
+                }
+                (t, acked)
+            })
+        });
+        let workers: Vec<_> = workers.collect();
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let pids = committer(&admin, &name).await;
+        assert_eq!(pids.len(), 1, "one committer connection");
+        let killed: bool = admin
+            .query_one("SELECT pg_terminate_backend($1)", &[&pids[0]])
+            .await
+            .unwrap()
+            .get(0);
+        assert!(killed);
+        let mut acked_total = 0;
+        for w in workers {
+            let (t, acked) = w.await.unwrap();
+            acked_total += acked.len();
+            let stored = log.read("x", &t, 0).await.unwrap();
+            let seqs: std::collections::HashSet<u64> = stored.iter().map(|s| s.seq).collect();
+            for seq in &acked {
+                assert!(
+                    seqs.contains(seq),
+                    "{t}: seq {seq} acknowledged but not stored"
+                );
+            }
+        }
+        assert!(acked_total > 0);
+        // It reconnected: creations (which always ride the committer) pass.
+        for i in 0..4 {
+            let t = format!("after{i}");
+            log.append(AppendRequest::create(
+                "x",
+                &t,
+                vec![Record::created(&t, "c")],
+            ))
+            .await
+            .unwrap();
+        }
+        let now = committer(&admin, &name).await;
+        assert_eq!(now.len(), 1);
+        assert_ne!(now[0], pids[0], "a new connection");
+    })
+    .await;
+}
+
+/// A blocking SendMessage to a quick agent commits its task in one append
+/// through the committer: at most two transactions per message (counted
+/// over 20 messages: the batch and its NOTIFY), none of them a read.
+#[tokio::test]
+async fn a_quick_send_message_costs_at_most_two_transactions() {
+    use support::engine::{card, engine_with, send_req, send_task, user};
+    with_database(|url, db| async move {
+        let log = log_on(&url).await;
+        let admin = admin().await;
+        let svc = engine_with(
+            TaskLayer::new(card(), log).unwrap(),
+            tower::util::BoxCloneSyncService::new(AgentExecutor::service(Quick)),
+        );
+        // Warm: the first message prepares the pool's statements.
+        send_task(&svc, send_req(user("warm"))).await;
+        tokio::time::sleep(Duration::from_secs(11)).await;
+        let before = commits(&admin, &db).await;
+        for i in 0..20 {
+            let task = send_task(&svc, send_req(user(&format!("m{i}")))).await;
+            assert_eq!(task.status.state, a2a_tower::types::TaskState::Completed);
+        }
+        tokio::time::sleep(Duration::from_secs(11)).await;
+        let after = commits(&admin, &db).await;
+        // Measured: 40, each message's batch and the NOTIFY after it.
+        let n = after - before;
+        assert!((20..=40).contains(&n), "{n} transactions for 20 messages");
+    })
+    .await;
+}
+
+/// Completes at once with the input as its answer.
+#[derive(Clone)]
+struct Quick;
+
+impl a2a_tower::engine::Agent for Quick {
+    fn run(
+        &self,
+        input: a2a_tower::engine::AgentInput,
+    ) -> impl futures_core::Stream<Item = Result<String, a2a_tower::BoxError>> + Send {
+        futures_util::stream::iter([Ok(input.text)])
+    }
+}
