@@ -17,7 +17,8 @@
 # the last minute and the file should be flat after it.
 #
 # Binaries as in benches/external.sh (ECHO_BIN, LOADGEN_BIN; nothing is
-# built). Other settings: RETENTION (60), SAMPLE (30), MAX_CONNS (512).
+# built). Other settings: RETENTION (60), SAMPLE (30), MAX_CONNS (512),
+# NONE_SECS (SECS: the length of the run without retention).
 set -euo pipefail
 
 [ $# = 2 ] || { echo "usage: $0 RATE SECS" >&2; exit 2; }
@@ -28,6 +29,7 @@ ext_target=${CARGO_TARGET_DIR:-$root/benches/external/target}
 ECHO_BIN=${ECHO_BIN:-$target/release/examples/echo}
 LOADGEN_BIN=${LOADGEN_BIN:-$ext_target/release/loadgen}
 RETENTION=${RETENTION:-60} SAMPLE=${SAMPLE:-30} MAX_CONNS=${MAX_CONNS:-512}
+NONE_SECS=${NONE_SECS:-$secs}
 for b in "$ECHO_BIN" "$LOADGEN_BIN"; do
     [ -x "$b" ] || { echo "missing binary $b" >&2; exit 2; }
 done
@@ -43,8 +45,8 @@ trap 'exit 130' INT TERM
 
 size() { stat -c %s "$1" 2>/dev/null || echo 0; }
 
-side() { # NAME RETENTION_SECS (empty: none)
-    local name=$1 keep=$2 dir url t0 t db wal
+side() { # NAME RETENTION_SECS (empty: none) SECS
+    local name=$1 keep=$2 secs=$3 dir url t0 t db wal
     dir=$(mktemp -d "$work/s.XXXX")
     if [ -n "$keep" ]; then
         A2A_RETENTION_SECS=$keep A2A_DATA_DIR=$dir A2A_ADDR=127.0.0.1:0 "$ECHO_BIN" >"$dir/out" 2>&1 &
@@ -84,5 +86,5 @@ side() { # NAME RETENTION_SECS (empty: none)
     rm -rf "$dir"
 }
 
-side retention "$RETENTION"
-side none ""
+side retention "$RETENTION" "$secs"
+side none "" "$NONE_SECS"

@@ -224,6 +224,14 @@ impl crate::Retention for MemoryTaskLog {
         }
         Box::pin(std::future::ready(Ok(removed)))
     }
+
+    fn waiting_tasks(
+        &self,
+        before: crate::types::Timestamp,
+        limit: usize,
+    ) -> LogFuture<'_, Vec<crate::LiveTask>> {
+        Box::pin(std::future::ready(Ok(self.inner.waiting(before, limit))))
+    }
 }
 
 #[cfg(test)]
