@@ -119,9 +119,7 @@ impl Inner {
                     return out;
                 }
                 let (context_id, state, ts) = e.list_key();
-                if state.is_interrupted()
-                    && ts.is_some_and(|t| t < before)
-                    && !crate::is_stream(&**id)
+                if state.is_interrupted() && ts.is_some_and(|t| t < before) && !crate::is_stream(id)
                 {
                     out.push(LiveTask {
                         authority: e.authority.to_string(),
