@@ -95,6 +95,28 @@ fn card() -> AgentCard {
         .with_skill(AgentSkill::new("echo", "Echo", "Echoes"))
 }
 
+/// The attribute `key` of `span`, as a string.
+fn attr(span: &SpanData, key: &str) -> Option<String> {
+    span.attributes
+        .iter()
+        .find(|kv| kv.key.as_str() == key)
+        .map(|kv| kv.value.as_str().into_owned())
+}
+
+/// The span named `name` has these attributes (OpenTelemetry semantic
+/// conventions), and no attribute carries the message text `secret`.
+fn assert_attrs(spans: &[SpanData], name: &str, want: &[(&str, &str)]) {
+    let span = spans.iter().find(|s| s.name == name).unwrap();
+    for (key, value) in want {
+        assert_eq!(attr(span, key).as_deref(), Some(*value), "{name}.{key}");
+    }
+    for s in spans {
+        for kv in &s.attributes {
+            assert!(!kv.value.as_str().contains("secret"), "{}: {kv:?}", s.name);
+        }
+    }
+}
+
 /// The call span of `binding` is parented on the remote span, and the
 /// execution's span is in the same trace.
 fn assert_parented(spans: &[SpanData], binding: &str, parent: &str) {
@@ -109,13 +131,33 @@ async fn jsonrpc_and_rest_requests_join_the_callers_trace() {
     let server = A2aServer::builder(card()).agent(Echo).await.unwrap();
 
     let (tp, trace, parent) = traceparent();
-    let body = rpc_body(1, "SendMessage", json!({"message": message("m-1", "hi")}));
+    let body = rpc_body(
+        1,
+        "SendMessage",
+        json!({"message": message("m-1", "secret")}),
+    );
     let mut req = request("POST", "/", Some(&body));
     req.headers_mut().insert("traceparent", tp.parse().unwrap());
     let res = server.clone().oneshot(req).await.unwrap();
     assert_eq!(res.status(), 200);
     let spans = spans_of(&exporter, &trace, &["a2a.jsonrpc", "a2a.execution"]).await;
     assert_parented(&spans, "a2a.jsonrpc", &parent);
+    let jsonrpc = [
+        ("rpc.system", "jsonrpc"),
+        ("rpc.method", "SendMessage"),
+        ("http.request.method", "POST"),
+        ("url.path", "/"),
+        ("http.response.status_code", "200"),
+    ];
+    assert_attrs(&spans, "a2a.jsonrpc", &jsonrpc);
+    let execution = [("gen_ai.operation.name", "invoke_agent")];
+    assert_attrs(&spans, "a2a.execution", &execution);
+    let exec = spans.iter().find(|s| s.name == "a2a.execution").unwrap();
+    assert_eq!(
+        attr(exec, "gen_ai.conversation.id"),
+        attr(exec, "context_id"),
+        "the conversation is the context"
+    );
 
     let (tp, trace, parent) = traceparent();
     let body = json!({"message": message("m-2", "hi")});
@@ -125,6 +167,13 @@ async fn jsonrpc_and_rest_requests_join_the_callers_trace() {
     assert_eq!(res.status(), 200);
     let spans = spans_of(&exporter, &trace, &["a2a.rest", "a2a.execution"]).await;
     assert_parented(&spans, "a2a.rest", &parent);
+    let rest = [
+        ("http.request.method", "POST"),
+        ("url.path", "/rest/message:send"),
+        ("http.route", "/message:send"),
+        ("http.response.status_code", "200"),
+    ];
+    assert_attrs(&spans, "a2a.rest", &rest);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -161,6 +210,14 @@ async fn grpc_metadata_joins_the_callers_trace() {
     client.send_message(req).await.unwrap();
     let spans = spans_of(&exporter, &trace, &["a2a.grpc", "a2a.execution"]).await;
     assert_parented(&spans, "a2a.grpc", &parent);
+    let grpc = [
+        ("rpc.system", "grpc"),
+        ("rpc.service", "lf.a2a.v1.A2AService"),
+        ("rpc.method", "SendMessage"),
+        ("url.path", "/lf.a2a.v1.A2AService/SendMessage"),
+        ("http.response.status_code", "200"),
+    ];
+    assert_attrs(&spans, "a2a.grpc", &grpc);
 }
 
 fn send(text: &str) -> A2aRequest {
@@ -244,7 +301,23 @@ async fn a_proxy_keeps_one_trace_end_to_end() {
     // Two JSON-RPC call spans: the proxy's, on the caller's span, and the
     // agent's, on the client's span.
     let client_span = spans.iter().find(|s| s.name == "a2a.client").unwrap();
+    assert_eq!(
+        client_span.span_kind,
+        opentelemetry::trace::SpanKind::Client
+    );
+    let host = base.split("://").nth(1).unwrap().split(':').next().unwrap();
+    let client = [
+        ("rpc.system", "jsonrpc"),
+        ("rpc.method", "SendMessage"),
+        ("server.address", host),
+    ];
+    assert_attrs(&spans, "a2a.client", &client);
     let calls: Vec<_> = spans.iter().filter(|s| s.name == "a2a.jsonrpc").collect();
+    assert!(
+        calls
+            .iter()
+            .all(|s| s.span_kind == opentelemetry::trace::SpanKind::Server)
+    );
     assert_eq!(calls.len(), 2);
     assert!(calls.iter().any(|s| s.parent_span_id.to_string() == parent));
     assert!(

@@ -3,7 +3,8 @@
 //! cutoff (with their records and push delivery progress), in small
 //! batches, while other tasks are being appended to; recent terminal tasks,
 //! running tasks and the appends made meanwhile are untouched; a stale
-//! running task is failed as interrupted only under `Stale::FailAfter`.
+//! task that is not terminal (running, or waiting for its client) is failed
+//! as interrupted only under `Stale::FailAfter`.
 
 use crate::support;
 
@@ -11,8 +12,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_tower::log::{
-    AppendRequest, DeliveryLog, ListQuery, LogErrorKind, Record, Retention, RetentionPolicy, Stale,
-    TaskLog,
+    AppendRequest, DeliveryLog, ListQuery, LogErrorKind, Record, Retention, RetentionPolicy,
+    STALE_MESSAGE, Stale, TaskLog,
 };
 use a2a_tower::types::{TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp};
 
@@ -74,6 +75,7 @@ async fn deletes_exactly_the_expired_terminal_tasks<L: Retention + DeliveryLog>(
         TaskState::Working,
         TaskState::InputRequired,
         TaskState::Submitted,
+        TaskState::AuthRequired,
     ]
     .into_iter()
     .enumerate()
@@ -134,12 +136,29 @@ async fn deletes_exactly_the_expired_terminal_tasks<L: Retention + DeliveryLog>(
 
     // Stale running tasks: failed under the policy, then expire like any.
     let fail = RetentionPolicy::new(HOUR).stale(Stale::FailAfter(HOUR));
+    // A recent task waiting for its client is no stale one.
+    task(
+        &*log,
+        "waiting-new",
+        TaskState::InputRequired,
+        Duration::ZERO,
+    )
+    .await;
     let swept = fail.sweep(&*log).await.unwrap();
-    assert_eq!(swept.failed, 2, "WORKING and SUBMITTED, not INPUT_REQUIRED");
-    let working = log.snapshot(AUTH, "running-0").await.unwrap();
-    assert_eq!(working.state(), TaskState::Failed);
-    let waiting = log.snapshot(AUTH, "running-1").await.unwrap();
-    assert_eq!(waiting.state(), TaskState::InputRequired);
+    assert_eq!(
+        swept.failed, 4,
+        "WORKING, SUBMITTED, and those waiting for their client (INPUT_REQUIRED, AUTH_REQUIRED)"
+    );
+    for i in 0..4 {
+        let stale = log.snapshot(AUTH, &format!("running-{i}")).await.unwrap();
+        assert_eq!(stale.state(), TaskState::Failed, "running-{i}");
+        let message = stale.task.status.message.as_ref().unwrap();
+        assert_eq!(message.text(), STALE_MESSAGE);
+    }
+    let recent = log.snapshot(AUTH, "waiting-new").await.unwrap();
+    assert_eq!(recent.state(), TaskState::InputRequired);
+    // Failed now, they expire an hour from now: nothing more this sweep.
+    assert_eq!(fail.sweep(&*log).await.unwrap(), Default::default());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -404,3 +404,53 @@ async fn an_invalid_config_is_not_attempted() {
     let text = format!("{err} {err:?}");
     assert!(!text.contains("pw") && !text.contains(TOKEN) && !text.contains(CREDENTIALS));
 }
+
+#[cfg(feature = "metrics")]
+#[tokio::test]
+async fn deliveries_are_counted_by_outcome_and_retries() {
+    use a2a_tower::telemetry::names;
+    use metrics_util::debugging::{DebugValue, DebuggingRecorder};
+
+    // This thread's recorder: the deliveries run on this (current-thread)
+    // runtime.
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _local = metrics::set_default_local_recorder(&recorder);
+    let rx = Receiver::start().await;
+    // Delivered at the third attempt (two retries)...
+    rx.script([Reply::Status(500), Reply::Status(503)]);
+    deliver(&sender(loopback()), &config(rx.url("/")))
+        .await
+        .unwrap();
+    // ...then given up after three attempts (two more retries).
+    rx.script(std::iter::repeat_n(Reply::Status(503), 3));
+    let s = PushSender::builder()
+        .guard(loopback())
+        .retries(2)
+        .backoff(Backoff::new(10 * MS, 20 * MS))
+        .build()
+        .unwrap();
+    deliver(&s, &config(rx.url("/"))).await.unwrap_err();
+    assert_eq!(rx.hits().len(), 6);
+
+    let snap = snapshotter.snapshot().into_vec();
+    let count = |outcome: &str| {
+        snap.iter()
+            .find(|(k, _, _, _)| {
+                let key = k.key();
+                key.name() == names::PUSH_DELIVERIES
+                    && key
+                        .labels()
+                        .any(|l| l.key() == "outcome" && l.value() == outcome)
+            })
+            .map(|(_, _, _, v)| match v {
+                DebugValue::Counter(n) => *n,
+                other => panic!("{other:?}"),
+            })
+            .unwrap_or(0)
+    };
+    assert_eq!(count("delivered"), 1);
+    assert_eq!(count("gave_up"), 1);
+    assert_eq!(count("retry"), 4);
+    assert_eq!(count("refused"), 0);
+}

@@ -34,7 +34,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::types::{Message, TaskState, Timestamp};
-use crate::{LiveTaskScan, LogError, LogFuture, TaskLog, fail_live};
+use crate::{LiveTask, LiveTaskScan, LogError, LogFuture, TaskLog, fail_live};
 
 /// A backend whose expired tasks can be deleted.
 pub trait Retention: TaskLog + LiveTaskScan {
@@ -45,6 +45,11 @@ pub trait Retention: TaskLog + LiveTaskScan {
     /// more are expired).
     fn purge_terminal(&self, before: Timestamp, limit: usize) -> LogFuture<'_, usize>;
 
+    /// At most `limit` tasks waiting for their client (INPUT_REQUIRED,
+    /// AUTH_REQUIRED) whose status timestamp is before `before`, for
+    /// [`Stale::FailAfter`] (streams never).
+    fn waiting_tasks(&self, before: Timestamp, limit: usize) -> LogFuture<'_, Vec<LiveTask>>;
+
     /// Gives the space of deleted tasks back (SQLite's incremental vacuum);
     /// nothing where the backend reuses it by itself.
     fn reclaim(&self) -> LogFuture<'_, ()> {
@@ -52,7 +57,9 @@ pub trait Retention: TaskLog + LiveTaskScan {
     }
 }
 
-/// What to do with a running task (SUBMITTED, WORKING) untouched for a while.
+/// What to do with a task that is not terminal (SUBMITTED, WORKING, or
+/// waiting for its client: INPUT_REQUIRED, AUTH_REQUIRED) and untouched for
+/// a while.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum Stale {
@@ -214,7 +221,27 @@ async fn fail_stale<L: Retention + ?Sized>(
             Some(last) if live.len() == page => {
                 after = Some((last.authority.clone(), last.task_id.clone()));
             }
-            _ => return Ok(failed),
+            _ => break,
+        }
+    }
+    // The tasks waiting for their client: failing one takes it out of the
+    // scan, so each page is a fresh one; a page that failed none (each
+    // moved on meanwhile) ends the sweep.
+    loop {
+        let waiting = log.waiting_tasks(cutoff, page).await?;
+        let mut closed = 0;
+        for task in &waiting {
+            let id = format!("stale-{}", task.task_id);
+            if fail_live(log, task, Message::agent(id, STALE_MESSAGE))
+                .await?
+                .is_some()
+            {
+                closed += 1;
+            }
+        }
+        failed += closed;
+        if waiting.len() < page || closed == 0 {
+            return Ok(failed);
         }
     }
 }

@@ -31,6 +31,20 @@ pub(crate) struct Target {
     pub(crate) v03: bool,
 }
 
+impl Target {
+    /// The host of the interface URL (the call span's `server.address`).
+    pub(crate) fn host(&self) -> Option<&str> {
+        let rest = self.url.split_once("://")?.1;
+        let authority = rest.split(['/', '?', '#']).next()?;
+        let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        let host = match authority.strip_prefix('[') {
+            Some(v6) => v6.split_once(']')?.0,
+            None => authority.split(':').next()?,
+        };
+        (!host.is_empty()).then_some(host)
+    }
+}
+
 /// Percent-encodes everything but RFC 3986 unreserved characters.
 pub(crate) fn pct(s: &str) -> String {
     let mut out = String::with_capacity(s.len());

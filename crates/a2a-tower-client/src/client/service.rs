@@ -157,10 +157,17 @@ impl<S: HttpService> A2aClient<S> {
     pub(crate) fn call_once(&mut self, req: A2aRequest) -> ResponseFuture {
         let span = tracing::info_span!(
             "a2a.client",
+            otel.kind = "client",
+            rpc.system = self.target.transport.rpc_system(),
+            rpc.method = req.operation.method(),
+            server.address = tracing::field::Empty,
             operation = req.operation.method(),
             transport = self.target.transport.binding(),
             error = tracing::field::Empty,
         );
+        if let Some(host) = self.target.host() {
+            span.record("server.address", host);
+        }
         let operation = req.operation.method();
         #[cfg(feature = "grpc")]
         if let Some(channel) = self.grpc.clone() {

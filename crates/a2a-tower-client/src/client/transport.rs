@@ -48,6 +48,17 @@ impl Transport {
         }
     }
 
+    /// The span's `rpc.system` (OpenTelemetry semantic conventions):
+    /// `jsonrpc`, `grpc`, or `None` for HTTP+JSON (not an RPC protocol).
+    pub(crate) const fn rpc_system(self) -> Option<&'static str> {
+        match self {
+            Self::JsonRpc => Some("jsonrpc"),
+            Self::HttpJson => None,
+            #[cfg(feature = "grpc")]
+            Self::Grpc => Some("grpc"),
+        }
+    }
+
     /// The transport of a `protocolBinding` (case-insensitive), if supported.
     pub fn of_binding(binding: &str) -> Option<Self> {
         ALL.iter()

@@ -24,3 +24,27 @@ pub(super) fn client_call(operation: &'static str, outcome: &'static str, took: 
     metrics::counter!(names::CLIENT_CALLS, &labels).increment(1);
     metrics::histogram!(names::CLIENT_CALL_DURATION, &labels).record(took.as_secs_f64());
 }
+
+pub(super) fn commit(log: &'static str, appends: usize, took: Duration) {
+    // Literal labels: a static key, nothing allocated per commit.
+    let (duration, batch) = match log {
+        "sqlite" => (
+            metrics::histogram!(names::LOG_COMMIT_DURATION, "log" => "sqlite"),
+            metrics::histogram!(names::LOG_COMMIT_BATCH, "log" => "sqlite"),
+        ),
+        "postgres" => (
+            metrics::histogram!(names::LOG_COMMIT_DURATION, "log" => "postgres"),
+            metrics::histogram!(names::LOG_COMMIT_BATCH, "log" => "postgres"),
+        ),
+        "memory" => (
+            metrics::histogram!(names::LOG_COMMIT_DURATION, "log" => "memory"),
+            metrics::histogram!(names::LOG_COMMIT_BATCH, "log" => "memory"),
+        ),
+        other => (
+            metrics::histogram!(names::LOG_COMMIT_DURATION, "log" => other),
+            metrics::histogram!(names::LOG_COMMIT_BATCH, "log" => other),
+        ),
+    };
+    duration.record(took.as_secs_f64());
+    batch.record(appends as f64);
+}

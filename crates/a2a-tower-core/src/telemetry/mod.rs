@@ -16,6 +16,20 @@
 //! it wants, and without one a record costs an atomic load. The names are in
 //! [`names`].
 //!
+//! Span attributes follow the OpenTelemetry semantic conventions (RPC,
+//! HTTP, and the GenAI agent draft):
+//!
+//! | span | attributes |
+//! |---|---|
+//! | `a2a.jsonrpc` | `otel.kind` server, `rpc.system` `jsonrpc`, `rpc.method`, `http.request.method`, `url.path`, `http.response.status_code` |
+//! | `a2a.rest` | `otel.kind` server, `http.request.method`, `url.path`, `http.route` (the operation's template, `/tasks/{id}`), `http.response.status_code` |
+//! | `a2a.grpc` | `otel.kind` server, `rpc.system` `grpc`, `rpc.service` `lf.a2a.v1.A2AService`, `rpc.method`, `http.request.method`, `url.path`, `http.response.status_code` |
+//! | `a2a.execution` | `gen_ai.operation.name` `invoke_agent`, `gen_ai.conversation.id` (the context id), `task_id`, `outcome` |
+//! | `a2a.client` | `otel.kind` client, `rpc.system` (`jsonrpc`, `grpc`; none for HTTP+JSON), `rpc.method`, `server.address` |
+//!
+//! Beside them, `error` carries an error's ErrorInfo reason (a closed set);
+//! message text, remote or the user's, never goes into a span.
+//!
 //! ```
 //! use a2a_tower_core::telemetry;
 //!
@@ -61,6 +75,28 @@ pub mod names {
     pub const PUSH_DELIVERIES: &str = "a2a_push_deliveries_total";
     /// Counter of tasks a retention sweep deleted; label `log`.
     pub const RETENTION_DELETED: &str = "a2a_retention_deleted_total";
+    /// Histogram of the time a task log took to commit, from the append
+    /// call to its durable commit (SQLite: one writer transaction, which
+    /// may hold several appends; PostgreSQL: one append or `append_all`
+    /// call; memory: one call); label `log` (`sqlite`, `postgres`,
+    /// `memory`).
+    pub const LOG_COMMIT_DURATION: &str = "a2a_log_commit_duration_seconds";
+    /// Histogram of the appends each commit of [`LOG_COMMIT_DURATION`]
+    /// held (group commit: how many callers one transaction answered);
+    /// label `log`.
+    pub const LOG_COMMIT_BATCH: &str = "a2a_log_commit_batch_size";
+    /// Gauge of open event streams (SubscribeToTask, SendStreamingMessage)
+    /// served by this process.
+    pub const ACTIVE_SUBSCRIBERS: &str = "a2a_active_subscribers";
+    /// Gauge of the inputs queued (not yet admitted) in the delivery
+    /// queues of the contexts this process has seen; label `target` (the
+    /// agent an input names, `*` for inputs naming none). One team per
+    /// process: the team's depth is the sum.
+    pub const QUEUE_DEPTH: &str = "a2a_queue_depth";
+    /// Histogram of the time a queued input waited, from its SUBMITTED
+    /// status to its admission; label `agent` (the agent it was admitted
+    /// for).
+    pub const QUEUE_ADMISSION_WAIT: &str = "a2a_queue_admission_wait_seconds";
 }
 
 /// Parents `span` on the remote span named by the `traceparent` (and
@@ -121,6 +157,40 @@ pub fn active_executions(delta: f64) {
     ::metrics::gauge!(names::ACTIVE_EXECUTIONS).increment(delta);
     #[cfg(not(feature = "metrics"))]
     let _ = delta;
+}
+
+/// Records one commit of the task log `log` in
+/// [`names::LOG_COMMIT_DURATION`] and [`names::LOG_COMMIT_BATCH`].
+pub fn record_commit(log: &'static str, appends: usize, took: Duration) {
+    #[cfg(feature = "metrics")]
+    metrics::commit(log, appends, took);
+    #[cfg(not(feature = "metrics"))]
+    let _ = (log, appends, took);
+}
+
+/// Adds `delta` to the [`names::ACTIVE_SUBSCRIBERS`] gauge.
+pub fn active_subscribers(delta: f64) {
+    #[cfg(feature = "metrics")]
+    ::metrics::gauge!(names::ACTIVE_SUBSCRIBERS).increment(delta);
+    #[cfg(not(feature = "metrics"))]
+    let _ = delta;
+}
+
+/// Adds `delta` to the [`names::QUEUE_DEPTH`] gauge of `target`.
+pub fn queue_depth(target: &str, delta: f64) {
+    #[cfg(feature = "metrics")]
+    ::metrics::gauge!(names::QUEUE_DEPTH, "target" => target.to_owned()).increment(delta);
+    #[cfg(not(feature = "metrics"))]
+    let _ = (target, delta);
+}
+
+/// Records one admission's wait in [`names::QUEUE_ADMISSION_WAIT`].
+pub fn admission_wait(agent: &str, waited: Duration) {
+    #[cfg(feature = "metrics")]
+    ::metrics::histogram!(names::QUEUE_ADMISSION_WAIT, "agent" => agent.to_owned())
+        .record(waited.as_secs_f64());
+    #[cfg(not(feature = "metrics"))]
+    let _ = (agent, waited);
 }
 
 /// Counts `n` under the counter `name` with one label.

@@ -49,6 +49,8 @@ impl Driver {
     {
         let span = tracing::info_span!(
             "a2a.execution",
+            gen_ai.operation.name = "invoke_agent",
+            gen_ai.conversation.id = %writer.context_id,
             task_id = %writer.task_id,
             context_id = %writer.context_id,
             outcome = tracing::field::Empty,

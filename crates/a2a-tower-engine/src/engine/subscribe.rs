@@ -144,6 +144,7 @@ pub(crate) fn event_stream(
         projection: None,
         done: false,
         reopen,
+        _open: Open::new(),
     };
     match start {
         Start::Snapshot => {
@@ -166,6 +167,25 @@ struct Feed {
     projection: Option<Projection>,
     done: bool,
     reopen: Option<Reopen>,
+    /// Counts the stream in the active-subscribers gauge while it lives.
+    _open: Open,
+}
+
+/// One open subscriber in [`ACTIVE_SUBSCRIBERS`](a2a_tower_core::telemetry::names::ACTIVE_SUBSCRIBERS),
+/// from its creation until it is dropped (ended, cut or disconnected).
+struct Open;
+
+impl Open {
+    fn new() -> Self {
+        a2a_tower_core::telemetry::active_subscribers(1.0);
+        Self
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        a2a_tower_core::telemetry::active_subscribers(-1.0);
+    }
 }
 
 type Item = Result<(StreamResponse, LastEventId), A2aError>;

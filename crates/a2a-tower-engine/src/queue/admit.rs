@@ -96,15 +96,24 @@ pub(crate) async fn admit(
     );
     debug_assert!(plan.tasks.is_empty(), "the admission's append comes first");
     plan.tasks.insert(0, task);
+    // Queued since its SUBMITTED status (its enqueue's commit).
+    let waited = snap.task.status.timestamp.map(|t| {
+        let ms = Timestamp::now()
+            .unix_millis()
+            .saturating_sub(t.unix_millis());
+        std::time::Duration::from_millis(u64::try_from(ms).unwrap_or(0))
+    });
     plan.records.push(QueueRecord::Admitted {
         task_id: head.task_id.clone(),
-        agent,
+        agent: agent.clone(),
         hops: head.hops,
     });
     plan.start = Some(Start {
         task_id: head.task_id.clone(),
         epoch,
         message,
+        agent,
+        waited,
     });
     Ok(())
 }
@@ -114,11 +123,17 @@ pub(crate) struct Start {
     task_id: String,
     epoch: u64,
     message: Message,
+    agent: String,
+    /// How long the input was queued, recorded once the admission commits.
+    waited: Option<std::time::Duration>,
 }
 
 impl Start {
     /// Starts the run of the task admitted as `appended`.
     pub(crate) fn run(self, core: &Arc<Core>, slot: &Slot, appended: Appended) {
+        if let Some(waited) = self.waited {
+            a2a_tower_core::telemetry::admission_wait(&self.agent, waited);
+        }
         let writer = Arc::new(Writer::new(
             core.shared.log.clone(),
             slot.authority.clone(),

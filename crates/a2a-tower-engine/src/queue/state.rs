@@ -14,6 +14,12 @@ use crate::types::Message;
 /// their admission (the rest are read back from the log when admitted).
 const KEPT_INPUTS: usize = 1024;
 
+/// Adds `delta` to the queue-depth gauge of `entry`'s target (`*`: none).
+fn depth(entry: &Entry, delta: f64) {
+    let target = entry.target.as_deref().unwrap_or("*");
+    a2a_tower_core::telemetry::queue_depth(target, delta);
+}
+
 /// A run the queue admitted and has not settled yet.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Run {
@@ -67,17 +73,13 @@ impl ContextQueue {
                     hops: *hops,
                 };
                 self.remove(task_id);
-                let key = entry.key();
-                self.index.insert(task_id.clone(), key.clone());
-                self.entries.insert(key, entry);
+                self.insert(entry);
             }
             QueueRecord::Reordered { task_ids } => {
                 for (i, id) in task_ids.iter().enumerate() {
                     if let Some(mut entry) = self.remove(id) {
                         entry.position = Some(i64::try_from(i).unwrap_or(i64::MAX));
-                        let key = entry.key();
-                        self.index.insert(id.clone(), key.clone());
-                        self.entries.insert(key, entry);
+                        self.insert(entry);
                     }
                 }
             }
@@ -154,9 +156,18 @@ impl ContextQueue {
         self.inputs.get(task_id)
     }
 
+    fn insert(&mut self, entry: Entry) {
+        depth(&entry, 1.0);
+        let key = entry.key();
+        self.index.insert(entry.task_id.clone(), key.clone());
+        self.entries.insert(key, entry);
+    }
+
     fn remove(&mut self, task_id: &str) -> Option<Entry> {
         let key = self.index.remove(task_id)?;
-        self.entries.remove(&key)
+        let entry = self.entries.remove(&key)?;
+        depth(&entry, -1.0);
+        Some(entry)
     }
 
     /// The comparator's head.

@@ -97,12 +97,16 @@ fn not_found() -> LogError {
 
 impl TaskLog for MemoryTaskLog {
     fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
+        let began = std::time::Instant::now();
         let out = self.inner.append(request);
+        a2a_tower_core::telemetry::record_commit("memory", 1, began.elapsed());
         Box::pin(std::future::ready(out))
     }
 
     fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
+        let (began, n) = (std::time::Instant::now(), requests.len());
         let out = self.inner.append_all(requests);
+        a2a_tower_core::telemetry::record_commit("memory", n, began.elapsed());
         Box::pin(std::future::ready(out))
     }
 
@@ -219,6 +223,14 @@ impl crate::Retention for MemoryTaskLog {
                 .purge(&self.inner, before, limit - removed);
         }
         Box::pin(std::future::ready(Ok(removed)))
+    }
+
+    fn waiting_tasks(
+        &self,
+        before: crate::types::Timestamp,
+        limit: usize,
+    ) -> LogFuture<'_, Vec<crate::LiveTask>> {
+        Box::pin(std::future::ready(Ok(self.inner.waiting(before, limit))))
     }
 }
 

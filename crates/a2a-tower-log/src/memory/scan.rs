@@ -106,4 +106,33 @@ impl Inner {
         out.truncate(limit);
         out
     }
+
+    /// At most `limit` tasks waiting for their client (INPUT_REQUIRED,
+    /// AUTH_REQUIRED) with a status before `before` (retention's stale
+    /// policy).
+    pub(super) fn waiting(&self, before: Timestamp, limit: usize) -> Vec<LiveTask> {
+        let mut out = Vec::new();
+        for idx in 0..self.shards.len() {
+            let shard = self.lock(idx);
+            for (id, e) in &shard.map {
+                if out.len() >= limit {
+                    return out;
+                }
+                let (context_id, state, ts) = e.list_key();
+                if state.is_interrupted() && ts.is_some_and(|t| t < before) && !crate::is_stream(id)
+                {
+                    out.push(LiveTask {
+                        authority: e.authority.to_string(),
+                        task_id: id.to_string(),
+                        context_id: context_id.to_owned(),
+                        state,
+                        seq: e.seq,
+                        epoch: e.epoch,
+                        host: e.host().map(str::to_owned),
+                    });
+                }
+            }
+        }
+        out
+    }
 }

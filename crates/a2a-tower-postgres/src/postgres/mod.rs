@@ -105,6 +105,18 @@ fn db(e: tokio_postgres::Error) -> LogError {
     LogError::backend(e)
 }
 
+/// Runs one append (or `append_all`) call of `appends` appends, recording
+/// its time to commit (the single place the commit metric is taken).
+async fn timed<T>(
+    appends: usize,
+    commit: impl Future<Output = Result<T, LogError>>,
+) -> Result<T, LogError> {
+    let began = std::time::Instant::now();
+    let out = commit.await;
+    a2a_tower_core::telemetry::record_commit("postgres", appends, began.elapsed());
+    out
+}
+
 fn not_found() -> LogError {
     LogError::new(LogErrorKind::NotFound)
 }
@@ -127,11 +139,11 @@ impl Inner {
 
 impl TaskLog for PostgresTaskLog {
     fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
-        Box::pin(self.inner.append(request))
+        Box::pin(timed(1, self.inner.append(request)))
     }
 
     fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
-        Box::pin(self.inner.append_all(requests))
+        Box::pin(timed(requests.len(), self.inner.append_all(requests)))
     }
 
     fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {

@@ -6,9 +6,9 @@
 
 use super::{PostgresTaskLog, db};
 use crate::log::delivery::TERMINAL_STATES_SQL;
-use crate::log::stored::clamp_nanos;
-use crate::log::{LogError, LogFuture, Retention};
-use crate::types::Timestamp;
+use crate::log::stored::{clamp_nanos, from_i64};
+use crate::log::{LiveTask, LogError, LogFuture, Retention};
+use crate::types::{TaskState, Timestamp};
 
 /// The deletion of at most `$2` terminal tasks whose status is before `$1`
 /// (nanoseconds), in schema `s`; answers how many.
@@ -25,7 +25,43 @@ pub(super) fn purge_sql(s: &str) -> String {
     )
 }
 
+/// At most `$2` tasks waiting for their client (INPUT_REQUIRED 6,
+/// AUTH_REQUIRED 8) whose status is before `$1`, in schema `s`.
+pub(super) fn waiting_sql(s: &str) -> String {
+    format!(
+        "SELECT authority, task_id, context_id, state, seq, epoch, host FROM {s}.tasks \
+         WHERE state IN (6, 8) AND status_ts < $1 AND left(task_id, 1) <> chr(1) LIMIT $2"
+    )
+}
+
 impl Retention for PostgresTaskLog {
+    fn waiting_tasks(&self, before: Timestamp, limit: usize) -> LogFuture<'_, Vec<LiveTask>> {
+        let before = clamp_nanos(before.unix_nanos());
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        Box::pin(async move {
+            let client = self.inner.pool.get().await.map_err(LogError::backend)?;
+            let st = client
+                .prepare_cached(&self.inner.sql.waiting)
+                .await
+                .map_err(db)?;
+            let rows = client.query(&st, &[&before, &limit]).await.map_err(db)?;
+            rows.iter()
+                .map(|r| {
+                    Ok(LiveTask {
+                        authority: r.get(0),
+                        task_id: r.get(1),
+                        context_id: r.get(2),
+                        state: TaskState::from_number(i64::from(r.get::<_, i32>(3)))
+                            .unwrap_or_default(),
+                        seq: from_i64(r.get(4))?,
+                        epoch: from_i64(r.get(5))?,
+                        host: r.get(6),
+                    })
+                })
+                .collect()
+        })
+    }
+
     fn purge_terminal(&self, before: Timestamp, limit: usize) -> LogFuture<'_, usize> {
         let before = clamp_nanos(before.unix_nanos());
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);

@@ -29,6 +29,8 @@ pub(super) struct Sql {
     pub(super) deliveries: super::deliveries::Statements,
     /// Retention: deletes expired terminal tasks with their rows.
     pub(super) purge: String,
+    /// Retention: the tasks waiting for their client, for the stale policy.
+    pub(super) waiting: String,
 }
 
 const FILTER: &str = "authority = $1 AND left(task_id, 1) <> chr(1) AND ($2::text IS NULL OR context_id = $2) \
@@ -87,6 +89,7 @@ impl Sql {
             ),
             deliveries: super::deliveries::Statements::new(s),
             purge: super::retention::purge_sql(s),
+            waiting: super::retention::waiting_sql(s),
         }
     }
 }

@@ -36,6 +36,7 @@ pub struct SqliteTaskLogBuilder {
     synchronous: Synchronous,
     busy_timeout: Duration,
     cached_tasks: usize,
+    vacuum_on_open: bool,
 }
 
 impl SqliteTaskLogBuilder {
@@ -48,6 +49,7 @@ impl SqliteTaskLogBuilder {
             synchronous: Synchronous::Full,
             busy_timeout: Duration::from_secs(5),
             cached_tasks: 4096,
+            vacuum_on_open: false,
         }
     }
 
@@ -88,6 +90,18 @@ impl SqliteTaskLogBuilder {
         self
     }
 
+    /// Converts a file created before incremental auto-vacuum (by an
+    /// earlier version) at [`open`](Self::open), so that retention gives the
+    /// space of deleted tasks back to the file system (default off: such a
+    /// file reuses the freed pages but never shrinks). A one-time
+    /// `PRAGMA auto_vacuum = INCREMENTAL; VACUUM`: it rewrites the whole
+    /// file, holding it for as long, and needs as much free disk again; a
+    /// new or already converted file is left as is.
+    pub fn vacuum_on_open(mut self, on: bool) -> Self {
+        self.vacuum_on_open = on;
+        self
+    }
+
     /// Checks the settings, before anything is opened.
     fn check(&self) -> Result<(), ConfigError> {
         if self.path.as_os_str().is_empty() {
@@ -118,6 +132,9 @@ impl SqliteTaskLogBuilder {
         // tasks' pages can then be given back (`Retention::reclaim`).
         conn.execute_batch("PRAGMA auto_vacuum = INCREMENTAL")
             .map_err(LogError::backend)?;
+        if self.vacuum_on_open {
+            convert(&conn).map_err(LogError::backend)?;
+        }
         let mode: String = conn
             .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
             .map_err(LogError::backend)?;
@@ -162,5 +179,79 @@ impl SqliteTaskLogBuilder {
                 readers: read::Readers::new(self.path, self.readers, self.busy_timeout),
             }),
         })
+    }
+}
+
+/// `auto_vacuum = INCREMENTAL` (2) on a file that has tables but another
+/// mode: VACUUM, out of WAL (which would keep the old mode), then back.
+fn convert(conn: &Connection) -> rusqlite::Result<()> {
+    let mode: i64 = conn.query_row("PRAGMA auto_vacuum", [], |r| r.get(0))?;
+    let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+    if mode == 2 || tables == 0 {
+        return Ok(());
+    }
+    conn.query_row("PRAGMA journal_mode = DELETE", [], |r| {
+        r.get::<_, String>(0)
+    })?;
+    conn.execute_batch("PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mode(path: &std::path::Path) -> i64 {
+        let c = Connection::open(path).unwrap();
+        c.query_row("PRAGMA auto_vacuum", [], |r| r.get(0)).unwrap()
+    }
+
+    /// A file of an earlier version: tables, no auto-vacuum, in WAL.
+    fn old_file(path: &std::path::Path) {
+        let c = Connection::open(path).unwrap();
+        c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+            .unwrap();
+        c.execute_batch(
+            "PRAGMA auto_vacuum = NONE; CREATE TABLE old (x); INSERT INTO old VALUES (1)",
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn an_old_file_is_converted_only_when_asked() {
+        let dir = std::env::temp_dir().join(format!("a2a-vacuum-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (kept, converted) = (dir.join("kept.db"), dir.join("converted.db"));
+        old_file(&kept);
+        old_file(&converted);
+
+        drop(SqliteTaskLog::builder(&kept).open().unwrap());
+        assert_eq!(mode(&kept), 0, "left as is by default");
+        drop(
+            SqliteTaskLog::builder(&converted)
+                .vacuum_on_open(true)
+                .open()
+                .unwrap(),
+        );
+        assert_eq!(mode(&converted), 2, "incremental after the one-time VACUUM");
+        // The rows survive, and the log is back in WAL.
+        let c = Connection::open(&converted).unwrap();
+        let n: i64 = c
+            .query_row("SELECT count(*) FROM old", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1);
+        let journal: String = c
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(journal, "wal");
+        // A new file is incremental either way.
+        let new = dir.join("new.db");
+        drop(
+            SqliteTaskLog::builder(&new)
+                .vacuum_on_open(true)
+                .open()
+                .unwrap(),
+        );
+        assert_eq!(mode(&new), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -415,18 +415,24 @@ pub(crate) fn live(
     let mut rows = st.query(params![a, t, limit]).map_err(LogError::backend)?;
     let mut out = Vec::new();
     while let Some(row) = rows.next().map_err(LogError::backend)? {
-        let get = |i| row.get::<_, i64>(i).map_err(LogError::backend);
-        out.push(LiveTask {
-            authority: row.get(0).map_err(LogError::backend)?,
-            task_id: row.get(1).map_err(LogError::backend)?,
-            context_id: row.get(2).map_err(LogError::backend)?,
-            state: TaskState::from_number(get(3)?).unwrap_or_default(),
-            seq: from_i64(get(4)?)?,
-            epoch: from_i64(get(5)?)?,
-            host: row.get(6).map_err(LogError::backend)?,
-        });
+        out.push(live_task(row)?);
     }
     Ok(out)
+}
+
+/// A [`LiveTask`] from a row of `authority, task_id, context_id, state,
+/// seq, epoch, host`.
+pub(crate) fn live_task(row: &rusqlite::Row<'_>) -> Result<LiveTask, LogError> {
+    let get = |i| row.get::<_, i64>(i).map_err(LogError::backend);
+    Ok(LiveTask {
+        authority: row.get(0).map_err(LogError::backend)?,
+        task_id: row.get(1).map_err(LogError::backend)?,
+        context_id: row.get(2).map_err(LogError::backend)?,
+        state: TaskState::from_number(get(3)?).unwrap_or_default(),
+        seq: from_i64(get(4)?)?,
+        epoch: from_i64(get(5)?)?,
+        host: row.get(6).map_err(LogError::backend)?,
+    })
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use super::SqliteTaskLog;
 use super::writer::{Answer, Job, Reply};
 use crate::log::delivery::TERMINAL_STATES_SQL;
 use crate::log::stored::clamp_nanos;
-use crate::log::{LogError, LogFuture, Retention};
+use crate::log::{LiveTask, LogError, LogFuture, Retention};
 use crate::types::Timestamp;
 
 /// Pages given back per reclaim (4 KiB each: 4 MiB).
@@ -39,6 +39,25 @@ fn expired(c: &Connection, before: i64, limit: usize) -> Result<Vec<String>, Log
                 .collect::<Result<Vec<_>, _>>()
         })
         .map_err(LogError::backend)
+}
+
+/// At most `limit` tasks waiting for their client (INPUT_REQUIRED 6,
+/// AUTH_REQUIRED 8) with a status before `before` (a reader's query).
+fn waiting(c: &Connection, before: i64, limit: usize) -> Result<Vec<LiveTask>, LogError> {
+    let mut st = c
+        .prepare_cached(
+            "SELECT authority, task_id, context_id, state, seq, epoch, host FROM tasks \
+             WHERE state IN (6, 8) AND status_ts < ?1 AND substr(task_id, 1, 1) <> char(1) LIMIT ?2",
+        )
+        .map_err(LogError::backend)?;
+    let mut rows = st
+        .query(params![before, limit as i64])
+        .map_err(LogError::backend)?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(LogError::backend)? {
+        out.push(super::read::live_task(row)?);
+    }
+    Ok(out)
 }
 
 /// Runs `op` in a savepoint of the writer's transaction: `Ok(Err(_))` when
@@ -110,6 +129,11 @@ impl Retention for SqliteTaskLog {
             }
             self.retention_op(Op::Purge { ids, before }).await
         })
+    }
+
+    fn waiting_tasks(&self, before: Timestamp, limit: usize) -> LogFuture<'_, Vec<LiveTask>> {
+        let before = clamp_nanos(before.unix_nanos());
+        Box::pin(self.inner.readers.run(move |c| waiting(c, before, limit)))
     }
 
     fn reclaim(&self) -> LogFuture<'_, ()> {

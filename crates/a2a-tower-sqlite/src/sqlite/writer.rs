@@ -250,7 +250,9 @@ pub(crate) fn run(
         let reclaim = batch
             .iter()
             .any(|j| matches!(j, Job::Retention(super::retention::Op::Reclaim, _)));
+        let began = std::time::Instant::now();
         commit_batch(&mut conn, &heads, &mut pending, &hub, &mut batch);
+        a2a_tower_core::telemetry::record_commit("sqlite", appends, began.elapsed());
         pending.clear();
         if reclaim {
             // Outside the batch's transaction, as SQLite requires; the

@@ -61,7 +61,9 @@ impl<S: A2aService> Handler<S> {
     ) -> Result<(Expected, A2aResponse), A2aError> {
         let (metadata, extensions, message) = req.into_parts();
         let op = decode(&message)?;
-        tracing::Span::current().record("operation", op.method());
+        let span = tracing::Span::current();
+        span.record("operation", op.method());
+        span.record("rpc.method", op.method());
         crate::protocol::check::operation(&op)?;
         crate::protocol::check::capability(&self.capabilities, &op)?;
         let expected = Expected::of(&op);

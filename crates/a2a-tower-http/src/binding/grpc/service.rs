@@ -155,15 +155,27 @@ where
         }
         let span = tracing::info_span!(
             "a2a.grpc",
+            otel.kind = "server",
+            rpc.system = "grpc",
+            rpc.service = "lf.a2a.v1.A2AService",
+            rpc.method = tracing::field::Empty,
+            http.request.method = "POST",
+            url.path = req.uri().path(),
+            http.response.status_code = tracing::field::Empty,
             operation = tracing::field::Empty,
             error = tracing::field::Empty,
         );
         crate::telemetry::set_remote_parent(&span, req.headers());
         let req = req.map(|b| b.map_err(limit_status::<B::Error>));
         let call = Service::call(&mut self.server, req);
+        let record = span.clone();
         let call = async move {
             match call.await {
-                Ok(res) => shape(res),
+                Ok(res) => {
+                    let res = shape(res);
+                    record.record("http.response.status_code", res.status().as_u16());
+                    res
+                }
                 Err(never) => match never {},
             }
         };

@@ -68,6 +68,12 @@ impl Sealed for JsonRpcCodec {
         }
         let span = tracing::info_span!(
             "a2a.jsonrpc",
+            otel.kind = "server",
+            rpc.system = "jsonrpc",
+            rpc.method = tracing::field::Empty,
+            http.request.method = "POST",
+            url.path = req.uri().path(),
+            http.response.status_code = tracing::field::Empty,
             method = tracing::field::Empty,
             error = tracing::field::Empty,
         );
@@ -88,6 +94,7 @@ impl Sealed for JsonRpcCodec {
         match codec::decode_with(body, &config.extensions) {
             Ok((id, op)) => {
                 span.record("method", op.method());
+                span.record("rpc.method", op.method());
                 Ok((Envelope(id), op))
             }
             Err(e) => Err((Envelope(e.id), e.error)),

@@ -60,6 +60,11 @@ impl Sealed for RestCodec {
         };
         let span = tracing::info_span!(
             "a2a.rest",
+            otel.kind = "server",
+            http.request.method = req.method().as_str(),
+            url.path = path,
+            http.route = tracing::field::Empty,
+            http.response.status_code = tracing::field::Empty,
             operation = tracing::field::Empty,
             error = tracing::field::Empty,
         );
@@ -78,6 +83,9 @@ impl Sealed for RestCodec {
             }
         };
         span.record("operation", route.endpoint.operation());
+        if let Some(template) = route.endpoint.template() {
+            span.record("http.route", template);
+        }
         // §7.3: a body is JSON (either media type) or comes without a type.
         if route.reads_body() && MediaType::of(req.headers()) == MediaType::Other {
             let err = A2aError::new(ErrorKind::UnsupportedMediaType);

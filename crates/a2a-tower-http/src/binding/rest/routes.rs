@@ -71,6 +71,15 @@ impl Endpoint {
             Self::Extension(name) => name,
         }
     }
+
+    /// The operation's route template (`/tasks/{id}`): the span's
+    /// `http.route`, never a path value. `None` for an extension method.
+    pub(crate) fn template(self) -> Option<&'static str> {
+        match self {
+            Self::Core(kind) => kind.http_routes().first().map(|r| r.path),
+            Self::Extension(_) => None,
+        }
+    }
 }
 
 /// A path of the table, with the raw (still percent-encoded) values it binds.
