@@ -204,19 +204,20 @@ impl Inner {
         let client = self.pool.get().await.map_err(LogError::backend)?;
         let st = client.prepare_cached(&self.sql.live).await.map_err(db)?;
         let rows = client.query(&st, &[&a, &t, &limit]).await.map_err(db)?;
-        rows.iter()
-            .map(|r| {
-                Ok(LiveTask {
-                    authority: r.get(0),
-                    task_id: r.get(1),
-                    context_id: r.get(2),
-                    state: TaskState::from_number(i64::from(r.get::<_, i32>(3)))
-                        .unwrap_or_default(),
-                    seq: from_i64(r.get(4))?,
-                    epoch: from_i64(r.get(5))?,
-                    host: r.get(6),
-                })
-            })
-            .collect()
+        rows.iter().map(live_task).collect()
     }
+}
+
+/// A `live` or `waiting` row (authority, task, context, state, seq, epoch,
+/// host) as a [`LiveTask`].
+pub(super) fn live_task(r: &tokio_postgres::Row) -> Result<LiveTask, LogError> {
+    Ok(LiveTask {
+        authority: r.get(0),
+        task_id: r.get(1),
+        context_id: r.get(2),
+        state: TaskState::from_number(i64::from(r.get::<_, i32>(3))).unwrap_or_default(),
+        seq: from_i64(r.get(4))?,
+        epoch: from_i64(r.get(5))?,
+        host: r.get(6),
+    })
 }

@@ -6,9 +6,9 @@
 
 use super::{PostgresTaskLog, db};
 use crate::log::delivery::TERMINAL_STATES_SQL;
-use crate::log::stored::{clamp_nanos, from_i64};
+use crate::log::stored::clamp_nanos;
 use crate::log::{LiveTask, LogError, LogFuture, Retention};
-use crate::types::{TaskState, Timestamp};
+use crate::types::Timestamp;
 
 /// The deletion of at most `$2` terminal tasks whose status is before `$1`
 /// (nanoseconds), in schema `s`; answers how many.
@@ -45,20 +45,7 @@ impl Retention for PostgresTaskLog {
                 .await
                 .map_err(db)?;
             let rows = client.query(&st, &[&before, &limit]).await.map_err(db)?;
-            rows.iter()
-                .map(|r| {
-                    Ok(LiveTask {
-                        authority: r.get(0),
-                        task_id: r.get(1),
-                        context_id: r.get(2),
-                        state: TaskState::from_number(i64::from(r.get::<_, i32>(3)))
-                            .unwrap_or_default(),
-                        seq: from_i64(r.get(4))?,
-                        epoch: from_i64(r.get(5))?,
-                        host: r.get(6),
-                    })
-                })
-                .collect()
+            rows.iter().map(super::read::live_task).collect()
         })
     }
 
