@@ -381,23 +381,7 @@ async fn fenced_stream_ends_with_what_fenced_it() {
         .unwrap();
     let collected = tokio::spawn(collect(stream));
     // Another writer takes the task over and fails it.
-    let live = loop {
-        let live = a2a_tower::log::LiveTaskScan::live_tasks(&*memory, None, 10)
-            .await
-            .unwrap();
-        if live.first().is_some_and(|t| t.seq >= 4) {
-            break live.into_iter().next().unwrap();
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    };
-    let closed = a2a_tower::log::fail_live(
-        &*memory,
-        &live,
-        a2a_tower::types::Message::agent("m-x", "taken over"),
-    )
-    .await
-    .unwrap();
-    assert!(closed.is_some());
+    take_over_at(&memory, 4).await;
     gate.open();
     let events = tokio::time::timeout(Duration::from_secs(10), collected)
         .await
@@ -452,23 +436,7 @@ async fn fenced_stream_behind_the_window_ends_with_the_snapshot() {
     let collected = tokio::spawn(collect(stream));
     // Every chunk written (the stream heard of none of them), then another
     // writer takes the task over and fails it.
-    let live = loop {
-        let live = a2a_tower::log::LiveTaskScan::live_tasks(&*memory, None, 10)
-            .await
-            .unwrap();
-        if live.first().is_some_and(|t| t.seq >= 100) {
-            break live.into_iter().next().unwrap();
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    };
-    let closed = a2a_tower::log::fail_live(
-        &*memory,
-        &live,
-        a2a_tower::types::Message::agent("m-x", "taken over"),
-    )
-    .await
-    .unwrap();
-    assert!(closed.is_some());
+    take_over_at(&memory, 100).await;
     gate.open();
     let events = tokio::time::timeout(Duration::from_secs(10), collected)
         .await
@@ -481,4 +449,26 @@ async fn fenced_stream_behind_the_window_ends_with_the_snapshot() {
     assert_eq!(task.status.state, TaskState::Failed);
     let text: String = (0..100).map(|i| i.to_string()).collect();
     assert_eq!(task.artifacts[0].parts, [Part::text(text)]);
+}
+
+/// Waits until the one live task of `memory` is at `seq` or beyond, then
+/// fails it as another writer taking it over would.
+async fn take_over_at(memory: &MemoryTaskLog, seq: u64) {
+    let live = loop {
+        let live = a2a_tower::log::LiveTaskScan::live_tasks(memory, None, 10)
+            .await
+            .unwrap();
+        if live.first().is_some_and(|t| t.seq >= seq) {
+            break live.into_iter().next().unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    let closed = a2a_tower::log::fail_live(
+        memory,
+        &live,
+        a2a_tower::types::Message::agent("m-x", "taken over"),
+    )
+    .await
+    .unwrap();
+    assert!(closed.is_some());
 }
