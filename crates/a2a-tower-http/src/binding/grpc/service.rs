@@ -168,18 +168,13 @@ where
         crate::telemetry::set_remote_parent(&span, req.headers());
         let req = req.map(|b| b.map_err(limit_status::<B::Error>));
         let call = Service::call(&mut self.server, req);
-        let record = span.clone();
         let call = async move {
             match call.await {
-                Ok(res) => {
-                    let res = shape(res);
-                    record.record("http.response.status_code", res.status().as_u16());
-                    res
-                }
+                Ok(res) => shape(res),
                 Err(never) => match never {},
             }
         };
-        BindingFuture::call(Box::pin(call.instrument(span))).into()
+        BindingFuture::call(Box::pin(call.instrument(span.clone())), span).into()
     }
 }
 
