@@ -39,13 +39,15 @@ impl ResponseFuture {
             context_id = tracing::field::Empty,
             error.kind = tracing::field::Empty,
         );
-        let fut = async move {
-            let out = call.await;
-            if let Err(e) = &out {
-                tracing::Span::current().record("error.kind", e.kind().reason());
+        // A combinator, not an `async` block awaiting `call`: such a block
+        // holds the captured future and the awaited one apart, doubling what
+        // is boxed (and moved) per call.
+        let record = span.clone();
+        let fut = futures_util::FutureExt::inspect(call, move |out| {
+            if let Err(e) = out {
+                record.record("error.kind", e.kind().reason());
             }
-            out
-        };
+        });
         Self::new(Box::pin(tracing::Instrument::instrument(fut, span)))
     }
 }
