@@ -48,18 +48,25 @@
 //!   under the lock, caught up, read again and, still queued, canceled and
 //!   removed from the queue in one commit; any other goes to the engine's
 //!   cancel (`ops::cancel`: one conditional commit of CANCELED, not under
-//!   the lock); then `notify`. A task that is terminal or unknown answers an
-//!   error and notifies nothing.
+//!   the lock, through the run's writer when the run is on this host, which
+//!   closes the writer); then `notify`. A task that is terminal or unknown
+//!   answers an error and notifies nothing.
 //! - reorder (`ext.rs`): GetContextQueue (under the lock, reads the
 //!   revision), later ReorderContextQueue (under the lock: catch up, refuse
 //!   a stale revision, commit `Reordered`), then `notify`.
 //! - a run (`run.rs`): its terminal commit on the task (not under the lock;
-//!   none if a cancel got there first), then the end-of-execution hook's
-//!   `notify`.
+//!   none if a cancel got there first; its writer closed first), then the
+//!   end-of-execution hook, which keeps the task the run ended with and
+//!   `notify`s.
 //! - the drain (`core.rs`, `drain.rs`, `admit.rs`): the gate's loop; a pass
-//!   takes the lock and catches up, reads the active runs' tasks one by one
-//!   until one has ended, then reads the head's task (a canceled head is
-//!   removed; a waiting head ends the pass) and admits it in a commit
+//!   takes the lock and catches up, looks at the active runs one by one
+//!   until one has ended (a run of its own host whose writer is open is
+//!   going, nothing read; any other's task is read, or taken from what its
+//!   end hook kept: the same terminal task), then reads the head's task (or
+//!   takes it as its own enqueue committed it: a queued task changes only in
+//!   a commit that also takes it out of the queue, so the two are the same
+//!   here; a canceled head is removed; a waiting head ends the pass) and
+//!   admits it in a commit
 //!   conditional on the task's version and the queue's revision; an ended
 //!   run is settled in the same commit as what the head does next, decided
 //!   on the queue with the run settled (a settlement that hands off is
@@ -450,6 +457,10 @@ struct Run {
     host: u8,
     /// Its task is committed (or was canceled): the end hook is next.
     ended: bool,
+    /// Its writer is closed: the run ended, or a cancel on its host went
+    /// through the writer. While it is open, its host's drain reads nothing
+    /// of the task (`run_is` in `drain.rs`).
+    closed: bool,
 }
 
 /// How a run ends.
@@ -897,6 +908,7 @@ impl<G: Gate> Explorer<'_, G> {
             Step::Run(i, outcome) => {
                 let run = &mut n.runs[i];
                 run.ended = true;
+                run.closed = true;
                 let task = &mut n.tasks[usize::from(run.tid)];
                 // The run's terminal commit, unless a cancel came first.
                 if let TaskState::Working(agent) = task.state {
@@ -1013,6 +1025,7 @@ impl<G: Gate> Explorer<'_, G> {
                     done(client);
                 } else {
                     task.commit(TaskState::Canceled);
+                    close_here(&mut n.runs, tid, h);
                     client.phase = Phase::Notify;
                 }
             }
@@ -1020,6 +1033,7 @@ impl<G: Gate> Explorer<'_, G> {
                 let task = &mut n.tasks[usize::from(run)];
                 if !task.state.terminal() {
                     task.commit(TaskState::Canceled);
+                    close_here(&mut n.runs, run, h);
                 }
                 client.phase = Phase::Notify;
             }
@@ -1110,8 +1124,13 @@ impl<G: Gate> Explorer<'_, G> {
         let mut settles = None;
         let mut view = std::borrow::Cow::Borrowed(view);
         if let Some(&(agent, tid, hops)) = view.active.get(usize::from(k)) {
+            // A run of this host whose writer is open is going: nothing read.
+            let open_here = n
+                .runs
+                .iter()
+                .any(|r| r.tid == tid && r.host == h && !r.closed);
             let state = n.tasks[usize::from(tid)].state;
-            if !state.terminal() {
+            if open_here || !state.terminal() {
                 return Drainer::Look(k + 1);
             }
             if state == TaskState::Completed(true) && hops < MAX_HOPS {
@@ -1210,9 +1229,19 @@ impl<G: Gate> Explorer<'_, G> {
             tid,
             host: h,
             ended: false,
+            closed: false,
         });
         n.runs.sort();
         Ok(())
+    }
+}
+
+/// The engine's cancel on host `h` of `tid`'s run there goes through its
+/// writer, which closes (`ops::cancel`); a run on another host keeps its
+/// writer open.
+fn close_here(runs: &mut [Run], tid: Tid, h: u8) {
+    for r in runs.iter_mut().filter(|r| r.tid == tid && r.host == h) {
+        r.closed = true;
     }
 }
 

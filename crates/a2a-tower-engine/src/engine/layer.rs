@@ -33,15 +33,17 @@ pub(crate) struct Shared {
     /// The id recorded with every execution of this host.
     pub(crate) host_id: Arc<str>,
     /// Called when an execution of this host is over (its final status
-    /// committed, or none to commit): the delivery queue drains its context.
+    /// committed, or none to commit), with its writer, once the registry
+    /// has let it go: the delivery queue settles its run and drains its
+    /// context.
     pub(crate) on_end: Option<Arc<EndHook>>,
     /// Executions take appended messages (a team): each gets an input
     /// channel; otherwise none is made.
     pub(crate) appends: bool,
 }
 
-/// See [`Shared::on_end`]: `(authority, context_id)`.
-pub(crate) type EndHook = dyn Fn(&str, &str) + Send + Sync;
+/// See [`Shared::on_end`]: the ended execution's writer.
+pub(crate) type EndHook = dyn Fn(&super::writer::Writer) + Send + Sync;
 
 /// The task engine as a [`Layer`]: wraps an inner `Service<Execution>` (the
 /// executor, see [`ExecutorService`](super::ExecutorService) and

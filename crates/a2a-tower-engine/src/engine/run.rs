@@ -71,7 +71,7 @@ impl Driver {
             tracing::Span::current().record("outcome", outcome);
             shared.registry.remove(&writer);
             if let Some(hook) = &shared.on_end {
-                hook(&writer.authority, &writer.context_id);
+                hook(&writer);
             }
         }
         .instrument(span);

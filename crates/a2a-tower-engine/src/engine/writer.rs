@@ -77,6 +77,9 @@ pub(crate) struct Writer {
     /// Someone waits for the outcome (a blocking SendMessage); otherwise the
     /// closing commit's task is not kept.
     keeps_outcome: bool,
+    /// The task as the closing commit left it (terminal or interrupted),
+    /// for the end-of-execution hook.
+    ended: Mutex<Option<Arc<Task>>>,
     /// Push configs may be appended by callers meanwhile: a conflict caused
     /// only by them is folded in and the commit made again.
     folds_configs: bool,
@@ -121,6 +124,7 @@ impl Writer {
             admission: Mutex::new(None),
             outcome: Mutex::new(None),
             keeps_outcome: false,
+            ended: Mutex::new(None),
             folds_configs: false,
             open: AtomicBool::new(true),
             cancel: Signal::default(),
@@ -170,6 +174,12 @@ impl Writer {
     /// fired, if it was [kept](Self::keeping_outcome); `None` afterwards.
     pub(crate) fn take_outcome(&self) -> Option<Outcome> {
         lock(&self.outcome).take()
+    }
+
+    /// The task as this writer's closing commit left it (terminal or
+    /// interrupted); `None` while none has been committed.
+    pub(crate) fn ended(&self) -> Option<Arc<Task>> {
+        lock(&self.ended).clone()
     }
 
     pub(crate) fn is_open(&self) -> bool {
@@ -230,6 +240,7 @@ impl Writer {
                 if closes {
                     // The appended-input stream ends with the execution.
                     lock(&self.inputs).take();
+                    *lock(&self.ended) = Some(appended.snapshot.task.clone());
                 }
                 if closes && self.keeps_outcome {
                     *lock(&self.outcome) = Some(match reply {

@@ -4,9 +4,10 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use super::drain;
-use super::stream::Slots;
+use super::stream::{Slot, Slots};
 use super::team::Team;
 use crate::engine::Shared;
+use crate::engine::writer::Writer;
 
 /// The engine's shared state, the team, and this host's contexts.
 pub(crate) struct Core {
@@ -17,14 +18,19 @@ pub(crate) struct Core {
 
 impl Core {
     /// The core over the engine's `shared` state; every execution's end
+    /// keeps the task it ended with (if terminal) for its settlement, then
     /// drains its context.
     pub(crate) fn new(mut shared: Shared, team: Team) -> Arc<Self> {
         Arc::new_cyclic(|me: &Weak<Self>| {
             let me = me.clone();
             shared.appends = true;
-            shared.on_end = Some(Arc::new(move |authority: &str, context: &str| {
+            shared.on_end = Some(Arc::new(move |writer: &Writer| {
                 if let Some(core) = me.upgrade() {
-                    core.notify(authority, context);
+                    let slot = core.slots.get(&writer.authority, &writer.context_id);
+                    if let Some(task) = writer.ended().filter(|t| t.status.state.is_terminal()) {
+                        slot.run_ended(task);
+                    }
+                    core.wake(slot);
                 }
             }));
             Self {
@@ -45,7 +51,11 @@ impl Core {
     /// leaves a context resting with an executable head and no run. The
     /// retries end with the team (the drain holds it only while it passes).
     pub(crate) fn notify(self: &Arc<Self>, authority: &str, context_id: &str) {
-        let slot = self.slots.get(authority, context_id);
+        self.wake(self.slots.get(authority, context_id));
+    }
+
+    /// [`notify`](Self::notify) for a context's slot.
+    fn wake(self: &Arc<Self>, slot: Arc<Slot>) {
         if !slot.gate.notify() {
             return;
         }

@@ -12,7 +12,7 @@ use super::record::QueueRecord;
 use super::state::ContextQueue;
 use super::stream::Slot;
 use crate::log::{AppendRequest, Appended, LogError, LogErrorKind, Snapshot};
-use crate::types::TaskState;
+use crate::types::{Task, TaskState};
 
 /// How many commits in a row one pass may lose to other writers before it
 /// gives up (the drain passes again after a backoff).
@@ -37,6 +37,9 @@ pub(crate) struct Plan {
     pub(crate) records: Vec<QueueRecord>,
     /// The admission's run, its task's append being `tasks[0]`.
     pub(crate) start: Option<Start>,
+    /// The head's task was taken as its enqueue committed it (not read):
+    /// if the commit is refused, it is read next time.
+    pub(crate) kept: Option<String>,
 }
 
 /// One drain pass over `slot`'s context, until the head waits or the queue
@@ -47,6 +50,7 @@ pub(crate) async fn pass(core: &Arc<Core>, slot: &Slot) -> Result<(), LogError> 
     let mut lost = 0;
     loop {
         slot.catch_up(log, &mut st).await?;
+        slot.forget_settled(&st);
         let mut plan = Plan::default();
         let settling = settle(core, slot, &st, &mut plan).await?;
         // A settlement that wakes no agent is committed together with what
@@ -102,9 +106,13 @@ async fn commit(
         mut tasks,
         records,
         start,
+        kept,
     } = plan;
     tasks.push(slot.append(st, records.clone()));
     let Some(mut out) = try_commit(core, tasks).await? else {
+        if let Some(task_id) = kept {
+            st.forget_task(&task_id);
+        }
         return Ok(Step::Lost);
     };
     Slot::applied(st, &records);
@@ -127,6 +135,42 @@ pub(crate) async fn task(
     }
 }
 
+/// How an admitted run stands.
+enum RunIs {
+    /// Its task is not terminal.
+    Going,
+    /// Its task ended so.
+    Ended(Arc<Task>),
+    /// Its task is gone from the log (evicted from a bounded one).
+    Gone,
+}
+
+/// How the run of `task_id` stands. A run of this host is not read: while
+/// its writer is open nothing but that writer can have ended its task here
+/// (a cancel on this host goes through it; a run ended by another host's
+/// commit is settled by that host's drain, which its commit notifies), and
+/// once its execution is over its end hook has kept the task it ended with.
+/// Any other run (another host's, one of a process before this one, or one
+/// between its writer's close and its end hook) is read.
+async fn run_is(core: &Core, slot: &Slot, task_id: &str) -> Result<RunIs, LogError> {
+    if let Some(task) = slot.ended_run(task_id) {
+        return Ok(RunIs::Ended(task));
+    }
+    if core
+        .shared
+        .registry
+        .get(task_id)
+        .is_some_and(|w| w.is_open())
+    {
+        return Ok(RunIs::Going);
+    }
+    Ok(match task(core, slot, task_id).await? {
+        Some(s) if s.state().is_terminal() => RunIs::Ended(s.task),
+        Some(_) => RunIs::Going,
+        None => RunIs::Gone,
+    })
+}
+
 /// Plans the settlement of the first admitted run whose task has ended: the
 /// agent is free in the context, a completed reply makes it the last
 /// replier and wakes the agents it names. Returns the agent and whether its
@@ -138,21 +182,21 @@ async fn settle(
     plan: &mut Plan,
 ) -> Result<Option<(String, bool)>, LogError> {
     for (agent, run) in st.active() {
-        let snap = task(core, slot, &run.task_id).await?;
-        let (ended, completed) = match &snap {
-            Some(s) => (s.state().is_terminal(), s.state() == TaskState::Completed),
-            None => (true, false),
+        let ended = match run_is(core, slot, &run.task_id).await? {
+            RunIs::Going => continue,
+            RunIs::Ended(task) => Some(task),
+            RunIs::Gone => None,
         };
-        if !ended {
-            continue;
-        }
+        let completed = ended
+            .as_ref()
+            .is_some_and(|t| t.status.state == TaskState::Completed);
         plan.records.push(QueueRecord::Settled {
             task_id: run.task_id.clone(),
             agent: agent.clone(),
             completed,
         });
-        if let (true, Some(snap)) = (completed, &snap) {
-            for (request, entered) in handoffs(core, slot, snap, agent, run.hops) {
+        if let (true, Some(task)) = (completed, &ended) {
+            for (request, entered) in handoffs(core, slot, task, agent, run.hops) {
                 plan.tasks.push(request);
                 plan.records.push(entered);
             }
@@ -173,7 +217,14 @@ async fn head(
     let Some(head) = st.head() else {
         return Ok(());
     };
-    let snap = task(core, slot, &head.task_id).await?;
+    // The task as this host's enqueue committed it, else as the log has it.
+    let snap = match st.kept_task(&head.task_id) {
+        Some(kept) => {
+            plan.kept = Some(head.task_id.clone());
+            Some(kept.clone())
+        }
+        None => task(core, slot, &head.task_id).await?,
+    };
     let Some(snap) =
         snap.filter(|s| super::record::is_queued(&s.projection) && !s.state().is_terminal())
     else {

@@ -149,10 +149,10 @@ pub(crate) async fn enqueue(
         {
             Ok(mut out) => {
                 let snapshot = out.swap_remove(0).snapshot;
-                // The view at this commit, and the input for its admission:
-                // neither is read back.
+                // The view at this commit, and the input and task for its
+                // admission: none is read back.
                 Slot::applied(&mut st, &entered);
-                st.keep_input(task_id.clone(), message);
+                st.keep_input(message, snapshot.clone());
                 // Still under `st`, which every drain pass of this host holds.
                 let watch = match watch {
                     true => Some(log.watch(authority, &task_id, Some(snapshot.seq)).await?),

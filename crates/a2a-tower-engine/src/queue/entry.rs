@@ -98,6 +98,13 @@ pub(crate) struct Key {
     task_id: String,
 }
 
+impl Key {
+    /// The entry's task.
+    pub(crate) fn task_id(&self) -> &str {
+        &self.task_id
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

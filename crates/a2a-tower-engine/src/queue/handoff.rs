@@ -8,7 +8,7 @@ use super::entry::Priority;
 use super::record::{QueueRecord, QueuedInput};
 use super::stream::Slot;
 use super::{HANDOFF_FROM_KEY, TARGET_KEY};
-use crate::log::{AppendRequest, Record, Snapshot};
+use crate::log::{AppendRequest, Record};
 use crate::types::{Metadata, Task};
 
 /// At most this many handoffs lead to one input: a chain of agents naming
@@ -55,32 +55,32 @@ fn reply_text(task: &Task) -> String {
     }
 }
 
-/// The queued tasks (and their entries) the completed run `snap` of
-/// `agent` hands off to.
+/// The queued tasks (and their entries) the completed run of `agent`
+/// (its task `from`) hands off to.
 pub(crate) fn handoffs(
     core: &Core,
     slot: &Slot,
-    snap: &Snapshot,
+    from: &Task,
     agent: &str,
     hops: u32,
 ) -> Vec<(AppendRequest, QueueRecord)> {
     if hops >= MAX_HOPS {
         return Vec::new();
     }
-    let text = reply_text(&snap.task);
+    let text = reply_text(from);
     mentions(core.team.names(), &text, agent)
         .into_iter()
         .map(|target| {
             let task_id = crate::engine::id_text(uuid::Uuid::now_v7());
             let mut meta = Metadata::new();
             meta.insert(TARGET_KEY.into(), target.clone().into());
-            meta.insert(HANDOFF_FROM_KEY.into(), snap.task.id.clone().into());
+            meta.insert(HANDOFF_FROM_KEY.into(), from.id.clone().into());
             let mut created = Record::created(task_id.clone(), slot.context_id.clone());
             if let Record::Created { metadata, .. } = &mut created {
                 *metadata = Some(meta);
             }
             let queued = QueuedInput::Handoff {
-                task_id: snap.task.id.clone(),
+                task_id: from.id.clone(),
             }
             .record();
             let request = AppendRequest::create(

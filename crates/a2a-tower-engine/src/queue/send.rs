@@ -101,8 +101,9 @@ async fn answer(
     Ok(task_response(view(&task, history, true)))
 }
 
-/// The task once it is terminal or waits for input. A watch cut off for
-/// lagging is opened again from the task's current state.
+/// The task once it is terminal or waits for input, as the watch's
+/// records make it (no read at the end). A watch cut off for lagging is
+/// opened again from the task's current state.
 async fn settled(
     log: &dyn crate::log::TaskLog,
     authority: &str,
@@ -114,10 +115,25 @@ async fn settled(
         if ends(watch.snapshot.state()) {
             return Ok(watch.snapshot.task);
         }
+        let Snapshot {
+            seq: mut at,
+            mut projection,
+            ..
+        } = watch.snapshot;
         let mut records = watch.records;
         while let Some(Ok(r)) = records.next().await {
+            if r.seq <= at {
+                continue;
+            }
+            if r.seq != at + 1 {
+                // Not the next record (never so from a watch): watch again
+                // from the task's current state rather than skip one.
+                break;
+            }
+            projection.apply(&r.record);
+            at = r.seq;
             if r.record.state().is_some_and(ends) {
-                return Ok(log.snapshot(authority, task_id).await?.task);
+                return Ok(projection.task().clone());
             }
         }
     }

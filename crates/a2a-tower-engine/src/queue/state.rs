@@ -1,17 +1,19 @@
 //! [`ContextQueue`]: a context's queue as its stream's records make it — the
 //! entries in comparator order, the runs admitted and not yet settled, and
 //! the context's last replier. Rebuilt from the log, never the other way;
-//! beside it, the inputs this host queued, so that their admission needs no
-//! read.
+//! beside it, the inputs this host queued and their tasks as enqueued, so
+//! that their admission needs no read.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::entry::{Entry, Key};
 use super::record::QueueRecord;
+use crate::log::Snapshot;
 use crate::types::Message;
 
 /// At most this many queued inputs of a context are kept in memory for
-/// their admission (the rest are read back from the log when admitted).
+/// their admission, those nearest the head (the rest are read back from
+/// the log when admitted).
 const KEPT_INPUTS: usize = 1024;
 
 /// Adds `delta` to the queue-depth gauge of `entry`'s target (`*`: none).
@@ -39,8 +41,26 @@ pub(crate) struct ContextQueue {
     /// By agent: each agent runs at most one input of the context at a time.
     active: BTreeMap<String, Run>,
     last_replier: Option<String>,
-    /// The messages of inputs this host queued, until they leave the queue.
-    inputs: HashMap<String, Message>,
+    /// The inputs this host queued, until they leave the queue.
+    kept: HashMap<String, Kept>,
+    /// The keys of the kept inputs' entries.
+    kept_keys: BTreeSet<Key>,
+}
+
+/// An input this host queued, as its enqueue committed it.
+#[derive(Debug, Clone)]
+struct Kept {
+    /// The queued message (immutable once queued).
+    message: Message,
+    /// The task as the enqueue's commit left it; `None` once a commit
+    /// conditional on it was refused (the task moved: a push config, say).
+    task: Option<Snapshot>,
+}
+
+impl Kept {
+    fn task_id(&self) -> &str {
+        &self.message.task_id
+    }
 }
 
 /// What undoes a settlement applied before its commit
@@ -89,7 +109,7 @@ impl ContextQueue {
                 hops,
             } => {
                 self.remove(task_id);
-                self.inputs.remove(task_id);
+                self.kept.remove(task_id);
                 self.active.insert(
                     agent.clone(),
                     Run {
@@ -100,7 +120,7 @@ impl ContextQueue {
             }
             QueueRecord::Removed { task_id } => {
                 self.remove(task_id);
-                self.inputs.remove(task_id);
+                self.kept.remove(task_id);
             }
             QueueRecord::Settled {
                 task_id,
@@ -144,27 +164,65 @@ impl ContextQueue {
         self.last_replier = undo.last_replier;
     }
 
-    /// Keeps the message of an input this host queued, for its admission.
-    pub(crate) fn keep_input(&mut self, task_id: String, message: Message) {
-        if self.inputs.len() < KEPT_INPUTS && self.index.contains_key(&task_id) {
-            self.inputs.insert(task_id, message);
+    /// Keeps the message of an input this host queued and its task as the
+    /// enqueue committed it, for its admission; when [`KEPT_INPUTS`] are
+    /// kept, in place of the one furthest from the head if it is nearer.
+    pub(crate) fn keep_input(&mut self, message: Message, task: Snapshot) {
+        let Some(key) = self.index.get(&task.task.id) else {
+            return;
+        };
+        if self.kept.len() >= KEPT_INPUTS {
+            match self.kept_keys.last() {
+                Some(last) if key < last => {
+                    let last = self.kept_keys.pop_last().expect("a last key");
+                    self.kept.remove(last.task_id());
+                }
+                _ => return,
+            }
         }
+        self.kept_keys.insert(key.clone());
+        let kept = Kept {
+            message,
+            task: Some(task),
+        };
+        self.kept.insert(kept.task_id().to_owned(), kept);
     }
 
     /// The message of a queued input this host kept.
     pub(crate) fn input(&self, task_id: &str) -> Option<&Message> {
-        self.inputs.get(task_id)
+        self.kept.get(task_id).map(|k| &k.message)
+    }
+
+    /// The task of a queued input this host kept, as its enqueue committed
+    /// it; nothing else writes a queued task but what takes it out of the
+    /// queue in the same commit, so it is current unless a push config was
+    /// added meanwhile (then the commit conditional on it is refused and
+    /// [`forget_task`](Self::forget_task) drops it).
+    pub(crate) fn kept_task(&self, task_id: &str) -> Option<&Snapshot> {
+        self.kept.get(task_id).and_then(|k| k.task.as_ref())
+    }
+
+    /// Drops the kept task of `task_id` (a commit conditional on it was
+    /// refused): its admission reads it.
+    pub(crate) fn forget_task(&mut self, task_id: &str) {
+        if let Some(k) = self.kept.get_mut(task_id) {
+            k.task = None;
+        }
     }
 
     fn insert(&mut self, entry: Entry) {
         depth(&entry, 1.0);
         let key = entry.key();
+        if self.kept.contains_key(&entry.task_id) {
+            self.kept_keys.insert(key.clone());
+        }
         self.index.insert(entry.task_id.clone(), key.clone());
         self.entries.insert(key, entry);
     }
 
     fn remove(&mut self, task_id: &str) -> Option<Entry> {
         let key = self.index.remove(task_id)?;
+        self.kept_keys.remove(&key);
         let entry = self.entries.remove(&key)?;
         depth(&entry, -1.0);
         Some(entry)
@@ -285,5 +343,61 @@ mod tests {
         assert_eq!(q.seq, 10);
         assert!(q.contains("a") && !q.contains("b"));
         assert_eq!(q.len(), 2);
+    }
+
+    /// A queued input as its enqueue left it.
+    fn queued(id: &str) -> (Message, Snapshot) {
+        let mut message = Message::user(format!("m-{id}"), "hi");
+        message.task_id = id.into();
+        let created = crate::log::Record::created(id, "c");
+        let p = crate::log::Projection::replay([&created]).unwrap();
+        (message, Snapshot::new(1, 1, p))
+    }
+
+    #[test]
+    fn the_inputs_nearest_the_head_are_kept() {
+        let mut q = ContextQueue::default();
+        let n = KEPT_INPUTS + 2;
+        for i in 0..n {
+            let id = format!("t{i}");
+            q.apply(2 + i as u64, &entered(&id, Priority::Normal));
+            let (m, s) = queued(&id);
+            q.keep_input(m, s);
+        }
+        assert_eq!(q.kept.len(), KEPT_INPUTS);
+        assert_eq!(q.input("t0").map(|m| m.message_id.as_str()), Some("m-t0"));
+        assert!(
+            q.input(&format!("t{}", n - 1)).is_none(),
+            "behind every kept one"
+        );
+        // An urgent input goes to the head: kept, in place of the last kept.
+        q.apply(2 + n as u64, &entered("u", Priority::Urgent));
+        let (m, s) = queued("u");
+        q.keep_input(m, s);
+        assert_eq!(q.kept.len(), KEPT_INPUTS);
+        assert_eq!(q.kept_task("u").map(|s| s.task.id.as_str()), Some("u"));
+        assert!(q.input(&format!("t{}", KEPT_INPUTS - 1)).is_none());
+        assert!(q.input(&format!("t{}", KEPT_INPUTS - 2)).is_some());
+        // A reorder moves the kept keys with their entries.
+        let mut order: Vec<String> = q.entries().map(|e| e.task_id.clone()).collect();
+        order.reverse();
+        q.apply(3 + n as u64, &QueueRecord::Reordered { task_ids: order });
+        assert_eq!(q.kept_keys.len(), KEPT_INPUTS);
+        assert!(q.kept_keys.iter().all(|k| q.kept.contains_key(k.task_id())));
+        // A refused commit forgets the task, not the message.
+        q.forget_task("u");
+        assert!(q.kept_task("u").is_none() && q.input("u").is_some());
+        // Admitted: it leaves with its entry.
+        q.apply(
+            4 + n as u64,
+            &QueueRecord::Admitted {
+                task_id: "u".into(),
+                agent: "echo".into(),
+                hops: 0,
+            },
+        );
+        assert!(q.input("u").is_none());
+        assert_eq!(q.kept.len(), KEPT_INPUTS - 1);
+        assert_eq!(q.kept_keys.len(), KEPT_INPUTS - 1);
     }
 }

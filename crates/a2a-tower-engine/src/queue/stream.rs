@@ -15,6 +15,11 @@ use super::gate::DrainGate;
 use super::record::{QUEUE_FEATURE, QueueRecord};
 use super::state::ContextQueue;
 use crate::log::{AppendRequest, LogError, LogErrorKind, Record, TaskLog};
+use crate::types::Task;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// The stream id of the queue of `context` for `authority`
 /// (length-prefixed: distinct pairs never share an id, and the SQLite and
@@ -42,9 +47,38 @@ pub(crate) struct Slot {
     /// Held across each decision and its commit: one change at a time per
     /// context on this host (other hosts are held off by the revision).
     pub(crate) state: tokio::sync::Mutex<ContextQueue>,
+    /// The tasks of this host's runs in the context as their executions'
+    /// end left them (terminal), until the queue settles them: the drain
+    /// reads no task to learn that a run of its own ended.
+    pub(crate) ended: Mutex<HashMap<String, Arc<Task>>>,
 }
 
+/// At most this many ended runs of a context wait for their settlement in
+/// memory (any further one is read from the log, as another host's run).
+const ENDED_RUNS: usize = 1024;
+
 impl Slot {
+    /// Keeps the task a run of this host ended with, for its settlement.
+    pub(crate) fn run_ended(&self, task: Arc<Task>) {
+        let mut ended = lock(&self.ended);
+        if ended.len() < ENDED_RUNS {
+            ended.insert(task.id.clone(), task);
+        }
+    }
+
+    /// The task the run of `task_id` ended with, if it ran on this host.
+    pub(crate) fn ended_run(&self, task_id: &str) -> Option<Arc<Task>> {
+        lock(&self.ended).get(task_id).cloned()
+    }
+
+    /// Forgets the ended runs the view has settled (or never had).
+    pub(crate) fn forget_settled(&self, state: &ContextQueue) {
+        let mut ended = lock(&self.ended);
+        if !ended.is_empty() {
+            ended.retain(|task_id, _| state.active().values().any(|r| r.task_id == *task_id));
+        }
+    }
+
     /// Applies the records committed since the view's revision; reads
     /// nothing when the log's cached head says the stream has not moved
     /// (every writer of this host holds `state`'s lock, and a cached head
@@ -118,7 +152,7 @@ pub(crate) struct Slots {
 impl Slots {
     /// The slot of a context, made on first use.
     pub(crate) fn get(&self, authority: &str, context_id: &str) -> Arc<Slot> {
-        let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = lock(&self.map);
         let key = (authority.to_owned(), context_id.to_owned());
         map.entry(key)
             .or_insert_with(|| {
@@ -128,6 +162,7 @@ impl Slots {
                     id: stream_id(authority, context_id),
                     gate: DrainGate::default(),
                     state: tokio::sync::Mutex::new(ContextQueue::default()),
+                    ended: Mutex::default(),
                 })
             })
             .clone()
@@ -146,5 +181,46 @@ mod tests {
             crate::log::stream_of(&stream_id("a", "c")),
             Some((super::QUEUE_FEATURE, "1:a:c"))
         );
+    }
+
+    #[test]
+    fn ended_runs_are_kept_until_settled() {
+        let slot = Slots::default().get("a", "c");
+        let mut st = ContextQueue::default();
+        st.apply(
+            2,
+            &QueueRecord::Admitted {
+                task_id: "t-1".into(),
+                agent: "echo".into(),
+                hops: 0,
+            },
+        );
+        let task = |id: &str| {
+            Arc::new(Task {
+                id: id.into(),
+                ..Task::default()
+            })
+        };
+        slot.run_ended(task("t-1"));
+        slot.run_ended(task("t-other"));
+        slot.forget_settled(&st);
+        assert_eq!(
+            slot.ended_run("t-1").map(|t| t.id.clone()).as_deref(),
+            Some("t-1")
+        );
+        assert!(
+            slot.ended_run("t-other").is_none(),
+            "not a run of the queue"
+        );
+        st.apply(
+            3,
+            &QueueRecord::Settled {
+                task_id: "t-1".into(),
+                agent: "echo".into(),
+                completed: true,
+            },
+        );
+        slot.forget_settled(&st);
+        assert!(slot.ended_run("t-1").is_none());
     }
 }
