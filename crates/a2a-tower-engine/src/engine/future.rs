@@ -27,11 +27,17 @@ impl ResponseFuture {
 
     /// `call` inside the call's `a2a.call` span (method, task and context
     /// ids, and the error's kind: never its message), as every core of the
-    /// crate answers.
+    /// crate answers; inside a binding's call span, which names the method
+    /// and the error already, `call` records the ids there and no second
+    /// span is made.
     pub(crate) fn in_call_span<F>(method: &'static str, call: F) -> Self
     where
         F: Future<Output = Result<A2aResponse, A2aError>> + Send + 'static,
     {
+        if a2a_tower_core::telemetry::in_binding_span() {
+            // Polled inside the binding's instrumented call.
+            return Self::new(Box::pin(call));
+        }
         let span = tracing::info_span!(
             "a2a.call",
             method,

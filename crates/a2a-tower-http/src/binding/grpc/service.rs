@@ -164,6 +164,8 @@ where
             http.response.status_code = tracing::field::Empty,
             operation = tracing::field::Empty,
             error = tracing::field::Empty,
+            task_id = tracing::field::Empty,
+            context_id = tracing::field::Empty,
         );
         crate::telemetry::set_remote_parent(&span, req.headers());
         let req = req.map(|b| b.map_err(limit_status::<B::Error>));
