@@ -118,11 +118,17 @@ fn assert_attrs(spans: &[SpanData], name: &str, want: &[(&str, &str)]) {
 }
 
 /// The call span of `binding` is parented on the remote span, and the
-/// execution's span is in the same trace.
+/// execution's span is in the same trace; the binding's span is the only
+/// call span (the engine it serves makes no `a2a.call` of its own) and
+/// carries the task's id.
 fn assert_parented(spans: &[SpanData], binding: &str, parent: &str) {
     let call = spans.iter().find(|s| s.name == binding).unwrap();
     assert_eq!(call.parent_span_id.to_string(), parent);
-    assert!(spans.iter().any(|s| s.name == "a2a.execution"));
+    let exec = spans.iter().find(|s| s.name == "a2a.execution").unwrap();
+    assert!(!spans.iter().any(|s| s.name == "a2a.call"), "one call span");
+    assert!(attr(call, "task_id").is_some());
+    assert_eq!(attr(call, "task_id"), attr(exec, "task_id"));
+    assert_eq!(attr(call, "context_id"), attr(exec, "context_id"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -296,7 +302,7 @@ async fn a_proxy_keeps_one_trace_end_to_end() {
     req.headers_mut().insert("traceparent", tp.parse().unwrap());
     let res = proxy.oneshot(req).await.unwrap();
     assert_eq!(res.status(), 200);
-    let names = ["a2a.jsonrpc", "a2a.client", "a2a.call", "a2a.execution"];
+    let names = ["a2a.jsonrpc", "a2a.client", "a2a.execution"];
     let spans = spans_of(&exporter, &trace, &names).await;
     // Two JSON-RPC call spans: the proxy's, on the caller's span, and the
     // agent's, on the client's span.

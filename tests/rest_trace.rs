@@ -1,6 +1,7 @@
-//! The `a2a.rest` tracing span (its own test binary: tracing caches callsite
-//! interest process-wide, so a thread-local subscriber must not race other
-//! tests hitting the same callsite).
+//! The `a2a.rest` tracing span, and the engine's `a2a.call` span (their own
+//! test binary: tracing caches callsite interest process-wide, so a
+//! thread-local subscriber must not race other tests hitting the same
+//! callsite).
 
 #![cfg(feature = "rest")]
 
@@ -43,4 +44,31 @@ fn span_records_operation_and_error_kind_only() {
         ["INTERNAL_ERROR", "METHOD_NOT_FOUND"]
     );
     assert!(fields.never("hunter2"));
+}
+
+/// The engine's `a2a.call` span records a failed call's error kind (here
+/// TaskNotFound), never a message.
+#[cfg(feature = "engine")]
+#[test]
+fn call_span_records_the_error_kind() {
+    use a2a_tower::Operation;
+    use a2a_tower::engine::TaskLayer;
+    use a2a_tower::log::MemoryTaskLog;
+    use a2a_tower::types::GetTaskRequest;
+
+    let fields = Fields::default();
+    let agent = tower::service_fn(|_: a2a_tower::engine::Execution| async {
+        Ok::<(), a2a_tower::BoxError>(())
+    });
+    let svc = TaskLayer::new(AgentCard::default(), MemoryTaskLog::new())
+        .unwrap()
+        .layer(agent);
+    let op = Operation::GetTask(GetTaskRequest {
+        id: "no-such-task".into(),
+        ..Default::default()
+    });
+    let out = fields.run(svc.oneshot(A2aRequest::new(op)));
+    assert!(out.is_err());
+    assert_eq!(fields.of("a2a.call", "method"), ["GetTask"]);
+    assert_eq!(fields.of("a2a.call", "error.kind"), ["TASK_NOT_FOUND"]);
 }

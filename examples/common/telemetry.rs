@@ -50,6 +50,19 @@ pub(crate) fn init() -> Telemetry {
     if std::env::var("A2A_METRICS").as_deref() != Ok("off")
         && let Ok(handle) = builder.install_recorder()
     {
+        // `install_recorder` spawns no upkeep: without it every histogram
+        // sample is kept until the next scrape of `GET /metrics` (memory
+        // growing with the request count when nobody scrapes).
+        let upkeep = handle.clone();
+        std::thread::Builder::new()
+            .name("metrics-upkeep".into())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(std::time::Duration::from_secs(5));
+                    upkeep.run_upkeep();
+                }
+            })
+            .expect("spawn the metrics upkeep thread");
         let _ = PROMETHEUS.set(handle);
     }
     let otel = std::env::var("A2A_OTEL");
@@ -63,7 +76,14 @@ pub(crate) fn init() -> Telemetry {
                     provider.with_simple_exporter(opentelemetry_stdout::SpanExporter::default());
             }
             let provider = provider.build();
-            let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("a2a-tower"));
+            // No busy/idle timings (two clock reads per poll of every
+            // instrumented future, and two attributes added at close) and no
+            // thread attributes (the thread's name copied into every span):
+            // what they cost is measured in benches/README.md.
+            let layer = tracing_opentelemetry::layer()
+                .with_tracked_inactivity(false)
+                .with_threads(false)
+                .with_tracer(provider.tracer("a2a-tower"));
             let _ =
                 tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer));
             Some(provider)

@@ -4,18 +4,25 @@
 //! batches, while other tasks are being appended to; recent terminal tasks,
 //! running tasks and the appends made meanwhile are untouched; a stale
 //! task that is not terminal (running, or waiting for its client) is failed
-//! as interrupted only under `Stale::FailAfter`.
+//! as interrupted only under `Stale::FailAfter`. And readers running
+//! beside the sweeps (GetTask's snapshot, ListTasks' pages) find every
+//! expired task whole or gone, never half deleted: on the memory log a
+//! crash loses everything, so this is its whole-or-gone property.
 
 use crate::support;
 
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use a2a_tower::log::{
     AppendRequest, DeliveryLog, ListQuery, LogErrorKind, Record, Retention, RetentionPolicy,
     STALE_MESSAGE, Stale, TaskLog,
 };
-use a2a_tower::types::{TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp};
+use a2a_tower::types::{
+    Artifact, Message, Part, Task, TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp,
+};
 
 const AUTH: &str = "public";
 
@@ -159,6 +166,163 @@ async fn deletes_exactly_the_expired_terminal_tasks<L: Retention + DeliveryLog>(
     assert_eq!(recent.state(), TaskState::InputRequired);
     // Failed now, they expire an hour from now: nothing more this sweep.
     assert_eq!(fail.sweep(&*log).await.unwrap(), Default::default());
+}
+
+/// Task `id` of several commits (created with its message; an artifact and
+/// a push config; completed `ago`), as its snapshot then reads.
+async fn whole_task<L: TaskLog + ?Sized>(log: &L, id: &str, ago: Duration) -> Task {
+    let created = vec![
+        Record::created(id, format!("ctx-{id}")),
+        Record::MessageAdmitted {
+            message: Message::user(format!("m-{id}"), format!("words of {id}")),
+        },
+    ];
+    log.append(AppendRequest::create(AUTH, id, created))
+        .await
+        .unwrap();
+    let config = TaskPushNotificationConfig {
+        task_id: id.into(),
+        id: "cfg".into(),
+        url: "https://example.com/hook".into(),
+        ..Default::default()
+    };
+    let output = vec![
+        Record::ArtifactChunk {
+            artifact: Artifact {
+                artifact_id: "a1".into(),
+                parts: vec![Part::text(format!("answer to {id}"))],
+                ..Artifact::default()
+            },
+            append: false,
+            last_chunk: true,
+        },
+        Record::PushConfigSet { config },
+    ];
+    log.append(AppendRequest::new(AUTH, id, 2, 1, output))
+        .await
+        .unwrap();
+    log.append(AppendRequest::new(
+        AUTH,
+        id,
+        4,
+        1,
+        vec![status(TaskState::Completed, ago)],
+    ))
+    .await
+    .unwrap();
+    let task = log.snapshot(AUTH, id).await.unwrap().task;
+    assert_eq!(task.history.len(), 1);
+    assert_eq!(task.artifacts.len(), 1);
+    (*task).clone()
+}
+
+/// Expired tasks of this many: enough batches for the readers to run
+/// between them.
+const EXPIRED: usize = 600;
+
+/// The case every log runs: readers (snapshots and ListTasks pages) beside
+/// a sweep deleting in batches of 4 while new tasks are appended find each
+/// expired task exactly as it was written, or NotFound.
+async fn readers_see_every_task_whole_or_gone<L: Retention>(log: Arc<L>) {
+    let mut written = HashMap::new();
+    for i in 0..EXPIRED {
+        let id = format!("old-{i}");
+        let task = whole_task(&*log, &id, 2 * HOUR).await;
+        written.insert(id, task);
+    }
+    let written = Arc::new(written);
+    let done = Arc::new(AtomicBool::new(false));
+    // What the readers saw: (whole, gone) of the expired tasks.
+    let seen = Arc::new((AtomicUsize::new(0), AtomicUsize::new(0)));
+    let mut readers = Vec::new();
+    for r in 0..2usize {
+        let (log, written, done, seen) = (log.clone(), written.clone(), done.clone(), seen.clone());
+        readers.push(tokio::spawn(async move {
+            let mut i = r;
+            while !done.load(Ordering::Acquire) {
+                let id = format!("old-{}", i % EXPIRED);
+                match log.snapshot(AUTH, &id).await {
+                    Ok(snap) => {
+                        assert_eq!(*snap.task, written[&id], "{id} read half deleted");
+                        assert_eq!(snap.seq, 5, "{id}");
+                        seen.0.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Err(e) => {
+                        assert_eq!(e.kind(), LogErrorKind::NotFound, "{id}");
+                        seen.1.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                if i % 50 == r {
+                    let query = ListQuery {
+                        page_size: EXPIRED + 100,
+                        ..Default::default()
+                    };
+                    let page = log.list(AUTH, &query).await.unwrap();
+                    for t in page.tasks.iter().filter(|t| t.id.starts_with("old-")) {
+                        let want = &written[&t.id];
+                        assert_eq!(t.status, want.status, "{} listed half deleted", t.id);
+                        assert_eq!(t.artifacts, want.artifacts, "{} listed half deleted", t.id);
+                    }
+                }
+                i += 7;
+                tokio::task::yield_now().await;
+            }
+        }));
+    }
+    let load = {
+        let log = log.clone();
+        tokio::spawn(async move {
+            for i in 0..100 {
+                whole_task(&*log, &format!("load-{i}"), Duration::ZERO).await;
+            }
+        })
+    };
+    let swept = RetentionPolicy::new(HOUR)
+        .batch(4)
+        .sweep(&*log)
+        .await
+        .unwrap();
+    load.await.unwrap();
+    done.store(true, Ordering::Release);
+    for r in readers {
+        r.await.unwrap();
+    }
+    assert_eq!(swept.deleted, EXPIRED);
+    for id in written.keys() {
+        let e = log.snapshot(AUTH, id).await.unwrap_err();
+        assert_eq!(e.kind(), LogErrorKind::NotFound, "{id}");
+    }
+    for i in 0..100 {
+        log.snapshot(AUTH, &format!("load-{i}")).await.unwrap();
+    }
+    eprintln!(
+        "readers saw {} whole and {} gone",
+        seen.0.load(Ordering::Relaxed),
+        seen.1.load(Ordering::Relaxed)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_readers_see_whole_or_gone() {
+    readers_see_every_task_whole_or_gone(Arc::new(a2a_tower::log::MemoryTaskLog::new())).await;
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_readers_see_whole_or_gone() {
+    let dir = support::server::TempDir::new("retention-readers");
+    let log = a2a_tower::log::SqliteTaskLog::open(dir.0.join("tasks.db")).unwrap();
+    readers_see_every_task_whole_or_gone(Arc::new(log)).await;
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_readers_see_whole_or_gone() {
+    support::postgres::with_schema(|schema| async move {
+        let log = support::postgres::connect(&schema).await;
+        readers_see_every_task_whole_or_gone(Arc::new(log)).await;
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

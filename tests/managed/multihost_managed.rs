@@ -300,7 +300,7 @@ fn executions(records: &[Sequenced]) -> Vec<String> {
     records
         .iter()
         .filter_map(|s| match &*s.record {
-            Record::ExecutionStarted { host } => Some(host.clone()),
+            Record::ExecutionStarted { host } => Some(host.to_string()),
             _ => None,
         })
         .collect()

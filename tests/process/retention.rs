@@ -1,8 +1,11 @@
 //! Retention in the echo example (`A2A_RETENTION_SECS`) on SQLite: a
 //! finished task is deleted once older than the age; and a SIGKILL while
-//! deletions run under load leaves every task whole or gone (read back
-//! after a restart without retention: each answered task is either not
-//! found or exactly as answered, and ListTasks lists only whole tasks).
+//! deletions run under load leaves every task whole or gone, on SQLite and
+//! on PostgreSQL (read back after a restart without retention: each
+//! answered task is either not found or exactly as answered, and ListTasks
+//! lists only whole tasks). The PostgreSQL case needs the server at
+//! `A2A_TEST_POSTGRES_URL` and fails without it; it works in a schema of
+//! its own, dropped at the end.
 
 use crate::support;
 
@@ -53,13 +56,36 @@ async fn echo_deletes_tasks_older_than_the_retention_age() {
 async fn sigkill_during_deletions_leaves_every_task_whole_or_gone() {
     let data = TempDir::new("retention-crash");
     let dir = data.0.to_str().unwrap().to_owned();
-    let srv = Server::start_with(
-        "echo",
-        &[("A2A_DATA_DIR", &dir), ("A2A_RETENTION_SECS", "1")],
-    );
+    sigkill_during_deletions(&[("A2A_DATA_DIR", &dir)]).await;
+}
+
+/// The same crash on PostgreSQL: a fresh schema, the echo example killed
+/// while its sweeps delete under load, restarted on the schema without
+/// retention.
+#[cfg(feature = "postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_during_deletions_on_postgres_leaves_every_task_whole_or_gone() {
+    support::postgres::with_schema(|schema| async move {
+        // Fails here, not with a server start-up error, when PostgreSQL is down.
+        drop(support::postgres::connect(&schema).await);
+        let url = support::postgres::url();
+        sigkill_during_deletions(&[("A2A_POSTGRES_URL", &url), ("A2A_POSTGRES_SCHEMA", &schema)])
+            .await;
+    })
+    .await;
+}
+
+/// Starts echo on the storage `env` names with a 1 s retention, loads it
+/// for about 3 s (tasks finish and expire while others are created), kills
+/// it (SIGKILL) while sweeps run, restarts it on the same storage without
+/// retention, and reads every answered task back: not found, or exactly as
+/// answered; and every task ListTasks lists reads back whole.
+async fn sigkill_during_deletions(env: &[(&str, &str)]) {
+    let mut with_retention = env.to_vec();
+    with_retention.push(("A2A_RETENTION_SECS", "1"));
+    let srv = Server::start_with("echo", &with_retention);
     let c = client();
     let answered: Arc<Mutex<Vec<Value>>> = Arc::default();
-    // Load for about 3 s: tasks finish and expire while others are created.
     let started = Instant::now();
     let mut load = Vec::new();
     for w in 0..8 {
@@ -82,7 +108,7 @@ async fn sigkill_during_deletions_leaves_every_task_whole_or_gone() {
     for l in load {
         let _ = l.await;
     }
-    let srv = Server::start_with("echo", &[("A2A_DATA_DIR", &dir)]);
+    let srv = Server::start_with("echo", env);
     let answered = answered.lock().unwrap().clone();
     assert!(answered.len() > 50, "too little load: {}", answered.len());
     let (mut gone, mut whole) = (0, 0);

@@ -444,7 +444,7 @@ async fn admission_is_one_commit_after_the_queued_records(store: Store) {
         (q.as_str(), ctx.as_str())
     );
     assert_eq!(working.state(), Some(TaskState::Working));
-    assert!(matches!(started, Record::ExecutionStarted { host } if host == "local"));
+    assert!(matches!(started, Record::ExecutionStarted { host } if &**host == "local"));
     let task = get(&svc, &q).await.unwrap();
     assert_eq!(meta(&task, AGENT_KEY), json!("a"));
     let recs = queue_records(&*log, &ctx).await;

@@ -680,7 +680,7 @@ pub(crate) fn host_runs(records: &[Record]) -> Vec<&str> {
     records
         .iter()
         .filter_map(|r| match r {
-            Record::ExecutionStarted { host } => Some(host.as_str()),
+            Record::ExecutionStarted { host } => Some(&**host),
             _ => None,
         })
         .collect()

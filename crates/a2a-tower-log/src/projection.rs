@@ -1,6 +1,9 @@
 //! [`Projection`]: records → [`Task`], the one place that decides what a
 //! sequence of records means.
 
+mod owned;
+
+use std::borrow::Cow;
 use std::fmt;
 use std::mem::size_of;
 use std::sync::Arc;
@@ -47,7 +50,8 @@ pub struct Projection {
     created: bool,
     cancel_requested: bool,
     push_configs: Vec<TaskPushNotificationConfig>,
-    host: Option<String>,
+    /// Shared with the records that name it (see [`Record::ExecutionStarted`]).
+    host: Option<Arc<str>>,
     /// Boxed: most tasks have none, and a projection is kept per task.
     hold: Option<Arc<Hold>>,
 }
@@ -160,6 +164,11 @@ impl Projection {
         self.host.as_deref()
     }
 
+    /// [`host`](Self::host), shared.
+    pub(crate) fn shared_host(&self) -> Option<&Arc<str>> {
+        self.host.as_ref()
+    }
+
     /// The task's push-notification configs.
     pub fn push_configs(&self) -> &[TaskPushNotificationConfig] {
         &self.push_configs
@@ -223,7 +232,7 @@ impl Projection {
                     ..Task::default()
                 });
             }
-            Record::MessageAdmitted { message } => self.admit(message),
+            Record::MessageAdmitted { message } => self.admit(message.clone()),
             Record::StatusChanged { status } => set_status(&mut self.task, status.clone()),
             Record::Replied { message, at } => set_status(
                 &mut self.task,
@@ -246,11 +255,7 @@ impl Projection {
                 }
             }
             Record::PushConfigDeleted { id } => self.push_configs.retain(|c| &c.id != id),
-            Record::ExecutionStarted { host } => {
-                if self.host.as_deref() != Some(host.as_str()) {
-                    self.host = Some(host.clone());
-                }
-            }
+            Record::ExecutionStarted { host } => self.started_on(host),
             Record::MetadataChanged { metadata } => {
                 Arc::make_mut(&mut self.task).metadata = Some(metadata.clone());
             }
@@ -261,7 +266,7 @@ impl Projection {
                     self.hold = Some(Arc::new(hold.clone()));
                 }
                 if let Some(message) = f.message() {
-                    self.admit(message);
+                    self.admit(message.clone());
                 }
             }
         }
@@ -278,28 +283,49 @@ impl Projection {
     /// streamed text is one part of its length, not a part per chunk.
     /// Other parts are added as they come.
     pub(crate) fn apply_chunk(&mut self, artifact: &Artifact, append: bool) -> usize {
+        self.chunk(Cow::Borrowed(artifact), append)
+    }
+
+    /// [`apply_chunk`](Self::apply_chunk) of a borrowed artifact (its parts
+    /// copied) or an owned one (moved).
+    fn chunk(&mut self, artifact: Cow<'_, Artifact>, append: bool) -> usize {
         let task = Arc::make_mut(&mut self.task);
         match task
             .artifacts
             .iter_mut()
             .find(|a| a.artifact_id == artifact.artifact_id)
         {
-            Some(existing) if append => extend_parts(&mut existing.parts, &artifact.parts),
+            Some(existing) if append => match artifact {
+                Cow::Borrowed(a) => {
+                    extend_parts(&mut existing.parts, a.parts.iter().map(Cow::Borrowed))
+                }
+                Cow::Owned(a) => {
+                    extend_parts(&mut existing.parts, a.parts.into_iter().map(Cow::Owned))
+                }
+            },
             Some(existing) => {
-                let grew = artifact_bytes(artifact).saturating_sub(artifact_bytes(existing));
-                *existing = artifact.clone();
+                let grew = artifact_bytes(&artifact).saturating_sub(artifact_bytes(existing));
+                *existing = artifact.into_owned();
                 grew
             }
             None => {
-                task.artifacts.push(artifact.clone());
-                artifact_bytes(artifact)
+                let grew = artifact_bytes(&artifact);
+                task.artifacts.push(artifact.into_owned());
+                grew
             }
+        }
+    }
+
+    /// An execution started on `host`.
+    fn started_on(&mut self, host: &Arc<str>) {
+        if self.host.as_ref() != Some(host) {
+            self.host = Some(host.clone());
         }
     }
 
     /// A message joins the history (after the status message it answers),
     /// ending a hold that lasted until then.
-    fn admit(&mut self, message: &Message) {
+    fn admit(&mut self, message: Message) {
         if self.hold.as_ref().is_some_and(|h| h.until_admitted) {
             self.hold = None;
         }
@@ -307,7 +333,7 @@ impl Projection {
         if let Some(m) = task.status.message.take() {
             task.history.push(m);
         }
-        task.history.push(message.clone());
+        task.history.push(message);
     }
 
     /// The projection of a created task from its parts (the memory log's
@@ -316,7 +342,7 @@ impl Projection {
         task: Arc<Task>,
         cancel_requested: bool,
         push_configs: Vec<TaskPushNotificationConfig>,
-        host: Option<String>,
+        host: Option<Arc<str>>,
         hold: Option<Hold>,
     ) -> Self {
         Self {
@@ -344,20 +370,21 @@ impl Projection {
 
 /// Appends `more` to an artifact's `parts`: a text part that may continue
 /// the last part (see [`continues`]) is concatenated to it, any other part is
-/// pushed. Returns the bytes added, as [`part_bytes`] counts them.
-fn extend_parts(parts: &mut Vec<Part>, more: &[Part]) -> usize {
+/// pushed (moved if owned, copied if borrowed). Returns the bytes added, as
+/// [`part_bytes`] counts them.
+fn extend_parts<'a>(parts: &mut Vec<Part>, more: impl Iterator<Item = Cow<'a, Part>>) -> usize {
     let mut added = 0;
     for part in more {
         if let Some(last) = parts.last_mut()
-            && continues(last, part)
+            && continues(last, &part)
             && let (PartContent::Text(text), PartContent::Text(next)) =
                 (&mut last.content, &part.content)
         {
             text.push_str(next);
             added += next.len();
         } else {
-            added += part_bytes(part);
-            parts.push(part.clone());
+            added += part_bytes(&part);
+            parts.push(part.into_owned());
         }
     }
     added

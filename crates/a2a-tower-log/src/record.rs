@@ -86,8 +86,11 @@ pub enum Record {
     /// [`host_id`](https://docs.rs/a2a-tower/latest/a2a_tower/engine/struct.TaskLayer.html#method.host_id)): start-up recovery
     /// closes only the live tasks of its own host. No event, no state change.
     ExecutionStarted {
-        /// The id of the host running the execution.
-        host: String,
+        /// The id of the host running the execution (shared: a host writes
+        /// its one id into every task it runs, and the projection and the
+        /// snapshots keep it without a copy).
+        #[serde(with = "arc_str")]
+        host: Arc<str>,
     },
     /// The task's metadata was replaced (a managed run publishes its
     /// questions and process status this way).
@@ -179,6 +182,37 @@ impl Record {
             self,
             Self::PushConfigSet { .. } | Self::PushConfigDeleted { .. }
         )
+    }
+}
+
+/// The serde form of an `Arc<str>`: a string.
+mod arc_str {
+    use std::sync::Arc;
+
+    use serde::{Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(s: &Arc<str>, ser: S) -> Result<S::Ok, S::Error> {
+        ser.serialize_str(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
+        d.deserialize_str(ArcStr)
+    }
+
+    /// Reads the string where it lies (no `String` first): one allocation,
+    /// the `Arc`'s.
+    struct ArcStr;
+
+    impl serde::de::Visitor<'_> for ArcStr {
+        type Value = Arc<str>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a string")
+        }
+
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Arc<str>, E> {
+            Ok(Arc::from(v))
+        }
     }
 }
 

@@ -97,7 +97,7 @@ pub fn decode_projection_at(json: &str) -> Result<(Projection, Option<u64>), Log
         Arc::new(s.task),
         s.cancel_requested,
         s.push_configs,
-        s.host,
+        s.host.map(Arc::from),
         s.hold,
     );
     Ok((p, s.seq))

@@ -218,22 +218,21 @@ impl<S: HttpService> A2aClient<S> {
             }
             response::decode(transport, expect, id, limits, &url, res, v03).await
         };
-        Box::pin(
-            async move {
-                let start = std::time::Instant::now();
-                let out = call.await;
-                a2a_tower_core::telemetry::record_client_call(
-                    operation,
-                    a2a_tower_core::telemetry::outcome(&out),
-                    start.elapsed(),
-                );
-                if let Err(e) = &out {
-                    record.record("error", e.kind().reason());
-                }
-                out
+        // A combinator, not an `async` block awaiting `call` (which would
+        // keep the call twice in the box: as the block's capture and as
+        // the awaited future).
+        let start = std::time::Instant::now();
+        let call = futures_util::FutureExt::inspect(call, move |out| {
+            a2a_tower_core::telemetry::record_client_call(
+                operation,
+                a2a_tower_core::telemetry::outcome(out),
+                start.elapsed(),
+            );
+            if let Err(e) = out {
+                record.record("error", e.kind().reason());
             }
-            .instrument(span),
-        )
+        });
+        Box::pin(call.instrument(span))
     }
 }
 

@@ -182,20 +182,18 @@ where
             outcome = tracing::field::Empty,
         );
         let record = span.clone();
-        Box::pin(
-            async move {
-                let out = work.await;
-                let outcome = match &out {
-                    Ok(Outcome::Output(_)) => "output",
-                    Ok(Outcome::InputRequired(_)) => "input_required",
-                    Ok(Outcome::Failed(_)) => "failed",
-                    Err(e) => error_class(e.kind()),
-                };
-                record.record("outcome", outcome);
-                out
-            }
-            .instrument(span),
-        )
+        // A combinator, not an `async` block awaiting `work` (which would
+        // keep it twice in the box).
+        let work = futures_util::FutureExt::inspect(work, move |out| {
+            let outcome = match out {
+                Ok(Outcome::Output(_)) => "output",
+                Ok(Outcome::InputRequired(_)) => "input_required",
+                Ok(Outcome::Failed(_)) => "failed",
+                Err(e) => error_class(e.kind()),
+            };
+            record.record("outcome", outcome);
+        });
+        Box::pin(work.instrument(span))
     }
 }
 

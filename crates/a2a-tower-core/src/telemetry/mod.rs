@@ -24,11 +24,15 @@
 //! | `a2a.jsonrpc` | `otel.kind` server, `rpc.system` `jsonrpc`, `rpc.method`, `http.request.method`, `url.path`, `http.response.status_code` |
 //! | `a2a.rest` | `otel.kind` server, `http.request.method`, `url.path`, `http.route` (the operation's template, `/tasks/{id}`), `http.response.status_code` |
 //! | `a2a.grpc` | `otel.kind` server, `rpc.system` `grpc`, `rpc.service` `lf.a2a.v1.A2AService`, `rpc.method`, `http.request.method`, `url.path`, `http.response.status_code` |
+//! | `a2a.call` | the engine's call span when no binding serves it: `method`, `task_id`, `context_id`, `error.kind` |
 //! | `a2a.execution` | `gen_ai.operation.name` `invoke_agent`, `gen_ai.conversation.id` (the context id), `task_id`, `outcome` |
 //! | `a2a.client` | `otel.kind` client, `rpc.system` (`jsonrpc`, `grpc`; none for HTTP+JSON), `rpc.method`, `server.address` |
 //!
 //! Beside them, `error` carries an error's ErrorInfo reason (a closed set);
-//! message text, remote or the user's, never goes into a span.
+//! message text, remote or the user's, never goes into a span. A binding's
+//! span also carries the `task_id` and `context_id` of the call: the core
+//! it serves records them there ([`in_binding_span`]), and makes no
+//! `a2a.call` span of its own.
 //!
 //! ```
 //! use a2a_tower_core::telemetry;
@@ -117,6 +121,20 @@ pub fn inject(headers: &mut http::HeaderMap) {
     otel::inject(headers);
     #[cfg(not(feature = "otel"))]
     let _ = headers;
+}
+
+/// The names of the bindings' call spans (JSON-RPC, HTTP+JSON, gRPC): each
+/// declares `task_id` and `context_id`, which the core it serves records.
+pub const BINDING_SPANS: [&str; 3] = ["a2a.jsonrpc", "a2a.rest", "a2a.grpc"];
+
+/// Whether the current span is a binding's call span
+/// ([`BINDING_SPANS`]): a core served by a binding records its ids there
+/// instead of opening a second span per call that would repeat the method
+/// (each span an exporter records costs CPU on every call).
+pub fn in_binding_span() -> bool {
+    tracing::Span::current()
+        .metadata()
+        .is_some_and(|m| BINDING_SPANS.contains(&m.name()))
 }
 
 /// The `outcome` label of a result: `ok`, or the error's reason (a closed

@@ -6,12 +6,13 @@ use std::sync::Arc;
 
 use tower_service::Service;
 
+use super::deferred::Deferred;
 use super::executor::{Emitter, Execution};
 use super::layer::Shared;
 use super::service::record_ids;
 use super::writer::Writer;
 use super::{EmitError, media, push_config, run};
-use crate::log::{LogErrorKind, Projection, Record, Snapshot, Watch};
+use crate::log::{LogErrorKind, Record, Snapshot, Watch};
 use crate::types::{Role, SendMessageRequest, Task, TaskPushNotificationConfig};
 use crate::{A2aError, BoxError, CallContext, ErrorKind};
 
@@ -211,31 +212,38 @@ where
         base,
     } = target(&shared, &authority, &mut message, push.as_ref()).await?;
     record_ids(&task_id, &context_id);
-    let mut records = Vec::with_capacity(4);
-    if base.is_none() {
-        let mut created = Record::created(task_id.clone(), context_id.clone());
-        if let Record::Created { metadata, .. } = &mut created {
-            metadata.clone_from(&req.metadata);
-        }
-        records.push(created);
-    }
-    records.push(Record::MessageAdmitted {
-        message: message.clone(),
-    });
-    records.extend(push_config::inline_record(push, &task_id));
-    records.push(Record::ExecutionStarted {
-        host: shared.host_id.to_string(),
-    });
+    let config = push_config::inline_record(push, &task_id);
+    let started = Record::ExecutionStarted {
+        host: shared.host_id.clone(),
+    };
     // Nobody can know a new task before its blocking SendMessage answers,
     // so its admission may ride with the execution's first commit: one
     // append per task when the executor answers without waiting.
-    let deferred = base.is_none() && answer == Answer::Outcome;
-    // The task as its admission leaves it, for the execution.
-    let deferred_task = if deferred {
-        let p = Projection::replay(&records).map_err(|_| A2aError::new(ErrorKind::Internal))?;
-        Some(p.task().clone())
+    let (deferred, records) = if base.is_none() && answer == Answer::Outcome {
+        let deferred = Deferred::new(
+            task_id.clone(),
+            context_id.clone(),
+            req.metadata,
+            message.clone(),
+            config,
+            started,
+        );
+        (Some(deferred), Vec::new())
     } else {
-        None
+        let mut records = Vec::with_capacity(4);
+        if base.is_none() {
+            let mut created = Record::created(task_id.clone(), context_id.clone());
+            if let Record::Created { metadata, .. } = &mut created {
+                *metadata = req.metadata;
+            }
+            records.push(created);
+        }
+        records.push(Record::MessageAdmitted {
+            message: message.clone(),
+        });
+        records.extend(config);
+        records.push(started);
+        (None, records)
     };
     let (seq, epoch) = base.unwrap_or((0, 1));
     let writer = Writer::new(
@@ -260,8 +268,9 @@ where
     if !shared.registry.claim(&writer) {
         return Err(busy(&writer.task_id));
     }
-    let (task, admission) = if let Some(task) = deferred_task {
-        writer.defer_admission(records);
+    let (task, admission) = if let Some(deferred) = deferred {
+        let task = deferred.task();
+        writer.defer_admission(deferred);
         (task, Admission::Deferred)
     } else {
         commit(&shared, &writer, answer, records).await?

@@ -94,7 +94,7 @@ impl<A> fmt::Debug for AgentExecutor<A> {
 }
 
 /// The record of one text chunk of the agent's artifact.
-fn chunk_record(artifact_id: &str, text: String, append: bool, last_chunk: bool) -> Record {
+fn chunk_record(artifact_id: String, text: String, append: bool, last_chunk: bool) -> Record {
     Record::ArtifactChunk {
         artifact: text_chunk(artifact_id, text),
         append,
@@ -110,9 +110,9 @@ fn chunk_record(artifact_id: &str, text: String, append: bool, last_chunk: bool)
 /// commit alone does not cut off a subscriber that was keeping up.
 const MAX_BATCH: usize = 256;
 
-fn text_chunk(artifact_id: &str, text: String) -> Artifact {
+fn text_chunk(artifact_id: String, text: String) -> Artifact {
     Artifact {
-        artifact_id: artifact_id.to_owned(),
+        artifact_id,
         parts: vec![Part::text(text)],
         ..Artifact::default()
     }
@@ -155,7 +155,9 @@ impl<A: Agent> Executor for AgentExecutor<A> {
             // then) the last chunk with COMPLETED. Whenever the agent would
             // wait, what is pending is committed first, so clients see it
             // without delay.
-            let mut pending = vec![emit.status_record(TaskState::Working, None)];
+            // Room for WORKING, a chunk and COMPLETED: a one-shot agent's.
+            let mut pending = Vec::with_capacity(4);
+            pending.push(emit.status_record(TaskState::Working, None));
             let input = AgentInput {
                 text: message.text(),
                 task_id: emit.task_id().to_owned(),
@@ -164,7 +166,7 @@ impl<A: Agent> Executor for AgentExecutor<A> {
             };
             let stream = agent.run(input);
             futures_util::pin_mut!(stream);
-            let artifact_id = super::id_text(uuid::Uuid::new_v4());
+            let mut artifact_id = super::id_text(uuid::Uuid::new_v4());
             // One chunk is held back so that the last one goes out with
             // `last_chunk` set: chunk k is recorded when chunk k + 1 arrives,
             // or after CHUNK_LINGER if the agent pauses.
@@ -188,7 +190,7 @@ impl<A: Agent> Executor for AgentExecutor<A> {
                             // than late (it then cannot be marked last).
                             () = tokio::time::sleep(CHUNK_LINGER), if held.is_some() => {
                                 if let Some(prev) = held.take() {
-                                    pending.push(chunk_record(&artifact_id, prev, started, false));
+                                    pending.push(chunk_record(artifact_id.clone(), prev, started, false));
                                     started = true;
                                 }
                                 continue;
@@ -201,7 +203,7 @@ impl<A: Agent> Executor for AgentExecutor<A> {
                     Some(Ok(chunk)) if chunk.is_empty() => {}
                     Some(Ok(chunk)) => {
                         if let Some(prev) = held.replace(chunk) {
-                            pending.push(chunk_record(&artifact_id, prev, started, false));
+                            pending.push(chunk_record(artifact_id.clone(), prev, started, false));
                             started = true;
                         }
                     }
@@ -210,7 +212,8 @@ impl<A: Agent> Executor for AgentExecutor<A> {
                         // What the agent produced is kept, but it is not
                         // marked complete.
                         if let Some(prev) = held.take() {
-                            pending.push(chunk_record(&artifact_id, prev, started, false));
+                            let id = std::mem::take(&mut artifact_id);
+                            pending.push(chunk_record(id, prev, started, false));
                         }
                         let failed = Message::agent("", AGENT_FAILED_MESSAGE);
                         pending.push(emit.status_record(TaskState::Failed, Some(failed)));
@@ -221,7 +224,8 @@ impl<A: Agent> Executor for AgentExecutor<A> {
             }
             // The last chunk and COMPLETED go in the final commit.
             if let Some(prev) = held.take() {
-                pending.push(chunk_record(&artifact_id, prev, started, true));
+                // The last use of the id: moved, not copied.
+                pending.push(chunk_record(artifact_id, prev, started, true));
             }
             pending.push(emit.status_record(TaskState::Completed, None));
             emit.commit_records(pending).await?;

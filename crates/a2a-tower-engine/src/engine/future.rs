@@ -27,11 +27,17 @@ impl ResponseFuture {
 
     /// `call` inside the call's `a2a.call` span (method, task and context
     /// ids, and the error's kind: never its message), as every core of the
-    /// crate answers.
+    /// crate answers; inside a binding's call span, which names the method
+    /// and the error already, `call` records the ids there and no second
+    /// span is made.
     pub(crate) fn in_call_span<F>(method: &'static str, call: F) -> Self
     where
         F: Future<Output = Result<A2aResponse, A2aError>> + Send + 'static,
     {
+        if a2a_tower_core::telemetry::in_binding_span() {
+            // Polled inside the binding's instrumented call.
+            return Self::new(Box::pin(call));
+        }
         let span = tracing::info_span!(
             "a2a.call",
             method,
@@ -39,13 +45,15 @@ impl ResponseFuture {
             context_id = tracing::field::Empty,
             error.kind = tracing::field::Empty,
         );
-        let fut = async move {
-            let out = call.await;
-            if let Err(e) = &out {
-                tracing::Span::current().record("error.kind", e.kind().reason());
+        // A combinator, not an `async` block awaiting `call`: such a block
+        // holds the captured future and the awaited one apart, doubling what
+        // is boxed (and moved) per call.
+        let record = span.clone();
+        let fut = futures_util::FutureExt::inspect(call, move |out| {
+            if let Err(e) = out {
+                record.record("error.kind", e.kind().reason());
             }
-            out
-        };
+        });
         Self::new(Box::pin(tracing::Instrument::instrument(fut, span)))
     }
 }

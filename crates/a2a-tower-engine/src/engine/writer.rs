@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
+use super::deferred::Deferred;
 use super::executor::EmitError;
 use crate::log::{AppendRequest, Appended, LogErrorKind, Record, TaskLog};
 use crate::types::{Message, Task, TaskState, TaskStatus, Timestamp};
@@ -70,8 +71,8 @@ pub(crate) struct Writer {
     pub(crate) context_id: String,
     /// `(seq, epoch)`.
     state: tokio::sync::Mutex<(u64, u64)>,
-    /// The admission records not committed yet (taken under `state`).
-    admission: Mutex<Option<Vec<Record>>>,
+    /// The admission not committed yet (taken under `state`).
+    admission: Mutex<Option<Deferred>>,
     /// Set with the signal `closed`, or when the admission failed.
     outcome: Mutex<Option<Outcome>>,
     /// Someone waits for the outcome (a blocking SendMessage); otherwise the
@@ -136,11 +137,10 @@ impl Writer {
         }
     }
 
-    /// Holds the admission `records` of a new task (starting with `Created`)
-    /// back, to go out with the execution's first commit. Called before the
-    /// execution starts.
-    pub(crate) fn defer_admission(&self, records: Vec<Record>) {
-        *lock(&self.admission) = Some(records);
+    /// Holds the admission of a new task back, to go out with the
+    /// execution's first commit. Called before the execution starts.
+    pub(crate) fn defer_admission(&self, admission: Deferred) {
+        *lock(&self.admission) = Some(admission);
     }
 
     /// The admission is still waiting for a commit to carry it.
@@ -211,9 +211,8 @@ impl Writer {
         // Whether this append carries the deferred admission.
         let admission = lock(&self.admission).take();
         let admits = admission.is_some();
-        if let Some(mut admission) = admission {
-            admission.append(&mut records);
-            records = admission;
+        if let Some(admission) = admission {
+            records = admission.records_before(records);
         } else if records.is_empty() {
             return Err(EmitError::Invalid);
         }
@@ -297,7 +296,9 @@ impl Writer {
                 records,
             )
         };
-        if !self.folds_configs {
+        // A creation is never overtaken by push configs alone (its conflict
+        // means the task exists already): its records are not copied.
+        if !self.folds_configs || st.0 == 0 {
             return self.log.append(request(st, records)).await;
         }
         let mut attempts = 0;

@@ -70,7 +70,7 @@ pub(crate) async fn start(
         }
         .record(),
         Record::ExecutionStarted {
-            host: inner.host_id.to_string(),
+            host: inner.host_id.clone(),
         },
     ];
     records.extend(inline_record(config, &task_id));

@@ -93,7 +93,7 @@ async fn resume_one(inner: &Arc<Inner>, authority: &str, task_id: &str) -> Resul
         seq,
         epoch,
         vec![Record::ExecutionStarted {
-            host: inner.host_id.to_string(),
+            host: inner.host_id.clone(),
         }],
     );
     let appended = match inner.log.append(take_over).await {

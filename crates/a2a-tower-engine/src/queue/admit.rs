@@ -82,7 +82,7 @@ pub(crate) async fn admit(
             timestamp: Some(Timestamp::now()),
         }),
         Record::ExecutionStarted {
-            host: core.shared.host_id.to_string(),
+            host: core.shared.host_id.clone(),
         },
     ];
     // A newer epoch fences anything that wrote the task before.

@@ -111,13 +111,7 @@ where
                     req,
                     span.clone(),
                 );
-                let record = span.clone();
-                let call = async move {
-                    let res = call.await;
-                    record.record("http.response.status_code", res.status().as_u16());
-                    res
-                };
-                BindingFuture::call(Box::pin(call.instrument(span))).into()
+                BindingFuture::call(Box::pin(call.instrument(span.clone())), span).into()
             }
         }
     }

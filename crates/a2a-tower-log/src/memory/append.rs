@@ -122,6 +122,13 @@ impl Inner {
         })
     }
 
+    /// The append `s` leaves its task to be compacted at once (see
+    /// `Shard::ended`): it ends the task, and nobody watches it or waits
+    /// for push deliveries of its records.
+    fn compacts(&self, entry: &Entry, s: &Staged) -> bool {
+        s.ends && !entry.keeps_records() && self.cfg.compact_terminal
+    }
+
     /// Applies a staged and [checked](check) append under its shard lock.
     fn apply(
         &self,
@@ -132,11 +139,11 @@ impl Inner {
         let mut repack = false;
         let entry = if req.expected == 0 {
             let mut entry = Box::new(Entry {
-                authority: Arc::from(req.authority.as_str()),
+                authority: shard.authority(&req.authority),
                 seq: 0,
                 epoch: req.epoch,
                 body: Body::Open(Projection::default()),
-                records: Vec::with_capacity(req.records.len().max(4)),
+                records: Vec::new(),
                 compacted: 0,
                 bytes: ENTRY_OVERHEAD + req.task_id.len(),
                 watch: None,
@@ -144,7 +151,8 @@ impl Inner {
                 deliveries: None,
             });
             entry.track(&req);
-            entry.push(req.records);
+            let keep = !self.compacts(&entry, s);
+            entry.push(req.records, keep);
             self.tasks.fetch_add(1, Ordering::Relaxed);
             self.bytes.fetch_add(entry.bytes, Ordering::Relaxed);
             let key: Arc<str> = Arc::from(req.task_id.as_str());
@@ -164,7 +172,8 @@ impl Inner {
             }
             entry.epoch = req.epoch;
             entry.track(&req);
-            let added = entry.push(req.records);
+            let keep = !repack && !self.compacts(entry, s);
+            let added = entry.push(req.records, keep);
             self.bytes.fetch_add(added, Ordering::Relaxed);
             entry
         };

@@ -46,14 +46,37 @@ impl Entry {
     /// entry's bytes what they take: each record, and what the projection
     /// grew by (a text chunk appended to a text part grows it by its text
     /// only, see [`Projection::apply_chunk`]). Returns the bytes added.
-    pub(super) fn push(&mut self, records: Vec<Record>) -> usize {
+    ///
+    /// Unless `keep`: the task is compacted right after (it ends and nobody
+    /// watches it), which drops its records, so they are not kept at all:
+    /// their values are moved into the projection
+    /// ([`Projection::apply_owned`]) instead of copied, and only what the
+    /// projection grew by is added (compaction counts the task anew).
+    pub(super) fn push(&mut self, records: Vec<Record>, keep: bool) -> usize {
         let Body::Open(projection) = &mut self.body else {
             // A packed task is unpacked for any records first.
             debug_assert!(records.is_empty());
             return 0;
         };
         let mut added = 0;
+        if keep {
+            self.records.reserve(records.len());
+        }
         for r in records {
+            self.seq += 1;
+            if !keep {
+                added += match r {
+                    Record::ArtifactChunk {
+                        artifact, append, ..
+                    } => projection.apply_chunk_owned(artifact, append),
+                    other => {
+                        let grew = payload_bytes(&other);
+                        projection.apply_owned(other);
+                        grew
+                    }
+                };
+                continue;
+            }
             let grew = match &r {
                 Record::ArtifactChunk {
                     artifact, append, ..
@@ -64,7 +87,6 @@ impl Entry {
                 }
             };
             added += grew + record_bytes(&r);
-            self.seq += 1;
             self.records.push(Sequenced {
                 seq: self.seq,
                 head: self.seq,

@@ -12,9 +12,17 @@
 
 use std::sync::Arc;
 
-use crate::projection::approx_task_bytes;
 use crate::types::{Task, TaskPushNotificationConfig, TaskState, Timestamp};
 use crate::{Hold, LogError, Projection};
+
+/// The largest buffer a thread keeps for packing between tasks.
+const KEPT_BUFFER: usize = 64 << 10;
+
+thread_local! {
+    /// Where a task is written before its exact-size copy: one allocation
+    /// per packed task, and no regrowth.
+    static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 
 /// A terminal task as its JSON.
 #[derive(Debug)]
@@ -22,13 +30,13 @@ pub(super) struct Packed {
     /// The task's ProtoJSON (shared, so a ListTasks scan can take it out of
     /// the shard lock and decode only the tasks of its page).
     json: Arc<[u8]>,
-    context_id: Box<str>,
+    context_id: ContextId,
     timestamp: Option<Timestamp>,
     state: TaskState,
     cancel_requested: bool,
     push_configs: Box<[TaskPushNotificationConfig]>,
-    /// The host of the task's latest execution.
-    host: Option<Box<str>>,
+    /// The host of the task's latest execution (shared with its records).
+    host: Option<Arc<str>>,
     /// The feature holding the task (a managed run).
     hold: Option<Box<Hold>>,
 }
@@ -38,18 +46,24 @@ impl Packed {
     /// then kept as it is).
     pub(super) fn pack(p: &Projection) -> Option<Self> {
         let task = p.task();
-        // The JSON is about half the estimate of the wire structs: one
-        // buffer, no regrowth, then one exact-size copy.
-        let mut json = Vec::with_capacity(approx_task_bytes(task) / 2);
-        serde_json::to_writer(&mut json, &**task).ok()?;
+        // Written into this thread's buffer, then copied once at its size.
+        let json = BUFFER.with_borrow_mut(|buffer| {
+            buffer.clear();
+            let written = serde_json::to_writer(&mut *buffer, &**task);
+            let json = written.ok().map(|()| Arc::<[u8]>::from(&buffer[..]));
+            if buffer.capacity() > KEPT_BUFFER {
+                *buffer = Vec::new();
+            }
+            json
+        })?;
         Some(Self {
-            json: Arc::from(json),
-            context_id: task.context_id.as_str().into(),
+            context_id: ContextId::of(&json, task),
+            json,
             timestamp: task.status.timestamp,
             state: task.status.state,
             cancel_requested: p.cancel_requested(),
             push_configs: p.push_configs().into(),
-            host: p.host().map(Into::into),
+            host: p.shared_host().cloned(),
             hold: p.hold().cloned().map(Box::new),
         })
     }
@@ -61,7 +75,7 @@ impl Packed {
             task,
             self.cancel_requested,
             self.push_configs.to_vec(),
-            self.host.as_deref().map(str::to_owned),
+            self.host.clone(),
             self.hold.as_deref().cloned(),
         ))
     }
@@ -72,7 +86,14 @@ impl Packed {
     }
 
     pub(super) fn context_id(&self) -> &str {
-        &self.context_id
+        match &self.context_id {
+            ContextId::InJson(start, end) => self
+                .json
+                .get(*start as usize..*end as usize)
+                .and_then(|id| std::str::from_utf8(id).ok())
+                .unwrap_or_default(),
+            ContextId::Own(id) => id,
+        }
     }
 
     pub(super) fn timestamp(&self) -> Option<Timestamp> {
@@ -91,7 +112,10 @@ impl Packed {
     pub(super) fn bytes(&self) -> usize {
         self.json.len()
             + 16
-            + self.context_id.len()
+            + match &self.context_id {
+                ContextId::InJson(..) => 0,
+                ContextId::Own(id) => id.len(),
+            }
             + self.host.as_ref().map_or(0, |h| h.len())
             + self.hold.as_ref().map_or(0, |h| h.by.len())
             + self
@@ -102,9 +126,73 @@ impl Packed {
     }
 }
 
+/// Where a packed task's context id is (what ListTasks filters on).
+#[derive(Debug)]
+enum ContextId {
+    /// In the JSON, at this range (start, end): where serde writes it,
+    /// right after the task id, as it is when neither id needs escaping.
+    InJson(u32, u32),
+    /// A copy of its own (an id the JSON escapes).
+    Own(Box<str>),
+}
+
+impl ContextId {
+    /// The context id of `task`, found in its `json` if it is there as it
+    /// is (no allocation), else copied.
+    fn of(json: &[u8], task: &Task) -> Self {
+        let verbatim = |s: &str| !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\');
+        let (head, middle) = (br#"{"id":""#, br#"","contextId":""#);
+        let start = head.len() + task.id.len() + middle.len();
+        let end = start + task.context_id.len();
+        let found = verbatim(&task.id)
+            && verbatim(&task.context_id)
+            && json.starts_with(head)
+            && json.get(head.len()..head.len() + task.id.len()) == Some(task.id.as_bytes())
+            && json.get(start - middle.len()..start) == Some(&middle[..])
+            && json.get(start..end) == Some(task.context_id.as_bytes());
+        match (found, u32::try_from(start), u32::try_from(end)) {
+            (true, Ok(start), Ok(end)) => Self::InJson(start, end),
+            _ => Self::Own(task.context_id.as_str().into()),
+        }
+    }
+}
+
 /// Decodes a packed task.
 pub(super) fn decode(json: &[u8]) -> Result<Arc<Task>, LogError> {
     serde_json::from_slice(json)
         .map(Arc::new)
         .map_err(LogError::backend)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Record;
+
+    fn packed(task_id: &str, context_id: &str) -> Packed {
+        let p = Projection::replay([&Record::created(task_id, context_id)]).unwrap();
+        Packed::pack(&p).unwrap()
+    }
+
+    // The context id is read where the JSON holds it, unless escaped there.
+    #[test]
+    fn the_context_id_is_found_in_the_json_or_copied() {
+        let plain = packed("t-1", "c-1");
+        assert!(matches!(plain.context_id, ContextId::InJson(..)));
+        assert_eq!(plain.context_id(), "c-1");
+        let cases = [
+            ("t\"1", "c-1", true),
+            ("t-1", "c\\1", true),
+            ("t-1", "c\n1", true),
+            ("t-1", "c\"1", true),
+            ("", "", false),
+            ("t-é", "c-✓", false),
+        ];
+        for (task, context, copied) in cases {
+            let p = packed(task, context);
+            assert_eq!(p.context_id(), context, "{task:?} {context:?}");
+            let own = matches!(p.context_id, ContextId::Own(_));
+            assert_eq!(own, copied, "{task:?} {context:?}");
+        }
+    }
 }

@@ -18,6 +18,9 @@ pub(super) struct Shard {
     pub(super) map: HashMap<Arc<str>, Box<Entry>>,
     /// Terminal tasks in the order they ended.
     terminal: VecDeque<Arc<str>>,
+    /// The authority of the task last created here, shared by the tasks
+    /// after it of the same one (most hosts have a single authority).
+    authority: Option<Arc<str>>,
 }
 
 impl Inner {
@@ -80,6 +83,15 @@ impl Inner {
 }
 
 impl Shard {
+    /// `authority`, shared with the last task created here if it is the
+    /// same.
+    pub(super) fn authority(&mut self, authority: &str) -> Arc<str> {
+        match &self.authority {
+            Some(last) if **last == *authority => last.clone(),
+            _ => self.authority.insert(Arc::from(authority)).clone(),
+        }
+    }
+
     /// Records that the task ended; compacts it if nobody watches.
     pub(super) fn ended(&mut self, inner: &Inner, key: Arc<str>) {
         self.terminal.push_back(key.clone());

@@ -40,7 +40,8 @@ pub(super) fn payload_bytes(r: &Record) -> usize {
         Record::PushConfigSet { config } => {
             config.url.len() + config.token.len() + config.id.len() + 64
         }
-        Record::PushConfigDeleted { id } | Record::ExecutionStarted { host: id } => id.len(),
+        Record::PushConfigDeleted { id } => id.len(),
+        Record::ExecutionStarted { host } => host.len(),
         Record::MetadataChanged { metadata } => map_bytes(metadata),
         Record::Feature(f) => f.approx_bytes(),
     }

@@ -164,22 +164,19 @@ where
             http.response.status_code = tracing::field::Empty,
             operation = tracing::field::Empty,
             error = tracing::field::Empty,
+            task_id = tracing::field::Empty,
+            context_id = tracing::field::Empty,
         );
         crate::telemetry::set_remote_parent(&span, req.headers());
         let req = req.map(|b| b.map_err(limit_status::<B::Error>));
         let call = Service::call(&mut self.server, req);
-        let record = span.clone();
         let call = async move {
             match call.await {
-                Ok(res) => {
-                    let res = shape(res);
-                    record.record("http.response.status_code", res.status().as_u16());
-                    res
-                }
+                Ok(res) => shape(res),
                 Err(never) => match never {},
             }
         };
-        BindingFuture::call(Box::pin(call.instrument(span))).into()
+        BindingFuture::call(Box::pin(call.instrument(span.clone())), span).into()
     }
 }
 

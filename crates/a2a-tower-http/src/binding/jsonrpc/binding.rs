@@ -76,6 +76,8 @@ impl Sealed for JsonRpcCodec {
             http.response.status_code = tracing::field::Empty,
             method = tracing::field::Empty,
             error = tracing::field::Empty,
+            task_id = tracing::field::Empty,
+            context_id = tracing::field::Empty,
         );
         Head::Call((), span)
     }

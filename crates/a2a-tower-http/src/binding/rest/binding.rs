@@ -67,6 +67,8 @@ impl Sealed for RestCodec {
             http.response.status_code = tracing::field::Empty,
             operation = tracing::field::Empty,
             error = tracing::field::Empty,
+            task_id = tracing::field::Empty,
+            context_id = tracing::field::Empty,
         );
         let route = match routes::route(req.method(), suffix, &config.extensions) {
             Ok(route) => route,

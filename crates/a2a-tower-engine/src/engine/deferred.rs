@@ -1,0 +1,166 @@
+//! [`Deferred`]: a new task's admission held back for its execution's first
+//! commit (a blocking SendMessage that creates the task; see
+//! [`Answer::Outcome`](super::admit::Answer::Outcome)).
+//!
+//! The execution is handed the task as admission leaves it; the log gets the
+//! admission as records (`Created`, `MessageAdmitted`, …). Both carry the
+//! same ids and message, so only the task is built at admission: the
+//! records are taken from it when the first commit carries them, moved out
+//! of it if the execution has dropped it by then (a text agent drops it at
+//! once), copied otherwise. The message is then copied once per
+//! SendMessage (the execution's and the task's), not twice.
+
+use std::sync::Arc;
+
+use crate::log::Record;
+use crate::types::{Message, Metadata, Task, TaskState, TaskStatus, Timestamp};
+
+/// The admission of a new task that rides with the execution's first
+/// commit.
+pub(crate) struct Deferred {
+    /// The task as admission leaves it: SUBMITTED, the message its history.
+    task: Arc<Task>,
+    /// The inline push config's record, if the message had one.
+    config: Option<Record>,
+    /// The execution's `ExecutionStarted`.
+    started: Record,
+}
+
+impl Deferred {
+    /// The admission of `message` (its ids set) creating the task `task_id`
+    /// in `context_id` with `metadata`, then `config` and `started`.
+    pub(crate) fn new(
+        task_id: String,
+        context_id: String,
+        metadata: Option<Metadata>,
+        message: Message,
+        config: Option<Record>,
+        started: Record,
+    ) -> Self {
+        // What `Projection` makes of `Created` then `MessageAdmitted`.
+        let task = Task {
+            id: task_id,
+            context_id,
+            status: TaskStatus {
+                state: TaskState::Submitted,
+                message: None,
+                timestamp: Some(Timestamp::now()),
+            },
+            history: vec![message],
+            metadata,
+            ..Task::default()
+        };
+        Self {
+            task: Arc::new(task),
+            config,
+            started,
+        }
+    }
+
+    /// The task for the execution (shared).
+    pub(crate) fn task(&self) -> Arc<Task> {
+        self.task.clone()
+    }
+
+    /// The admission's records, then `records`: `Created` and
+    /// `MessageAdmitted` are taken from the task (moved if nobody else holds
+    /// it any more, copied if the execution still does).
+    pub(crate) fn records_before(self, records: Vec<Record>) -> Vec<Record> {
+        let task = Arc::try_unwrap(self.task).unwrap_or_else(|shared| (*shared).clone());
+        let Task {
+            id,
+            context_id,
+            status,
+            mut history,
+            metadata,
+            ..
+        } = task;
+        let mut all = Vec::with_capacity(3 + usize::from(self.config.is_some()) + records.len());
+        all.push(Record::Created {
+            task_id: id,
+            context_id,
+            at: status.timestamp.unwrap_or_else(Timestamp::now),
+            metadata,
+        });
+        all.extend(
+            history
+                .pop()
+                .map(|message| Record::MessageAdmitted { message }),
+        );
+        all.extend(self.config);
+        all.push(self.started);
+        all.extend(records);
+        all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::Projection;
+    use crate::types::TaskPushNotificationConfig;
+
+    fn deferred() -> Deferred {
+        let mut message = Message::user("m", "hi");
+        message.task_id = "t".into();
+        message.context_id = "c".into();
+        let mut metadata = Metadata::new();
+        metadata.insert("k".into(), 1.into());
+        let config = TaskPushNotificationConfig {
+            id: "p".into(),
+            task_id: "t".into(),
+            url: "https://example.com/hook".into(),
+            ..Default::default()
+        };
+        Deferred::new(
+            "t".into(),
+            "c".into(),
+            Some(metadata),
+            message,
+            Some(Record::PushConfigSet { config }),
+            Record::ExecutionStarted { host: "h".into() },
+        )
+    }
+
+    // The task the execution gets is what the log makes of the records.
+    #[test]
+    fn the_task_is_the_projection_of_the_records() {
+        let d = deferred();
+        let task = d.task();
+        let working = Record::status(TaskStatus::new(TaskState::Working));
+        let records = d.records_before(vec![working.clone()]);
+        let names: Vec<_> = records
+            .iter()
+            .map(|r| serde_json::to_value(r).unwrap())
+            .map(|v| v.as_object().unwrap().keys().next().unwrap().clone())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "created",
+                "messageAdmitted",
+                "pushConfigSet",
+                "executionStarted",
+                "statusChanged"
+            ]
+        );
+        assert_eq!(records[4], working);
+        let p = Projection::replay(&records[..4]).unwrap();
+        assert_eq!(**p.task(), *task, "held by the execution: copied");
+    }
+
+    // Dropped by the execution, the task gives its values to the records.
+    #[test]
+    fn a_dropped_task_is_moved_into_the_records() {
+        let d = deferred();
+        let expected = (*d.task()).clone();
+        let text = d.task.history[0].parts[0].as_text().unwrap().as_ptr();
+        let records = d.records_before(Vec::new());
+        let Record::MessageAdmitted { message } = &records[1] else {
+            panic!("{:?}", records[1]);
+        };
+        assert_eq!(message.parts[0].as_text().unwrap().as_ptr(), text);
+        let p = Projection::replay(&records).unwrap();
+        assert_eq!(**p.task(), expected);
+    }
+}
