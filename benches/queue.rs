@@ -524,7 +524,7 @@ async fn throughput(rounds: usize, queue_only: bool) {
 async fn main() {
     let rounds = env_or("QUEUE_ROUNDS", 5) as usize;
     let only = std::env::var("QUEUE_ONLY").unwrap_or_default();
-    if only != "throughput" {
+    if only != "throughput" && only != "queue" {
         latency(rounds).await;
     }
     if only != "latency" {
