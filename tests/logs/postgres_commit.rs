@@ -136,6 +136,13 @@ async fn concurrent_appends_ride_one_transaction_refusals_answered_each() {
         // Every backend idle for over 10 s has reported its counters.
         tokio::time::sleep(Duration::from_secs(11)).await;
         let before = commits(&admin, &db).await;
+        // The batch's size, as the commit metric reports it (the committer
+        // runs on this current-thread runtime, so a thread-local recorder
+        // sees it).
+        #[cfg(feature = "metrics")]
+        let recorder = metrics_util::debugging::DebuggingRecorder::new();
+        #[cfg(feature = "metrics")]
+        let _local = metrics::set_default_local_recorder(&recorder);
         // One poll queues every append before the committer runs (a
         // current-thread runtime): one batch.
         let appends = (0..24).map(|i| {
@@ -165,6 +172,28 @@ async fn concurrent_appends_ride_one_transaction_refusals_answered_each() {
         // The batch and its NOTIFY; the refused appends' reads of the row
         // (on the pooled connections) rolled back.
         assert_eq!(after - before, 2, "transactions for 24 appends");
+        #[cfg(feature = "metrics")]
+        {
+            use metrics_util::debugging::DebugValue;
+            let name = a2a_tower::telemetry::names::LOG_COMMIT_BATCH;
+            let sizes: Vec<f64> = recorder
+                .snapshotter()
+                .snapshot()
+                .into_vec()
+                .into_iter()
+                .filter(|(k, ..)| k.key().name() == name)
+                .flat_map(|(.., v)| match v {
+                    DebugValue::Histogram(v) => {
+                        v.into_iter().map(|x| x.into_inner()).collect::<Vec<f64>>()
+                    }
+                    other => panic!("{name} is {other:?}"),
+                })
+                .collect();
+            // The batch of 24, then the 8 refused appends' locked retries
+            // (each its own transaction, refused again).
+            assert_eq!(sizes.first(), Some(&24.0), "{sizes:?}");
+            assert!(sizes[1..].iter().all(|n| *n == 1.0), "{sizes:?}");
+        }
         for i in 0..8 {
             let s = b.snapshot("x", &format!("t{i}")).await.unwrap();
             assert_eq!(s.seq, 2);

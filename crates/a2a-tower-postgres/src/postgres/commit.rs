@@ -248,7 +248,10 @@ impl Run {
             // Task id order (stable: one task's appends keep theirs).
             batch.sort_by(|a: &Job, b: &Job| a.row.task_id.cmp(&b.row.task_id));
             let rows: Vec<&WriteRow> = batch.iter().map(|j| &j.row).collect();
+            let began = std::time::Instant::now();
             let outcome = self.commit(&rows).await;
+            // One transaction: its time and how many appends rode it.
+            a2a_tower_core::telemetry::record_commit("postgres", rows.len(), began.elapsed());
             drop(rows);
             let mut written = Vec::new();
             match outcome {

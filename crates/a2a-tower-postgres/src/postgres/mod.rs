@@ -105,9 +105,10 @@ fn db(e: tokio_postgres::Error) -> LogError {
     LogError::backend(e)
 }
 
-/// Runs one append (or `append_all`) call of `appends` appends, recording
-/// its time to commit (the single place the commit metric is taken).
-async fn timed<T>(
+/// Runs one transaction of `appends` appends on a pooled connection (the
+/// locked path, `append_all`), recording its time to commit; the committer
+/// records each of its batches itself (`commit::Run::commit`).
+pub(super) async fn timed<T>(
     appends: usize,
     commit: impl Future<Output = Result<T, LogError>>,
 ) -> Result<T, LogError> {
@@ -139,7 +140,7 @@ impl Inner {
 
 impl TaskLog for PostgresTaskLog {
     fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
-        Box::pin(timed(1, self.inner.append(request)))
+        Box::pin(self.inner.append(request))
     }
 
     fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {

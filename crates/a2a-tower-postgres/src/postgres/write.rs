@@ -21,7 +21,7 @@ impl Inner {
             return Ok(out);
         }
         let mut client = self.pool.get().await.map_err(LogError::backend)?;
-        let out = self.append_locked(&mut client, &req).await?;
+        let out = super::timed(1, self.append_locked(&mut client, &req)).await?;
         self.notify(&client, &[(&req.task_id, out.seq)]).await;
         Ok(out)
     }
