@@ -277,12 +277,22 @@ async fn readers_see_every_task_whole_or_gone<L: Retention>(log: Arc<L>) {
             }
         })
     };
+    // The readers are reading before the sweep begins, and go on until one
+    // of them has seen a deleted task: they cannot all have idled through
+    // (a reader that failed ends the wait; its panic is raised below).
+    let failed = |readers: &[tokio::task::JoinHandle<()>]| readers.iter().any(|r| r.is_finished());
+    while seen.0.load(Ordering::Relaxed) < 2 && !failed(&readers) {
+        tokio::task::yield_now().await;
+    }
     let swept = RetentionPolicy::new(HOUR)
         .batch(4)
         .sweep(&*log)
         .await
         .unwrap();
     load.await.unwrap();
+    while seen.1.load(Ordering::Relaxed) == 0 && !failed(&readers) {
+        tokio::task::yield_now().await;
+    }
     done.store(true, Ordering::Release);
     for r in readers {
         r.await.unwrap();
