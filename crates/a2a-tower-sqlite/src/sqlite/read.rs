@@ -163,11 +163,35 @@ fn replay(
     Ok(p)
 }
 
+/// The task's snapshot, whole or NotFound (see [`whole_or_gone`]).
 pub(crate) fn snapshot(
     c: &Connection,
     authority: &str,
     task_id: &str,
 ) -> Result<Snapshot, LogError> {
+    whole_or_gone(c, |c| snapshot_unlocked(c, authority, task_id))
+}
+
+/// `read` without a transaction, and again inside one if that failed with
+/// a backend error. Entries are immutable, so a task's row and its entries
+/// need no transaction to agree; but retention deletes whole tasks, and a
+/// deletion committed between the read of the row and that of its entries
+/// leaves the entries missing (a backend error). In one read transaction
+/// the task is whole or gone, and the common path pays nothing for it.
+fn whole_or_gone<T>(
+    c: &Connection,
+    read: impl Fn(&Connection) -> Result<T, LogError>,
+) -> Result<T, LogError> {
+    match read(c) {
+        Err(e) if e.kind() == LogErrorKind::Backend => {
+            let tx = c.unchecked_transaction().map_err(LogError::backend)?;
+            read(&tx)
+        }
+        out => out,
+    }
+}
+
+fn snapshot_unlocked(c: &Connection, authority: &str, task_id: &str) -> Result<Snapshot, LogError> {
     let row = row(c, task_id)?
         .filter(|r| r.authority == authority)
         .ok_or_else(not_found)?;
@@ -475,5 +499,50 @@ mod tests {
             "SELECT authority, task_id FROM tasks WHERE live = 1 AND (?1 IS NULL OR authority > ?1 OR (authority = ?1 AND task_id > ?2)) ORDER BY authority, task_id LIMIT ?3",
         );
         assert!(live.contains("tasks_live"), "{live}");
+    }
+    /// A task deleted between the read of its row and of its entries (what
+    /// a retention sweep beside a reader does) reads as NotFound, never as
+    /// a backend error; other errors are kept.
+    #[tokio::test]
+    async fn a_task_deleted_mid_read_is_gone() {
+        use crate::log::{AppendRequest, Record, TaskLog as _};
+        use crate::types::TaskStatus;
+        let dir = std::env::temp_dir().join(format!("a2a-read-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("tasks.db");
+        let log = super::super::SqliteTaskLog::open(&db).unwrap();
+        let created = vec![Record::created("t1", "c1")];
+        log.append(AppendRequest::create("a", "t1", created))
+            .await
+            .unwrap();
+        let records = vec![Record::status(TaskStatus::new(TaskState::Working))];
+        log.append(AppendRequest::new("a", "t1", 1, 1, records))
+            .await
+            .unwrap();
+        let reader = super::super::read_only(&db, Duration::from_secs(1)).unwrap();
+        let writer = Connection::open(&db).unwrap();
+        let reads = std::cell::Cell::new(0);
+        let got = whole_or_gone(&reader, |c| {
+            reads.set(reads.get() + 1);
+            let row = row(c, "t1")?.ok_or_else(not_found)?;
+            if reads.get() == 1 {
+                writer
+                    .execute_batch(
+                        "BEGIN; DELETE FROM entries WHERE task_id = 't1'; \
+                         DELETE FROM tasks WHERE task_id = 't1'; COMMIT;",
+                    )
+                    .unwrap();
+            }
+            row.projection(c, "t1")
+        });
+        assert_eq!(reads.get(), 2);
+        assert_eq!(got.unwrap_err().kind(), LogErrorKind::NotFound);
+        let err = whole_or_gone(&reader, |c| {
+            c.execute_batch("SELECT * FROM no_such_table")
+                .map_err(LogError::backend)
+        });
+        assert_eq!(err.unwrap_err().kind(), LogErrorKind::Backend);
+        drop((log, reader, writer));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
