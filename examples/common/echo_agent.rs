@@ -29,37 +29,41 @@ pub(crate) fn requested_sleep(text: &str) -> Option<Duration> {
         .map(|d| d.min(MAX_SLEEP))
 }
 
-/// The chunks of a text: each word with the whitespace that follows it.
-pub(crate) fn words(text: &str) -> Vec<String> {
-    let mut chunks = Vec::new();
+/// The chunks of a text: each word with the whitespace that follows it,
+/// cut as they are taken (a long text is not copied into chunks up front).
+pub(crate) fn words(text: String) -> impl Iterator<Item = String> {
     let mut start = 0;
-    let mut in_space = false;
-    for (i, c) in text.char_indices() {
-        if c.is_whitespace() {
-            in_space = true;
-        } else if in_space {
-            chunks.push(text[start..i].to_owned());
-            start = i;
-            in_space = false;
+    std::iter::from_fn(move || {
+        let rest = &text[start..];
+        if rest.is_empty() {
+            return None;
         }
-    }
-    if start < text.len() {
-        chunks.push(text[start..].to_owned());
-    }
-    chunks
+        // The chunk ends where a word follows whitespace.
+        let mut in_space = false;
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| {
+                let next_word = in_space && !c.is_whitespace();
+                in_space = c.is_whitespace();
+                next_word
+            })
+            .map_or(rest.len(), |(i, _)| i);
+        start += end;
+        Some(rest[..end].to_owned())
+    })
 }
 
 impl Agent for Echo {
     fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
         let sleep = requested_sleep(&input.text);
-        let chunks = words(&input.text);
+        let chunks = words(input.text);
         // The engine has recorded WORKING before the stream is polled; when
         // the task is canceled it drops this stream, which ends the sleep.
         futures_util::stream::once(async move {
             if let Some(d) = sleep {
                 tokio::time::sleep(d).await;
             }
-            futures_util::stream::iter(chunks.into_iter().map(Ok))
+            futures_util::stream::iter(chunks.map(Ok))
         })
         .flatten()
     }
@@ -79,10 +83,13 @@ mod tests {
             "a\tb\nc",
             "héllo wörld",
         ] {
-            assert_eq!(words(text).concat(), text);
+            assert_eq!(words(text.into()).collect::<String>(), text);
         }
-        assert_eq!(words("one two  three"), ["one ", "two  ", "three"]);
-        assert_eq!(words(" lead"), [" ", "lead"]);
+        let chunks = |text: &str| words(text.into()).collect::<Vec<_>>();
+        assert_eq!(chunks("one two  three"), ["one ", "two  ", "three"]);
+        assert_eq!(chunks(" lead"), [" ", "lead"]);
+        assert_eq!(chunks("trail "), ["trail "]);
+        assert_eq!(chunks(""), Vec::<String>::new());
     }
 
     #[test]

@@ -39,13 +39,7 @@ static PROMETHEUS: OnceLock<PrometheusHandle> = OnceLock::new();
 /// Installs the Prometheus recorder (for `GET /metrics`) and, with
 /// `A2A_OTEL=stdout`, the stdout span exporter.
 pub(crate) fn init() -> Telemetry {
-    // Histograms with buckets (the exporter's default is a summary).
-    const BUCKETS: &[f64] = &[
-        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
-    ];
-    let builder = PrometheusBuilder::new()
-        .set_buckets(BUCKETS)
-        .expect("buckets are not empty");
+    let builder = prometheus();
     // `A2A_METRICS=off`: no recorder (the telemetry-off side of the figures).
     if std::env::var("A2A_METRICS").as_deref() != Ok("off")
         && let Ok(handle) = builder.install_recorder()
@@ -76,14 +70,7 @@ pub(crate) fn init() -> Telemetry {
                     provider.with_simple_exporter(opentelemetry_stdout::SpanExporter::default());
             }
             let provider = provider.build();
-            // No busy/idle timings (two clock reads per poll of every
-            // instrumented future, and two attributes added at close) and no
-            // thread attributes (the thread's name copied into every span):
-            // what they cost is measured in benches/README.md.
-            let layer = tracing_opentelemetry::layer()
-                .with_tracked_inactivity(false)
-                .with_threads(false)
-                .with_tracer(provider.tracer("a2a-tower"));
+            let layer = span_layer(&provider);
             let _ =
                 tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer));
             Some(provider)
@@ -91,6 +78,34 @@ pub(crate) fn init() -> Telemetry {
         _ => None,
     };
     Telemetry { provider }
+}
+
+/// The Prometheus recorder's settings: histograms with buckets (the
+/// exporter's default is a summary).
+pub(crate) fn prometheus() -> PrometheusBuilder {
+    const BUCKETS: &[f64] = &[
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+    ];
+    PrometheusBuilder::new()
+        .set_buckets(BUCKETS)
+        .expect("buckets are not empty")
+}
+
+/// The layer that records every span as OpenTelemetry through `provider`:
+/// no busy/idle timings (two clock reads per poll of every instrumented
+/// future, and two attributes added at close) and no thread attributes (the
+/// thread's name copied into every span): what they cost is measured in
+/// benches/README.md (`benches/telemetry.rs` measures the rest).
+pub(crate) fn span_layer<S>(
+    provider: &SdkTracerProvider,
+) -> tracing_opentelemetry::OpenTelemetryLayer<S, opentelemetry_sdk::trace::SdkTracer>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    tracing_opentelemetry::layer()
+        .with_tracked_inactivity(false)
+        .with_threads(false)
+        .with_tracer(provider.tracer("a2a-tower"))
 }
 
 /// `svc` with `GET /metrics` answered from the recorder [`init`] installed.

@@ -48,3 +48,16 @@ pub(super) fn commit(log: &'static str, appends: usize, took: Duration) {
     duration.record(took.as_secs_f64());
     batch.record(appends as f64);
 }
+
+pub(super) fn execution_ended(outcome: &'static str) {
+    // Literal labels for the outcomes the engine reports: a static key,
+    // nothing allocated per execution.
+    let counter = match outcome {
+        "completed" => metrics::counter!(names::EXECUTIONS, "outcome" => "completed"),
+        "failed" => metrics::counter!(names::EXECUTIONS, "outcome" => "failed"),
+        "canceled" => metrics::counter!(names::EXECUTIONS, "outcome" => "canceled"),
+        "closed" => metrics::counter!(names::EXECUTIONS, "outcome" => "closed"),
+        other => metrics::counter!(names::EXECUTIONS, "outcome" => other),
+    };
+    counter.increment(1);
+}

@@ -211,6 +211,14 @@ pub fn admission_wait(agent: &str, waited: Duration) {
     let _ = (agent, waited);
 }
 
+/// Counts one ended execution in [`names::EXECUTIONS`] by its `outcome`.
+pub fn execution_ended(outcome: &'static str) {
+    #[cfg(feature = "metrics")]
+    metrics::execution_ended(outcome);
+    #[cfg(not(feature = "metrics"))]
+    let _ = outcome;
+}
+
 /// Counts `n` under the counter `name` with one label.
 pub fn count(name: &'static str, label: &'static str, value: &'static str, n: u64) {
     #[cfg(feature = "metrics")]

@@ -62,12 +62,7 @@ impl Driver {
             a2a_tower_core::telemetry::active_executions(1.0);
             let outcome = drive(&shared, inner, execution, &writer).await;
             a2a_tower_core::telemetry::active_executions(-1.0);
-            a2a_tower_core::telemetry::count(
-                a2a_tower_core::telemetry::names::EXECUTIONS,
-                "outcome",
-                outcome,
-                1,
-            );
+            a2a_tower_core::telemetry::execution_ended(outcome);
             tracing::Span::current().record("outcome", outcome);
             shared.registry.remove(&writer);
             if let Some(hook) = &shared.on_end {

@@ -1,7 +1,7 @@
 //! The single writer of one execution, its signals, and the registry of live
 //! executions on this host.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -329,6 +329,13 @@ impl Writer {
 
     /// Commits a final status if the writer is still open.
     pub(crate) async fn finish(&self, state: TaskState, text: Option<&str>) -> bool {
+        // Nothing to build once a commit has closed the task (the common
+        // end: the executor's own final status), which `commit` would refuse.
+        // Not merely `!is_open()`: a closing commit in flight elsewhere
+        // reopens the writer if it fails.
+        if lock(&self.ended).is_some() {
+            return false;
+        }
         let message = text.map(|t| self.agent_message(Message::agent("", t)));
         let status = TaskStatus {
             state,
@@ -388,38 +395,64 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The live executions of this host, by task id.
+/// The live executions of this host, by task id: a set of writers keyed
+/// by their own task id, so registering one copies nothing.
 #[derive(Debug, Default)]
-pub(crate) struct Registry(Mutex<HashMap<String, Arc<Writer>>>);
+pub(crate) struct Registry(Mutex<HashSet<ByTaskId>>);
+
+/// A writer, hashed and compared by its task id.
+#[derive(Debug)]
+struct ByTaskId(Arc<Writer>);
+
+impl PartialEq for ByTaskId {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.task_id == other.0.task_id
+    }
+}
+
+impl Eq for ByTaskId {}
+
+impl std::hash::Hash for ByTaskId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // As `str` hashes: `Borrow<str>` requires the same hash.
+        self.0.task_id.as_str().hash(state);
+    }
+}
+
+impl std::borrow::Borrow<str> for ByTaskId {
+    fn borrow(&self) -> &str {
+        &self.0.task_id
+    }
+}
 
 impl Registry {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Writer>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<ByTaskId>> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Registers a writer unless an open one already runs the task.
     pub(crate) fn claim(&self, writer: &Arc<Writer>) -> bool {
-        let mut map = self.lock();
-        match map.get(&writer.task_id) {
-            Some(w) if w.is_open() => false,
+        let mut set = self.lock();
+        match set.get(writer.task_id.as_str()) {
+            Some(w) if w.0.is_open() => false,
             _ => {
-                map.insert(writer.task_id.clone(), writer.clone());
+                set.replace(ByTaskId(writer.clone()));
                 true
             }
         }
     }
 
     pub(crate) fn get(&self, task_id: &str) -> Option<Arc<Writer>> {
-        self.lock().get(task_id).cloned()
+        self.lock().get(task_id).map(|w| w.0.clone())
     }
 
     pub(crate) fn remove(&self, writer: &Arc<Writer>) {
-        let mut map = self.lock();
-        if map
-            .get(&writer.task_id)
-            .is_some_and(|w| Arc::ptr_eq(w, writer))
+        let mut set = self.lock();
+        if set
+            .get(writer.task_id.as_str())
+            .is_some_and(|w| Arc::ptr_eq(&w.0, writer))
         {
-            map.remove(&writer.task_id);
+            set.remove(writer.task_id.as_str());
         }
     }
 
