@@ -32,7 +32,9 @@
 //! through the OpenTelemetry stdout exporter (build with `--features otel`
 //! so that a request's `traceparent` parents its spans).
 //! `A2A_RETENTION_SECS=N` deletes terminal tasks older than N seconds in the
-//! background.
+//! background, and compacts the queue of a context with nothing queued and
+//! nothing running once it has not changed for N seconds (to one record
+//! keeping its last replier).
 
 #[path = "common/mod.rs"]
 mod common;

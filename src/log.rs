@@ -33,9 +33,9 @@ pub use a2a_tower_log::{
     Advance, AppendRequest, Appended, DeliveryCursor, DeliveryLog, Eviction, FeatureRecord, Hold,
     ListPage, ListQuery, LiveTask, LiveTaskScan, LogError, LogErrorKind, LogFuture, MemoryTaskLog,
     MemoryTaskLogBuilder, Observed, PageCursor, PendingDelivery, Projection, ProjectionError,
-    Record, RecordStream, Retention, RetentionHandle, RetentionPolicy, STALE_MESSAGE, STREAM_MARK,
-    Sequenced, Snapshot, Stale, Swept, TaskBackend, TaskLog, TaskStore, Watch, fail_live,
-    is_stream, stream_id, stream_of,
+    Record, RecordStream, Restate, Retention, RetentionHandle, RetentionPolicy, STALE_MESSAGE,
+    STREAM_MARK, Sequenced, Snapshot, Stale, StreamCompaction, Swept, TaskBackend, TaskLog,
+    TaskStore, Watch, fail_live, is_stream, restate_stream, stream_id, stream_of,
 };
 #[cfg(feature = "push")]
 #[cfg_attr(docsrs, doc(cfg(feature = "push")))]

@@ -141,8 +141,10 @@ where
 }
 
 /// With `A2A_RETENTION_SECS=N`, deletes `log`'s terminal tasks older than N
-/// seconds in the background (every N seconds, at most every minute), for
-/// the life of the process.
+/// seconds in the background (every N seconds, at most every minute), and
+/// compacts the queue streams of contexts with nothing queued and nothing
+/// running whose queue has not changed for N seconds, for the life of the
+/// process.
 #[cfg(feature = "engine")]
 pub(crate) fn retention<L: a2a_tower::log::Retention + Clone>(log: &L) {
     static SWEEPS: std::sync::Mutex<Vec<a2a_tower::log::RetentionHandle>> =
@@ -153,7 +155,8 @@ pub(crate) fn retention<L: a2a_tower::log::Retention + Clone>(log: &L) {
     else {
         return;
     };
-    let policy = a2a_tower::log::RetentionPolicy::new(std::time::Duration::from_secs(secs));
+    let policy = a2a_tower::log::RetentionPolicy::new(std::time::Duration::from_secs(secs))
+        .compact_streams(a2a_tower::queue::QueueStreams);
     let handle = policy.spawn(std::sync::Arc::new(log.clone()));
     SWEEPS
         .lock()

@@ -32,6 +32,17 @@
 //! must be caught. The retry is also tested on the real code with injected
 //! commit failures (`queue_faults.rs`).
 //!
+//! Compaction (`log::restate_stream` with `queue::QueueStreams`): a sweeper,
+//! up to the scenario's number of compactions along a path, reads the queue
+//! when it is idle (nothing queued, nothing running) and, as a step of its
+//! own, restates it at the revision it read (the revision moves, the last
+//! replier stays), between any two steps of the other actors; the records
+//! before the restatement are then dropped, which the model need not show
+//! (a catch-up copies the whole queue: a view behind a restatement is
+//! replaced, as `ContextQueue::apply` of `Restated` does). A negative
+//! control restates whatever the queue became since the read and must be
+//! caught (an input lost from the queue: rule of rest `LOST`).
+//!
 //! Taken as given, as the code's contracts say: a commit of several appends
 //! (`TaskLog::append_all`) is atomic; the log calls of the other actors do
 //! not fail (an enqueue, a cancel or a reorder whose commit fails answers an
@@ -482,6 +493,11 @@ struct State {
     runs: Vec<Run>,
     /// Log faults the drain may still meet along this path.
     faults: u8,
+    /// Compactions the sweeper may still make along this path.
+    compactions: u8,
+    /// The sweeper read the queue idle at this revision (with this last
+    /// replier): its restatement is next.
+    sweeper: Option<(u8, Option<Agent>)>,
 }
 
 impl State {
@@ -512,6 +528,9 @@ impl State {
                 revs.push(rev);
             }
         }
+        if let Some((rev, _)) = self.sweeper {
+            revs.push(rev);
+        }
         revs.sort_unstable();
         revs.dedup();
         let rank = |r: &mut u8| *r = u8::try_from(revs.binary_search(r).unwrap()).unwrap();
@@ -525,6 +544,9 @@ impl State {
             if let Phase::Submit { rev, .. } = &mut c.phase {
                 rank(rev);
             }
+        }
+        if let Some((rev, _)) = &mut self.sweeper {
+            rank(rev);
         }
         for d in self.hosts.iter_mut().flat_map(|h| &mut h.drainers) {
             if let Drainer::Admit { tid, version, .. } = d {
@@ -549,6 +571,9 @@ enum Step {
     /// The drainer's next log call fails; `after`: a commit made before the
     /// error (a settlement's or a removal's).
     Fault(u8, usize, bool),
+    /// The retention sweep: reads the queue stream (idle: nothing queued,
+    /// nothing running), or restates it at the revision it read.
+    Sweep,
 }
 
 // ---------------------------------------------------------------- scenarios
@@ -564,6 +589,8 @@ struct Scenario {
     recovered: Option<fn(&mut State)>,
     /// How many of the drain's log calls may fail along one path.
     faults: u8,
+    /// How many times the queue stream may be compacted along one path.
+    compactions: u8,
 }
 
 impl Scenario {
@@ -599,6 +626,8 @@ impl Scenario {
                 .collect(),
             runs: Vec::new(),
             faults: self.faults,
+            compactions: self.compactions,
+            sweeper: None,
         };
         if let Some(recovered) = self.recovered {
             recovered(&mut s);
@@ -643,6 +672,7 @@ const TWO_DRAINS: &str = "two drains of the context on one host";
 const TWO_RUNS: &str = "an agent gets a second active run in the context";
 const NOT_HEAD: &str = "an admission is not of the comparator's head";
 const NOT_QUEUED: &str = "an admitted task is not a queued, never-admitted input";
+const LOST: &str = "rests with a queued input missing from the queue";
 const WRONG_AGENT: &str =
     "an input goes to an agent it does not name, or a targetless one runs beside another";
 
@@ -662,8 +692,19 @@ struct Stats {
     repasses: usize,
     /// Log faults met by the drain (on every edge explored).
     faults: usize,
+    /// Restatements committed by the sweeper (on every edge explored).
+    compactions: usize,
     /// The longest path.
     max_depth: usize,
+}
+
+/// How the sweeper restates the queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OnCompact {
+    /// Conditionally on the revision it read (`log::restate_stream`).
+    Conditional,
+    /// Broken: whatever the queue became since it read it.
+    Blind,
 }
 
 /// What a drain does with a pass that failed on a log error.
@@ -685,10 +726,11 @@ struct Explorer<'a, G> {
     /// The rules of a resting context that are checked.
     rest_rules: &'static [&'static str],
     on_fault: OnFault,
+    on_compact: OnCompact,
 }
 
 /// Every rule of a resting context.
-const REST_RULES: &[&str] = &[STUCK, HEAD_IGNORED, UNSETTLED];
+const REST_RULES: &[&str] = &[STUCK, HEAD_IGNORED, UNSETTLED, LOST];
 
 /// Explores every interleaving of `sc` with gate `G`, checking the rules of
 /// every path and `rest_rules`.
@@ -696,6 +738,7 @@ fn explore<G: Gate>(
     sc: &Scenario,
     rest_rules: &'static [&'static str],
     on_fault: OnFault,
+    on_compact: OnCompact,
 ) -> Result<Stats, Violation> {
     let mut ex = Explorer {
         sc,
@@ -705,6 +748,7 @@ fn explore<G: Gate>(
         stats: Stats::default(),
         rest_rules,
         on_fault,
+        on_compact,
     };
     if let Err(broken) = ex.dfs(sc.initial()) {
         return Err(Violation {
@@ -761,6 +805,10 @@ impl<G: Gate> Explorer<'_, G> {
                     s.hosts[usize::from(h)].drainers[i],
                     if after { " after its commit" } else { "" }
                 ),
+                Step::Sweep => match s.sweeper {
+                    None => format!("sweeper: reads the queue idle at {}", s.log.rev),
+                    Some((rev, _)) => format!("sweeper: restates the queue read at {rev}"),
+                },
             };
             out.push(what);
             match self.apply(&s, step) {
@@ -815,6 +863,13 @@ impl<G: Gate> Explorer<'_, G> {
                 return Err(self.fail(rule, detail));
             }
         }
+        let lost = (0..s.tasks.len()).find(|&t| {
+            s.tasks[t].state == TaskState::Queued
+                && !q.entries.iter().any(|e| usize::from(e.tid) == t)
+        });
+        if let Some(t) = lost.filter(|_| self.rest_rules.contains(&LOST)) {
+            return Err(self.fail(LOST, format!("t{t}, queue {q:?}")));
+        }
         let ended = q
             .active
             .iter()
@@ -867,6 +922,13 @@ impl<G: Gate> Explorer<'_, G> {
                 Phase::Submit { .. } => {}
             }
         }
+        // The sweep, between any two steps: a read of an idle queue, then
+        // the restatement (which needs no idle queue any more).
+        // A stream exists (something was committed to it).
+        let idle = s.log.rev > 0 && s.log.entries.is_empty() && s.log.active.is_empty();
+        if s.sweeper.is_some() || (s.compactions > 0 && idle) {
+            out.push(Step::Sweep);
+        }
         for (i, run) in s.runs.iter().enumerate() {
             if run.ended {
                 out.push(Step::RunEnd(i));
@@ -904,6 +966,7 @@ impl<G: Gate> Explorer<'_, G> {
                 self.notify(&mut n, h);
             }
             Step::Drain(h, i) => self.drain(&mut n, h, i)?,
+            Step::Sweep => self.sweep(&mut n),
             Step::Client(c, k) => self.client(&mut n, c, k),
             Step::Run(i, outcome) => {
                 let run = &mut n.runs[i];
@@ -1194,6 +1257,34 @@ impl<G: Gate> Explorer<'_, G> {
         Drainer::CatchUp
     }
 
+    /// The sweeper's step: read the queue (idle), or restate it as read,
+    /// conditionally on the revision read (or not: the broken sweeper). A
+    /// restatement is one record: the revision moves, nothing queued,
+    /// nothing running, the last replier kept; what follows is read from
+    /// it (a host's catch-up copies the queue, so a view behind it is
+    /// replaced whole, as `ContextQueue::apply` of `Restated` does).
+    fn sweep(&mut self, n: &mut State) {
+        match n.sweeper.take() {
+            None => {
+                n.compactions -= 1;
+                n.sweeper = Some((n.log.rev, n.log.last_replier));
+            }
+            Some((rev, last_replier)) => {
+                if rev == n.log.rev || self.on_compact == OnCompact::Blind {
+                    self.stats.compactions += 1;
+                    n.log = Queue {
+                        rev: n.log.rev + 1,
+                        entries: Vec::new(),
+                        active: Vec::new(),
+                        last_replier,
+                    };
+                } else {
+                    self.stats.lost += 1;
+                }
+            }
+        }
+    }
+
     /// The admission commit, and the rules it must keep.
     fn admit(&mut self, n: &mut State, h: u8, tid: Tid, agent: Agent) -> Result<(), Broken> {
         self.stats.admissions += 1;
@@ -1359,10 +1450,11 @@ fn run<G: Gate>(
     sc: Scenario,
     rest_rules: &'static [&'static str],
     on_fault: OnFault,
+    on_compact: OnCompact,
 ) -> Result<Stats, Violation> {
     std::thread::Builder::new()
         .stack_size(512 << 20)
-        .spawn(move || explore::<G>(&sc, rest_rules, on_fault))
+        .spawn(move || explore::<G>(&sc, rest_rules, on_fault, on_compact))
         .unwrap()
         .join()
         .unwrap()
@@ -1371,7 +1463,7 @@ fn run<G: Gate>(
 /// Every interleaving of `sc` keeps every rule, with the real gate.
 fn verify(sc: Scenario) {
     let name = sc.name;
-    match run::<DrainGate>(sc, REST_RULES, OnFault::Retry) {
+    match run::<DrainGate>(sc, REST_RULES, OnFault::Retry, OnCompact::Conditional) {
         Ok(stats) => println!("{name}: {stats:?}"),
         Err(v) => panic!("{name}: {v}"),
     }
@@ -1382,7 +1474,8 @@ fn verify(sc: Scenario) {
 /// other rules of rest are left out, so that it is this one that fails).
 fn refute<G: Gate>(sc: Scenario) {
     let name = sc.name;
-    let v = run::<G>(sc, &[STUCK], OnFault::Retry).expect_err("a broken gate must be caught");
+    let v = run::<G>(sc, &[STUCK], OnFault::Retry, OnCompact::Conditional)
+        .expect_err("a broken gate must be caught");
     println!("{name} with {}: caught\n{v}", std::any::type_name::<G>());
     assert_eq!(v.rule, STUCK, "{name}: {v}");
 }
@@ -1398,6 +1491,7 @@ fn strict_head() -> Scenario {
         outcomes: &[Outcome::Completed, Outcome::Failed],
         recovered: None,
         faults: 0,
+        compactions: 0,
     }
 }
 
@@ -1418,6 +1512,7 @@ fn cancels_of_queued_and_running_inputs() {
         outcomes: &[Outcome::Completed],
         recovered: None,
         faults: 0,
+        compactions: 0,
     });
 }
 
@@ -1433,6 +1528,7 @@ fn reorders_racing_the_drain() {
         outcomes: &[Outcome::Completed, Outcome::Failed],
         recovered: None,
         faults: 0,
+        compactions: 0,
     });
 }
 
@@ -1449,6 +1545,7 @@ fn steers_and_runs_waiting_for_input() {
         outcomes: &[Outcome::Completed, Outcome::InputRequired],
         recovered: None,
         faults: 0,
+        compactions: 0,
     });
 }
 
@@ -1461,6 +1558,7 @@ fn handoffs_and_input_required() {
         outcomes: &[Outcome::Handoff, Outcome::Failed, Outcome::InputRequired],
         recovered: None,
         faults: 0,
+        compactions: 0,
     });
 }
 
@@ -1502,6 +1600,7 @@ fn start_up_drains_what_it_finds() {
         outcomes: &[Outcome::Completed, Outcome::Failed],
         recovered: Some(recovered),
         faults: 0,
+        compactions: 0,
     });
 }
 
@@ -1514,6 +1613,7 @@ fn two_hosts_enqueue_into_one_context() {
         outcomes: &[Outcome::Completed],
         recovered: None,
         faults: 0,
+        compactions: 0,
     });
 }
 
@@ -1529,6 +1629,7 @@ fn two_hosts_reorder_and_cancel() {
         outcomes: &[Outcome::Completed],
         recovered: None,
         faults: 0,
+        compactions: 0,
     });
 }
 
@@ -1564,6 +1665,7 @@ fn log_faults_with_cancels_handoffs_and_start_up() {
             outcomes: &[Outcome::Completed, Outcome::Handoff],
             recovered: Some(recovered),
             faults: 0,
+            compactions: 0,
         },
         2,
     ));
@@ -1579,6 +1681,7 @@ fn log_faults_on_two_hosts() {
             outcomes: &[Outcome::Completed],
             recovered: None,
             faults: 0,
+            compactions: 0,
         },
         1,
     ));
@@ -1587,8 +1690,62 @@ fn log_faults_on_two_hosts() {
 #[test]
 fn a_drain_that_gives_up_on_a_log_error_is_caught() {
     let sc = with_faults(strict_head(), 1);
-    let v = run::<DrainGate>(sc, &[STUCK], OnFault::GiveUp)
+    let v = run::<DrainGate>(sc, &[STUCK], OnFault::GiveUp, OnCompact::Conditional)
         .expect_err("a drain that gives up must be caught");
     println!("strict_head giving up on a fault: caught\n{v}");
     assert_eq!(v.rule, STUCK, "{v}");
+}
+
+/// A scenario whose queue stream may be compacted `n` times along every
+/// path, the sweep's read and its restatement each a step of their own,
+/// between any two steps of the other actors.
+fn with_compactions(mut sc: Scenario, n: u8) -> Scenario {
+    sc.compactions = n;
+    sc
+}
+
+#[test]
+fn compactions_between_drains() {
+    verify(with_compactions(strict_head(), 1));
+}
+
+#[test]
+fn compactions_with_cancels_handoffs_and_input_required() {
+    verify(with_compactions(
+        Scenario {
+            name: "handoff_compactions",
+            hosts: 1,
+            clients: vec![(0, vec![enq(0, A), enq(1, ANY)]), (0, vec![Ev::Cancel(1)])],
+            outcomes: &[Outcome::Handoff, Outcome::Failed, Outcome::InputRequired],
+            recovered: None,
+            faults: 0,
+            compactions: 0,
+        },
+        2,
+    ));
+}
+
+#[test]
+fn compactions_on_two_hosts() {
+    verify(with_compactions(
+        Scenario {
+            name: "two_hosts_compactions",
+            hosts: 2,
+            clients: vec![(0, vec![enq(0, A), enq(1, ANY)]), (1, vec![enq(2, ANY)])],
+            outcomes: &[Outcome::Completed],
+            recovered: None,
+            faults: 0,
+            compactions: 0,
+        },
+        1,
+    ));
+}
+
+#[test]
+fn a_restatement_not_conditional_on_the_revision_is_caught() {
+    let sc = with_compactions(strict_head(), 1);
+    let v = run::<DrainGate>(sc, &[LOST], OnFault::Retry, OnCompact::Blind)
+        .expect_err("a blind restatement must be caught");
+    println!("strict_head with a blind sweeper: caught\n{v}");
+    assert!([LOST, TWO_RUNS, NOT_HEAD].contains(&v.rule), "{v}");
 }

@@ -248,7 +248,7 @@ pub(crate) fn echoes(lab: &Lab, names: &[&str]) -> Team {
 pub(crate) enum Store {
     /// A memory log (default bounds: a finished task nobody watches is
     /// packed); every open shares it.
-    Memory(Arc<dyn TaskBackend>),
+    Memory(Arc<MemoryTaskLog>),
     /// A SQLite file in a directory of its own; each open opens it anew.
     Sqlite(TempDir),
     /// A PostgreSQL schema of its own; each open connects anew.
@@ -272,6 +272,25 @@ impl Store {
             Self::Sqlite(dir) => Arc::new(SqliteTaskLog::open(dir.0.join("tasks.db")).unwrap()),
             #[cfg(feature = "postgres")]
             Self::Postgres(schema) => Arc::new(super::postgres::connect(schema).await),
+        }
+    }
+
+    /// The log, and the same log for retention (`log::Retention`).
+    #[allow(dead_code)]
+    pub(crate) async fn open_with_retention(
+        &self,
+    ) -> (Arc<dyn TaskBackend>, Arc<dyn a2a_tower::log::Retention>) {
+        match self {
+            Self::Memory(log) => (log.clone(), log.clone()),
+            Self::Sqlite(dir) => {
+                let log = Arc::new(SqliteTaskLog::open(dir.0.join("tasks.db")).unwrap());
+                (log.clone(), log)
+            }
+            #[cfg(feature = "postgres")]
+            Self::Postgres(schema) => {
+                let log = Arc::new(super::postgres::connect(schema).await);
+                (log.clone(), log)
+            }
         }
     }
 }

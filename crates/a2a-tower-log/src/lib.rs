@@ -150,6 +150,7 @@
 //! ```
 
 mod arc;
+mod compaction;
 #[doc(hidden)]
 pub mod delivery;
 mod error;
@@ -195,6 +196,7 @@ use futures_core::Stream;
 
 use crate::types::{Task, TaskState, Timestamp};
 
+pub use compaction::{Restate, StreamCompaction, restate_stream};
 pub use delivery::{Advance, DeliveryCursor, DeliveryLog, PendingDelivery};
 pub use error::{LogError, LogErrorKind};
 pub use feature::{FeatureRecord, Hold};
@@ -389,7 +391,12 @@ pub trait TaskLog: Send + Sync + 'static {
     /// [`snapshot`](Self::snapshot) (the engine's streams send the task's
     /// snapshot, then the records after it). A [`watch`](Self::watch) whose
     /// reader falls behind the window ends with the same error. The durable
-    /// logs keep every record.
+    /// logs keep every record of a task.
+    ///
+    /// A stream compacted before a restating record
+    /// ([`Retention::compact_stream`]) answers a cursor before that record
+    /// with the records from it on, on every log (the memory log keeps
+    /// every record of a stream: none is trimmed to its window).
     fn read<'a>(
         &'a self,
         authority: &'a str,

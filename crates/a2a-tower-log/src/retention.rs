@@ -4,7 +4,11 @@
 //! kept for it (records, push configs and delivery progress, a managed
 //! run's journal, which is records of its task). Tasks that are still
 //! running (SUBMITTED, WORKING) but untouched for a host-set age are kept
-//! or failed as interrupted, as the [`Stale`] policy says.
+//! or failed as interrupted, as the [`Stale`] policy says. A feature's
+//! streams with nothing pending are compacted once idle for the same age,
+//! when the policy is told how ([`RetentionPolicy::compact_streams`], with
+//! the delivery queue's `QueueStreams`): restated as one record, the records
+//! before it dropped (see [`StreamCompaction`](crate::StreamCompaction)).
 //!
 //! A backend offers it by implementing [`Retention`]; [`RetentionPolicy`]
 //! sweeps one, once ([`RetentionPolicy::sweep`]) or in the background
@@ -50,6 +54,23 @@ pub trait Retention: TaskLog + LiveTaskScan {
     /// [`Stale::FailAfter`] (streams never).
     fn waiting_tasks(&self, before: Timestamp, limit: usize) -> LogFuture<'_, Vec<LiveTask>>;
 
+    /// Drops the records of the stream `stream_id` of `authority` numbered
+    /// before `keep_from`, in one transaction, keeping its sequence numbers,
+    /// its head and its snapshot: a read from a position before `keep_from`
+    /// then answers the records from `keep_from` on, and an append is
+    /// checked against the head as before. `keep_from` must be the position
+    /// of a record that restates every record before it (see
+    /// [`Restate`](crate::Restate)). Nothing is dropped for an unknown
+    /// stream, one of another authority, or a `keep_from` past the head;
+    /// an id that is not a stream's ([`stream_id`](crate::stream_id)) is
+    /// refused (`Invalid`). Returns how many records it dropped.
+    fn compact_stream<'a>(
+        &'a self,
+        authority: &'a str,
+        stream_id: &'a str,
+        keep_from: u64,
+    ) -> LogFuture<'a, usize>;
+
     /// Gives the space of deleted tasks back (SQLite's incremental vacuum);
     /// nothing where the backend reuses it by itself.
     fn reclaim(&self) -> LogFuture<'_, ()> {
@@ -81,6 +102,7 @@ pub struct RetentionPolicy {
     batch: usize,
     every: Duration,
     stale: Stale,
+    streams: Vec<crate::StreamCompaction>,
 }
 
 /// What one sweep did.
@@ -91,6 +113,8 @@ pub struct Swept {
     pub deleted: usize,
     /// Running tasks failed as stale.
     pub failed: usize,
+    /// Streams restated and compacted.
+    pub compacted: usize,
 }
 
 impl RetentionPolicy {
@@ -102,6 +126,7 @@ impl RetentionPolicy {
             batch: 256,
             every: max_age.min(Duration::from_secs(60)),
             stale: Stale::Keep,
+            streams: Vec::new(),
         }
     }
 
@@ -124,9 +149,18 @@ impl RetentionPolicy {
         self
     }
 
+    /// Also compacts the streams of `restate`'s feature whose head has not
+    /// moved for the policy's age (see [`StreamCompaction`](crate::StreamCompaction)).
+    pub fn compact_streams(mut self, restate: impl crate::Restate) -> Self {
+        let compaction = crate::StreamCompaction::new(restate, self.max_age);
+        self.streams.push(compaction);
+        self
+    }
+
     /// One sweep: fails stale running tasks (per the policy), then deletes
     /// expired terminal tasks batch by batch until none is left, then
-    /// reclaims the space.
+    /// compacts idle streams (per [`compact_streams`](Self::compact_streams)),
+    /// then reclaims the space.
     pub async fn sweep<L: Retention + ?Sized>(&self, log: &L) -> Result<Swept, LogError> {
         let mut swept = Swept::default();
         if let Stale::FailAfter(age) = self.stale {
@@ -142,8 +176,13 @@ impl RetentionPolicy {
             // Let the appends queued behind the batch go first.
             tokio::task::yield_now().await;
         }
-        if swept.deleted > 0 {
+        for streams in &self.streams {
+            swept.compacted += streams.sweep(log, self.batch).await?;
+        }
+        if swept.deleted > 0 || swept.compacted > 0 {
             log.reclaim().await?;
+        }
+        if swept.deleted > 0 {
             a2a_tower_core::telemetry::count(
                 a2a_tower_core::telemetry::names::RETENTION_DELETED,
                 "log",

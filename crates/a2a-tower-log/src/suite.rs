@@ -79,7 +79,7 @@ pub use deliveries::{
 pub use list::{authority_isolation, list_filters_and_pages, list_mixes_running_and_rested};
 pub use live::{live_hosts, recovery};
 pub use projection::{projection, snapshot_is_the_projection};
-pub use streams::streams_are_no_tasks;
+pub use streams::{streams_are_no_tasks, streams_compact};
 pub use watch::{watch_many, watch_without_gaps};
 
 /// The guard against a watch that never delivers (a failure, not a wait).
@@ -142,7 +142,11 @@ async fn next(s: &mut crate::RecordStream) -> Option<Sequenced> {
 }
 
 /// The live tasks of `auth`, paging `page` at a time through every authority.
-pub(crate) async fn live_of(log: &dyn TaskBackend, auth: &str, page: usize) -> Vec<LiveTask> {
+pub(crate) async fn live_of<L: crate::LiveTaskScan + ?Sized>(
+    log: &L,
+    auth: &str,
+    page: usize,
+) -> Vec<LiveTask> {
     let mut out = Vec::new();
     let mut after: Option<(String, String)> = None;
     loop {

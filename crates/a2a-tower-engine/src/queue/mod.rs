@@ -57,6 +57,10 @@
 //!   incomplete order changes nothing.
 //! - **Recovery** ([`TeamService::recover`]): runs this host left are
 //!   closed as interrupted, queued inputs stay queued, every queue drains.
+//! - **Compaction** ([`QueueStreams`], with a retention policy): the queue
+//!   of a context with nothing queued and nothing running, idle for the
+//!   policy's age, is restated as one record keeping its last replier, and
+//!   the records before it are dropped; the revision goes on.
 //!
 //! The queue of a context is a [stream](crate::log::stream_id) of
 //! [`QueueRecord`]s in the task log, under the caller's authority, so it is
@@ -98,6 +102,7 @@
 
 mod admit;
 mod cancel;
+mod compact;
 mod core;
 mod drain;
 mod enqueue;
@@ -113,6 +118,7 @@ mod stream;
 mod team;
 
 pub use admit::{INPUT_UNAVAILABLE_MESSAGE, TARGET_UNAVAILABLE_MESSAGE};
+pub use compact::QueueStreams;
 pub use entry::{Entry, Priority};
 pub use ext::{GET_QUEUE_METHOD, REORDER_QUEUE_METHOD, extension_methods};
 pub use gate::DrainGate;

@@ -103,6 +103,16 @@ pub enum QueueRecord {
         /// The task ended COMPLETED.
         completed: bool,
     },
+    /// The whole queue as it stood when nothing was queued and nothing ran
+    /// (made by stream compaction, [`QueueStreams`](super::QueueStreams)):
+    /// it replaces what the records before it made, which may then be
+    /// dropped. It holds the stream for the queue, as its first record does.
+    #[serde(rename_all = "camelCase")]
+    Restated {
+        /// The agent an input naming none goes to (the last replier).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        last_replier: Option<String>,
+    },
 }
 
 /// The input a queued task waits with: its own message, or a reference to
@@ -139,11 +149,24 @@ pub enum QueuedInput {
 }
 
 impl QueueRecord {
-    /// The record as a record of the log's queue stream.
+    /// The record as a record of the log's queue stream (a restatement
+    /// with the queue's hold on the stream).
+    ///
+    /// ```
+    /// use a2a_tower::queue::QueueRecord;
+    /// let r = QueueRecord::Restated { last_replier: Some("upper".into()) };
+    /// assert_eq!(
+    ///     serde_json::to_string(&r.record()).unwrap(),
+    ///     r#"{"queue":{"hold":{"by":"queue"},"restated":{"lastReplier":"upper"}}}"#
+    /// );
+    /// assert_eq!(QueueRecord::of(&r.record()), Some(r));
+    /// ```
     pub fn record(&self) -> Record {
-        Record::Feature(
-            FeatureRecord::new(QUEUE_RECORD, self).expect("a queue record is an object"),
-        )
+        let f = FeatureRecord::new(QUEUE_RECORD, self).expect("a queue record is an object");
+        Record::Feature(match self {
+            Self::Restated { .. } => f.holding(Hold::always(QUEUE_FEATURE)),
+            _ => f,
+        })
     }
 
     /// The first record of a queue stream: it holds the stream for the
@@ -151,6 +174,11 @@ impl QueueRecord {
     pub(crate) fn first_record(&self) -> Record {
         let f = FeatureRecord::new(QUEUE_RECORD, self).expect("a queue record is an object");
         Record::Feature(f.holding(Hold::always(QUEUE_FEATURE)))
+    }
+
+    /// The record is a queue record, whether or not this version reads it.
+    pub(crate) fn is_queue(record: &Record) -> bool {
+        matches!(record, Record::Feature(f) if f.name() == QUEUE_RECORD)
     }
 
     /// The queue record a record is, if it is one.

@@ -45,6 +45,9 @@ pub(crate) struct ContextQueue {
     kept: HashMap<String, Kept>,
     /// The keys of the kept inputs' entries.
     kept_keys: BTreeSet<Key>,
+    /// Not a host's view (a compaction's reading): the queue-depth gauge
+    /// is left alone.
+    unmetered: bool,
 }
 
 /// An input this host queued, as its enqueue committed it.
@@ -73,6 +76,20 @@ pub(crate) struct Undo {
 }
 
 impl ContextQueue {
+    /// A projection that leaves the queue-depth gauge alone (not a host's
+    /// view of the queue).
+    pub(crate) fn unmetered() -> Self {
+        Self {
+            unmetered: true,
+            ..Self::default()
+        }
+    }
+
+    /// Nothing is queued and nothing runs.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.entries.is_empty() && self.active.is_empty()
+    }
+
     /// Applies the record committed at `seq`.
     pub(crate) fn apply(&mut self, seq: u64, record: &QueueRecord) {
         self.seq = seq;
@@ -137,6 +154,17 @@ impl ContextQueue {
                 if *completed {
                     self.last_replier = Some(agent.clone());
                 }
+            }
+            QueueRecord::Restated { last_replier } => {
+                // The whole queue: what a view behind it held is gone.
+                let ids: Vec<String> = self.index.keys().cloned().collect();
+                for id in ids {
+                    self.remove(&id);
+                }
+                self.kept.clear();
+                self.kept_keys.clear();
+                self.active.clear();
+                self.last_replier = last_replier.clone();
             }
         }
     }
@@ -211,7 +239,9 @@ impl ContextQueue {
     }
 
     fn insert(&mut self, entry: Entry) {
-        depth(&entry, 1.0);
+        if !self.unmetered {
+            depth(&entry, 1.0);
+        }
         let key = entry.key();
         if self.kept.contains_key(&entry.task_id) {
             self.kept_keys.insert(key.clone());
@@ -224,7 +254,9 @@ impl ContextQueue {
         let key = self.index.remove(task_id)?;
         self.kept_keys.remove(&key);
         let entry = self.entries.remove(&key)?;
-        depth(&entry, -1.0);
+        if !self.unmetered {
+            depth(&entry, -1.0);
+        }
         Some(entry)
     }
 

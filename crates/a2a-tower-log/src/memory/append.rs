@@ -145,6 +145,7 @@ impl Inner {
                 body: Body::Open(Projection::default()),
                 records: Vec::new(),
                 compacted: 0,
+                restart: 0,
                 bytes: ENTRY_OVERHEAD + req.task_id.len(),
                 watch: None,
                 watchers: 0,

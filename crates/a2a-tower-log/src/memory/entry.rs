@@ -25,6 +25,10 @@ pub(super) struct Entry {
     /// Records with `seq > compacted`.
     pub(super) records: Vec<Sequenced>,
     pub(super) compacted: u64,
+    /// The position of a record restating the stream's records before it
+    /// ([`compact_before`](Self::compact_before)), 0 if none: a read from
+    /// before it starts at it while it is the first record kept.
+    pub(super) restart: u64,
     pub(super) bytes: usize,
     pub(super) watch: Option<watch::Sender<u64>>,
     pub(super) watchers: u32,
@@ -171,9 +175,14 @@ impl Entry {
         if after >= self.seq {
             return Ok(Vec::new());
         }
-        if after < self.compacted {
+        let after = if after >= self.compacted {
+            after
+        } else if self.restart > 0 && self.restart == self.compacted + 1 {
+            // Before a restatement still kept: the records from it on.
+            self.compacted
+        } else {
             return Err(LogError::new(LogErrorKind::Compacted));
-        }
+        };
         let start = usize::try_from(after - self.compacted).unwrap_or(usize::MAX);
         let records = self.records.get(start..).unwrap_or_default();
         Ok(records
@@ -205,6 +214,27 @@ impl Entry {
         let freed = freed.min(self.bytes.saturating_sub(ENTRY_OVERHEAD));
         self.bytes -= freed;
         freed
+    }
+
+    /// Drops the records of a stream numbered before `keep_from` (the
+    /// position of a record restating them), keeping its sequence number
+    /// and projection; a read from before it then starts at it. Returns
+    /// how many records it dropped and the bytes freed.
+    pub(super) fn compact_before(&mut self, keep_from: u64) -> (usize, usize) {
+        if keep_from > self.seq || keep_from <= self.compacted + 1 {
+            return (0, 0);
+        }
+        let n = self.records.partition_point(|r| r.seq < keep_from);
+        let freed: usize = self.records[..n]
+            .iter()
+            .map(|r| record_bytes(&r.record))
+            .sum();
+        self.records.drain(..n);
+        self.compacted = keep_from - 1;
+        self.restart = keep_from;
+        let freed = freed.min(self.bytes.saturating_sub(ENTRY_OVERHEAD));
+        self.bytes -= freed;
+        (n, freed)
     }
 
     /// Drops the records of a terminal task nobody watches, packs it (see
@@ -367,5 +397,44 @@ mod tests {
         // The projection keeps everything.
         let snap = log.inner.with_entry("a", "t1", |e| e.snapshot()).unwrap();
         assert_eq!(snap.task.history.len(), 40);
+    }
+
+    #[test]
+    fn a_compacted_stream_reads_from_its_restatement_and_gives_bytes_back() {
+        use crate::types::Message;
+        use crate::{AppendRequest, Record, Retention};
+        let log = MemoryTaskLog::builder().window(16).build().unwrap();
+        let id = crate::stream_id("f", "s");
+        let req = AppendRequest::create("a", &*id, vec![Record::created(&*id, "c")]);
+        log.inner.append(req).unwrap();
+        let m = |i: u64| Record::MessageAdmitted {
+            message: Message::user(format!("m-{i}"), "x"),
+        };
+        for i in 1..=10u64 {
+            let req = AppendRequest::new("a", &*id, i, 1, vec![m(i)]);
+            log.inner.append(req).unwrap();
+        }
+        let before = log.bytes();
+        let compact = |keep| {
+            let fut = log.compact_stream("a", &id, keep);
+            futures_util::FutureExt::now_or_never(fut).unwrap().unwrap()
+        };
+        assert_eq!(compact(12), 0, "past the head");
+        assert_eq!(compact(9), 8);
+        assert!(log.bytes() < before, "{} < {before}", log.bytes());
+        let after = |n| log.inner.with_entry("a", &id, |e| e.after(n));
+        for n in [0, 3, 8] {
+            let seqs: Vec<u64> = after(n).unwrap().iter().map(|r| r.seq).collect();
+            assert_eq!(seqs, [9, 10, 11], "after {n}");
+        }
+        assert_eq!(compact(5), 0, "already dropped");
+        // A stream is never trimmed to the window: later records are all
+        // kept, after the restatement.
+        for i in 11..=40u64 {
+            let req = AppendRequest::new("a", &*id, i, 1, vec![m(i)]);
+            log.inner.append(req).unwrap();
+        }
+        let seqs: Vec<u64> = after(3).unwrap().iter().map(|r| r.seq).collect();
+        assert_eq!(seqs, (9..=41).collect::<Vec<_>>());
     }
 }

@@ -232,6 +232,28 @@ impl crate::Retention for MemoryTaskLog {
     ) -> LogFuture<'_, Vec<crate::LiveTask>> {
         Box::pin(std::future::ready(Ok(self.inner.waiting(before, limit))))
     }
+
+    fn compact_stream<'a>(
+        &'a self,
+        authority: &'a str,
+        stream_id: &'a str,
+        keep_from: u64,
+    ) -> LogFuture<'a, usize> {
+        let out = if crate::is_stream(stream_id) {
+            let dropped = self.inner.with_entry(authority, stream_id, |e| {
+                let (n, freed) = e.compact_before(keep_from);
+                self.inner.bytes.fetch_sub(freed, Ordering::Relaxed);
+                Ok(n)
+            });
+            match dropped {
+                Err(e) if e.kind() == LogErrorKind::NotFound => Ok(0),
+                other => other,
+            }
+        } else {
+            Err(LogError::new(LogErrorKind::Invalid))
+        };
+        Box::pin(std::future::ready(out))
+    }
 }
 
 #[cfg(test)]

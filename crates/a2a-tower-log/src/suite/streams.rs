@@ -82,3 +82,103 @@ pub async fn streams_are_no_tasks(log: Arc<dyn TaskBackend>) {
     log.append(done).await.unwrap();
     assert_eq!(log.read(&auth, &id, 0).await.unwrap().len(), 2);
 }
+
+/// A feature record of the suite's streams (`{"suite": {"n": n}}`),
+/// holding the stream when `hold`.
+fn suite_record(n: u64, hold: bool) -> Record {
+    let f = crate::FeatureRecord::new("suite", &serde_json::json!({ "n": n })).expect("an object");
+    Record::Feature(if hold {
+        f.holding(crate::Hold::always("suite"))
+    } else {
+        f
+    })
+}
+
+/// A stream compacted before a restating record
+/// ([`Retention::compact_stream`](crate::Retention::compact_stream)) keeps
+/// its head, its snapshot (it stays live and takes appends at its head) and
+/// its sequence numbers; a read from before the restatement starts at it;
+/// an append at an old revision is still refused. Nothing is dropped for
+/// another authority, a position past the head or one already dropped, and
+/// a task is refused. (For backends with retention: not in
+/// [`log_suite!`](crate::log_suite), whose cases take a `TaskBackend`.)
+pub async fn streams_compact<L: crate::Retention + ?Sized>(log: Arc<L>) {
+    let (auth, other) = (authority(), authority());
+    let id = stream_id("suite", &uid("s"));
+    let first = vec![Record::created(&*id, "c-s"), suite_record(0, true)];
+    log.append(AppendRequest::create(&*auth, &*id, first))
+        .await
+        .unwrap();
+    // 70 more, one per append (past the snapshot point of stored logs),
+    // then the restatement alone, at 73.
+    for n in 1..=70u64 {
+        let req = AppendRequest::new(&*auth, &*id, n + 1, 1, vec![suite_record(n, false)]);
+        log.append(req).await.unwrap();
+    }
+    let restated = AppendRequest::new(&*auth, &*id, 72, 1, vec![suite_record(999, true)]);
+    assert_eq!(log.append(restated).await.unwrap().seq, 73);
+
+    assert_eq!(log.compact_stream(&other, &id, 73).await.unwrap(), 0);
+    assert_eq!(log.compact_stream(&auth, &id, 74).await.unwrap(), 0);
+    assert_eq!(log.read(&auth, &id, 0).await.unwrap().len(), 73);
+    assert_eq!(log.compact_stream(&auth, &id, 73).await.unwrap(), 72);
+
+    // A read from before the kept range starts at the restatement.
+    for after in [0, 1, 40, 72] {
+        let read = log.read(&auth, &id, after).await.unwrap();
+        assert_eq!(
+            read.iter().map(|r| r.seq).collect::<Vec<_>>(),
+            [73],
+            "after {after}"
+        );
+        assert_eq!(*read[0].record, suite_record(999, true));
+    }
+    assert!(log.read(&auth, &id, 73).await.unwrap().is_empty());
+    // Again: nothing left to drop.
+    assert_eq!(log.compact_stream(&auth, &id, 73).await.unwrap(), 0);
+    assert_eq!(log.compact_stream(&auth, &id, 20).await.unwrap(), 0);
+
+    // The head is kept: an append at an old revision is refused, at the
+    // head it commits after it.
+    for stale in [1, 40, 72] {
+        let req = AppendRequest::new(&*auth, &*id, stale, 1, vec![suite_record(1, false)]);
+        assert_eq!(kind(log.append(req).await), LogErrorKind::Conflict);
+    }
+    assert!(matches!(log.cached_head(&auth, &id), None | Some(73)));
+    let next = AppendRequest::new(&*auth, &*id, 73, 1, vec![suite_record(74, false)]);
+    assert_eq!(log.append(next).await.unwrap().seq, 74);
+    let read = log.read(&auth, &id, 0).await.unwrap();
+    assert_eq!(read.iter().map(|r| r.seq).collect::<Vec<_>>(), [73, 74]);
+
+    // The snapshot is kept: the stream is still live, held, at its head.
+    let found = live_of(&*log, &auth, 64).await;
+    let stream: Vec<_> = found.iter().filter(|t| t.task_id == id).collect();
+    assert_eq!(stream.len(), 1, "{found:?}");
+    assert_eq!((stream[0].seq, stream[0].context_id.as_str()), (74, "c-s"));
+    assert_eq!(stream[0].stream().map(|(f, _)| f), Some("suite"));
+
+    // Compacted again at a later restatement.
+    let again = AppendRequest::new(&*auth, &*id, 74, 1, vec![suite_record(1000, true)]);
+    assert_eq!(log.append(again).await.unwrap().seq, 75);
+    assert_eq!(log.compact_stream(&auth, &id, 75).await.unwrap(), 2);
+    let read = log.read(&auth, &id, 10).await.unwrap();
+    assert_eq!(read.iter().map(|r| r.seq).collect::<Vec<_>>(), [75]);
+
+    // A task is no stream.
+    let task = uid("t");
+    log.append(AppendRequest::create(
+        &*auth,
+        &*task,
+        vec![Record::created(&*task, "c-s")],
+    ))
+    .await
+    .unwrap();
+    let refused = log.compact_stream(&auth, &task, 1).await;
+    assert_eq!(kind(refused), LogErrorKind::Invalid);
+    assert_eq!(
+        log.compact_stream(&auth, &stream_id("suite", "none"), 1)
+            .await
+            .unwrap(),
+        0
+    );
+}

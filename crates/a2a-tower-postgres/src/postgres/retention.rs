@@ -3,11 +3,16 @@
 //! push cursors and leases, so each task is whole or gone for every reader;
 //! rows another host is writing are skipped (`SKIP LOCKED`), not waited
 //! for. PostgreSQL's autovacuum reclaims the space.
+//!
+//! A stream's compaction ([`compact_stream`](crate::log::Retention::compact_stream))
+//! is one transaction: it locks the stream's row (as an append does), stores
+//! the snapshot at the head when the row's is older than the kept position,
+//! and deletes the records before it. No NOTIFY: nothing new to read.
 
 use super::{PostgresTaskLog, db};
 use crate::log::delivery::TERMINAL_STATES_SQL;
-use crate::log::stored::clamp_nanos;
-use crate::log::{LiveTask, LogError, LogFuture, Retention};
+use crate::log::stored::{clamp_nanos, decode_projection_at, encode_projection, from_i64, to_i64};
+use crate::log::{LiveTask, LogError, LogErrorKind, LogFuture, Retention};
 use crate::types::Timestamp;
 
 /// The deletion of at most `$2` terminal tasks whose status is before `$1`
@@ -32,6 +37,16 @@ pub(super) fn waiting_sql(s: &str) -> String {
         "SELECT authority, task_id, context_id, state, seq, epoch, host FROM {s}.tasks \
          WHERE state IN (6, 8) AND status_ts < $1 AND left(task_id, 1) <> chr(1) LIMIT $2"
     )
+}
+
+/// A stream's compaction in schema `s`: its row locked, its snapshot
+/// replaced, its records before `$2` deleted.
+pub(super) fn compact_sql(s: &str) -> [String; 3] {
+    [
+        format!("SELECT authority, seq, snapshot FROM {s}.tasks WHERE task_id = $1 FOR UPDATE"),
+        format!("UPDATE {s}.tasks SET snapshot = $2 WHERE task_id = $1"),
+        format!("DELETE FROM {s}.records WHERE task_id = $1 AND seq < $2"),
+    ]
 }
 
 impl Retention for PostgresTaskLog {
@@ -64,6 +79,51 @@ impl Retention for PostgresTaskLog {
                 .map_err(db)?;
             let n: i64 = row.get(0);
             Ok(usize::try_from(n).unwrap_or(0))
+        })
+    }
+
+    fn compact_stream<'a>(
+        &'a self,
+        authority: &'a str,
+        stream_id: &'a str,
+        keep_from: u64,
+    ) -> LogFuture<'a, usize> {
+        Box::pin(async move {
+            if !crate::log::is_stream(stream_id) {
+                return Err(LogError::new(LogErrorKind::Invalid));
+            }
+            let [lock, snapshot, delete] = &self.inner.sql.compact;
+            let mut client = self.inner.pool.get().await.map_err(LogError::backend)?;
+            let tx = client.transaction().await.map_err(db)?;
+            let row = tx
+                .query_opt(lock.as_str(), &[&stream_id])
+                .await
+                .map_err(db)?;
+            let Some(row) = row.filter(|r| r.get::<_, &str>(0) == authority) else {
+                return Ok(0);
+            };
+            let head = from_i64(row.get(1))?;
+            if keep_from > head {
+                return Ok(0);
+            }
+            let json: &str = row.get(2);
+            let (_, at) = decode_projection_at(json)?;
+            if at.unwrap_or(head) < keep_from {
+                // The snapshot would need records that go: store the head's.
+                let p = self.inner.projection_at(&tx, stream_id, json, head).await?;
+                tx.execute(
+                    snapshot.as_str(),
+                    &[&stream_id, &encode_projection(&p, Some(head))?],
+                )
+                .await
+                .map_err(db)?;
+            }
+            let dropped = tx
+                .execute(delete.as_str(), &[&stream_id, &to_i64(keep_from)?])
+                .await
+                .map_err(db)?;
+            tx.commit().await.map_err(db)?;
+            Ok(usize::try_from(dropped).unwrap_or(0))
         })
     }
 }

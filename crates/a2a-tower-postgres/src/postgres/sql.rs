@@ -31,6 +31,9 @@ pub(super) struct Sql {
     pub(super) purge: String,
     /// Retention: the tasks waiting for their client, for the stale policy.
     pub(super) waiting: String,
+    /// Stream compaction: the row locked, its snapshot replaced, the
+    /// records before a position deleted.
+    pub(super) compact: [String; 3],
 }
 
 const FILTER: &str = "authority = $1 AND left(task_id, 1) <> chr(1) AND ($2::text IS NULL OR context_id = $2) \
@@ -90,6 +93,7 @@ impl Sql {
             deliveries: super::deliveries::Statements::new(s),
             purge: super::retention::purge_sql(s),
             waiting: super::retention::waiting_sql(s),
+            compact: super::retention::compact_sql(s),
         }
     }
 }

@@ -81,7 +81,7 @@ pub(crate) struct Row {
     pub(crate) authority: String,
     pub(crate) seq: u64,
     pub(crate) epoch: u64,
-    snapshot_seq: u64,
+    pub(crate) snapshot_seq: u64,
 }
 
 /// The row of `task_id`, if any (any authority).

@@ -5,14 +5,19 @@
 //! batch's transaction: each task whole or gone. A new database is created
 //! with `auto_vacuum = INCREMENTAL`, so [`reclaim`](crate::log::Retention::reclaim)
 //! gives the freed pages back to the file system; an older file reuses them.
+//!
+//! A stream's compaction ([`compact_stream`](crate::log::Retention::compact_stream))
+//! is a writer job too: it stores the stream's snapshot at its head when
+//! the one it had lies in what is dropped, then deletes the entries that end
+//! before the kept position (the task row keeps the head).
 
 use rusqlite::{Connection, params};
 
 use super::SqliteTaskLog;
 use super::writer::{Answer, Job, Reply};
 use crate::log::delivery::TERMINAL_STATES_SQL;
-use crate::log::stored::clamp_nanos;
-use crate::log::{LiveTask, LogError, LogFuture, Retention};
+use crate::log::stored::{clamp_nanos, encode_projection, to_i64};
+use crate::log::{LiveTask, LogError, LogErrorKind, LogFuture, Retention};
 use crate::types::Timestamp;
 
 /// Pages given back per reclaim (4 KiB each: 4 MiB).
@@ -24,6 +29,12 @@ pub(crate) enum Op {
     /// Delete these tasks if they are still terminal with a status before
     /// `before` (nanoseconds).
     Purge { ids: Vec<String>, before: i64 },
+    /// Drop the records of a stream before `keep_from`.
+    Compact {
+        authority: String,
+        stream_id: String,
+        keep_from: u64,
+    },
     /// Give freed pages back.
     Reclaim,
 }
@@ -68,22 +79,30 @@ pub(crate) fn write(conn: &Connection, op: &Op) -> rusqlite::Result<Result<usize
         return Ok(Ok(0));
     }
     conn.execute_batch("SAVEPOINT retention")?;
-    match run(conn, op) {
+    let out = match op {
+        Op::Purge { ids, before } => {
+            purge(conn, ids, *before).map_err(|e| LogError::backend(e.to_string()))
+        }
+        Op::Compact {
+            authority,
+            stream_id,
+            keep_from,
+        } => compact(conn, authority, stream_id, *keep_from),
+        Op::Reclaim => Ok(0),
+    };
+    match out {
         Ok(n) => {
             conn.execute_batch("RELEASE retention")?;
             Ok(Ok(n))
         }
         Err(e) => {
             conn.execute_batch("ROLLBACK TO retention; RELEASE retention")?;
-            Ok(Err(LogError::backend(e.to_string())))
+            Ok(Err(e))
         }
     }
 }
 
-fn run(conn: &Connection, op: &Op) -> rusqlite::Result<usize> {
-    let Op::Purge { ids, before } = op else {
-        return Ok(0);
-    };
+fn purge(conn: &Connection, ids: &[String], before: i64) -> rusqlite::Result<usize> {
     let sql = format!(
         "DELETE FROM tasks WHERE task_id = ?1 AND live = 0 AND state IN {TERMINAL_STATES_SQL} AND status_ts < ?2"
     );
@@ -99,6 +118,53 @@ fn run(conn: &Connection, op: &Op) -> rusqlite::Result<usize> {
         deleted += 1;
     }
     Ok(deleted)
+}
+
+/// Drops the entries of stream `id` that end before `keep_from`; first, if
+/// the stored snapshot is among them (or there is none yet: a replay from
+/// the first record), stores the stream's snapshot with its head's entry.
+/// Returns the records dropped.
+fn compact(
+    conn: &Connection,
+    authority: &str,
+    id: &str,
+    keep_from: u64,
+) -> Result<usize, LogError> {
+    let Some(row) = super::read::row(conn, id)?.filter(|r| r.authority == authority) else {
+        return Ok(0);
+    };
+    if keep_from > row.seq {
+        return Ok(0);
+    }
+    let keep = to_i64(keep_from)?;
+    let db = |e: rusqlite::Error| LogError::backend(e.to_string());
+    let dropped: i64 = conn
+        .prepare_cached(
+            "SELECT coalesce(sum(seq - first + 1), 0) FROM entries WHERE task_id = ?1 AND seq < ?2",
+        )
+        .and_then(|mut st| st.query_row(params![id, keep], |r| r.get(0)))
+        .map_err(db)?;
+    if dropped == 0 {
+        return Ok(0);
+    }
+    if row.snapshot_seq < keep_from {
+        let json = encode_projection(&row.projection(conn, id)?, None)?;
+        let head = to_i64(row.seq)?;
+        let stored = conn
+            .prepare_cached("UPDATE entries SET snapshot = ?3 WHERE task_id = ?1 AND seq = ?2")
+            .and_then(|mut st| st.execute(params![id, head, json]))
+            .map_err(db)?;
+        if stored != 1 {
+            return Err(LogError::backend("the head's entry is missing"));
+        }
+        conn.prepare_cached("UPDATE tasks SET snapshot_seq = ?2 WHERE task_id = ?1")
+            .and_then(|mut st| st.execute(params![id, head]))
+            .map_err(db)?;
+    }
+    conn.prepare_cached("DELETE FROM entries WHERE task_id = ?1 AND seq < ?2")
+        .and_then(|mut st| st.execute(params![id, keep]))
+        .map_err(db)?;
+    Ok(usize::try_from(dropped).unwrap_or(0))
 }
 
 /// Gives up to [`RECLAIM_PAGES`] free pages back (writer thread, outside a
@@ -134,6 +200,24 @@ impl Retention for SqliteTaskLog {
     fn waiting_tasks(&self, before: Timestamp, limit: usize) -> LogFuture<'_, Vec<LiveTask>> {
         let before = clamp_nanos(before.unix_nanos());
         Box::pin(self.inner.readers.run(move |c| waiting(c, before, limit)))
+    }
+
+    fn compact_stream<'a>(
+        &'a self,
+        authority: &'a str,
+        stream_id: &'a str,
+        keep_from: u64,
+    ) -> LogFuture<'a, usize> {
+        if !crate::log::is_stream(stream_id) {
+            return Box::pin(std::future::ready(Err(LogError::new(
+                LogErrorKind::Invalid,
+            ))));
+        }
+        self.retention_op(Op::Compact {
+            authority: authority.to_owned(),
+            stream_id: stream_id.to_owned(),
+            keep_from,
+        })
     }
 
     fn reclaim(&self) -> LogFuture<'_, ()> {
