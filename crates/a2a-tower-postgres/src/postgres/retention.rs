@@ -1,5 +1,5 @@
 //! Retention in PostgreSQL ([`Retention`](crate::log::Retention)): one
-//! statement deletes a batch of expired terminal tasks with their records,
+//! statement deletes a batch of expired terminal tasks with their entries,
 //! push cursors and leases, so each task is whole or gone for every reader;
 //! rows another host is writing are skipped (`SKIP LOCKED`), not waited
 //! for. PostgreSQL's autovacuum reclaims the space.
@@ -18,7 +18,7 @@ pub(super) fn purge_sql(s: &str) -> String {
             SELECT task_id FROM {s}.tasks WHERE NOT live AND state IN {TERMINAL_STATES_SQL} \
             AND status_ts < $1 AND left(task_id, 1) <> chr(1) LIMIT $2 FOR UPDATE SKIP LOCKED) \
             AND NOT live AND state IN {TERMINAL_STATES_SQL} RETURNING task_id), \
-         r AS (DELETE FROM {s}.records WHERE task_id IN (SELECT task_id FROM d)), \
+         r AS (DELETE FROM {s}.entries WHERE task_id IN (SELECT task_id FROM d)), \
          c AS (DELETE FROM {s}.push_cursors WHERE task_id IN (SELECT task_id FROM d)), \
          l AS (DELETE FROM {s}.push_leases WHERE task_id IN (SELECT task_id FROM d)) \
          SELECT count(*) FROM d"
