@@ -107,6 +107,99 @@ async fn two_hosts_fence_and_watch_each_other() {
     .await;
 }
 
+/// Each append is one entry however many records it holds: host B (which
+/// reads the database, not host A's memory) reads, watches and snapshots
+/// the task after any cursor, inside an entry or at its end, page by page
+/// past the watch's page size, and replays from stored snapshots taken
+/// inside the run of entries.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_after_a_cursor_inside_an_entry_get_the_rest() {
+    use a2a_tower_log::hub::PAGE;
+    with_schema(|schema| async move {
+        let a = connect(&schema).await;
+        let b = connect(&schema).await;
+        a.append(AppendRequest::create(
+            "x",
+            "t",
+            vec![Record::created("t", "c")],
+        ))
+        .await
+        .unwrap();
+        let (mut seq, mut size, mut n) = (1, 1, 0u64);
+        let mut last = None;
+        while seq < PAGE as u64 + 200 {
+            let records = (0..size).map(|i| msg(seq + 1 + i)).collect();
+            let out = a
+                .append(AppendRequest::new("x", "t", seq, 1, records))
+                .await
+                .unwrap();
+            assert_eq!(out.seq, seq + size);
+            seq = out.seq;
+            size = size % 7 + 1;
+            n += 1;
+            if n % 40 == 0 {
+                let snap = b.snapshot("x", "t").await.unwrap();
+                assert_eq!((snap.seq, &snap.task), (seq, &out.snapshot.task));
+            }
+            last = Some(out);
+        }
+        let head = seq;
+        let last = last.unwrap();
+        let snap = b.snapshot("x", "t").await.unwrap();
+        assert_eq!((snap.seq, &snap.task), (head, &last.snapshot.task));
+        assert_eq!(snap.task.history.len() as u64, head - 1);
+
+        let all = b.read("x", "t", 0).await.unwrap();
+        let seqs: Vec<u64> = all.iter().map(|r| r.seq).collect();
+        assert_eq!(seqs, (1..=head).collect::<Vec<_>>());
+        assert!(matches!(&*all[0].record, Record::Created { .. }));
+        assert!(all[1..].iter().all(|r| *r.record == msg(r.seq)));
+        let cursors = (0..40)
+            .chain((PAGE as u64 - 10)..(PAGE as u64 + 10))
+            .chain((0..=head).step_by(23))
+            .chain(head - 10..=head + 2);
+        for k in cursors {
+            let rest = b.read("x", "t", k).await.unwrap();
+            let seqs: Vec<u64> = rest.iter().map(|r| r.seq).collect();
+            assert_eq!(seqs, (k + 1..=head).collect::<Vec<_>>(), "after {k}");
+            assert!(rest.iter().all(|r| r.head == head), "after {k}");
+        }
+        for k in [0, 2, 3, 5, PAGE as u64 - 1, PAGE as u64 + 3, head - 1] {
+            let mut w = b.watch("x", "t", Some(k)).await.unwrap().records;
+            for want in k + 1..=head {
+                let r = tokio::time::timeout(GUARD, w.next())
+                    .await
+                    .expect("the watch reads the rest")
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(r.seq, want, "watch after {k}");
+                assert_eq!(r.record, all[want as usize - 1].record, "watch after {k}");
+            }
+        }
+        // Then live, across hosts, from an entry of several.
+        let mut w = b.watch("x", "t", Some(head - 1)).await.unwrap().records;
+        let next = tokio::time::timeout(GUARD, w.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        assert_eq!(next.seq, head);
+        let records = vec![msg(head + 1), msg(head + 2), msg(head + 3)];
+        a.append(AppendRequest::new("x", "t", head, 1, records))
+            .await
+            .unwrap();
+        for want in head + 1..=head + 3 {
+            let r = tokio::time::timeout(GUARD, w.next())
+                .await
+                .unwrap()
+                .unwrap()
+                .unwrap();
+            assert_eq!((r.seq, &*r.record), (want, &msg(want)));
+        }
+    })
+    .await;
+}
+
 /// A commit of several tasks on host A wakes host B's watchers of each, and
 /// B's cached heads do not hide it: B's next append on a stale head is a
 /// conflict.

@@ -2,6 +2,9 @@
 //! change: a SQLite file of schema 6 and a PostgreSQL schema of version 3,
 //! both written by main at dd8faf8 (the fixtures under `tests/fixtures/`),
 //! migrate on open, and every task reads, recovers and replays as before.
+//! So does the same PostgreSQL data at version 5 (the version-3 fixture
+//! migrated by main at c0010d8, one `records` row per record), whose rows
+//! become entries of one record each.
 //!
 //! The fixtures hold: a plain task some host (`h1`) was running; a finished
 //! task with a push config; a task waiting in its context's queue and that
@@ -210,21 +213,29 @@ async fn a_sqlite_file_of_schema_6_opens_and_reads_as_before() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Loads a fixture dump into `schema`; a client on the test database.
+#[cfg(feature = "postgres")]
+async fn load(schema: &str, dump: &str) -> tokio_postgres::Client {
+    use support::postgres::url;
+    let (client, conn) = tokio_postgres::connect(&url(), tokio_postgres::NoTls)
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e}", url()));
+    tokio::spawn(conn);
+    client
+        .batch_execute(&dump.replace("{schema}", schema))
+        .await
+        .expect("load the fixture");
+    client
+}
+
 #[cfg(feature = "postgres")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_postgres_schema_of_version_3_opens_and_reads_as_before() {
-    use support::postgres::{connect, url, with_schema};
+    use support::postgres::{connect, with_schema};
 
     with_schema(|schema| async move {
-        let dump = include_str!("../fixtures/postgres-schema3.sql").replace("{schema}", &schema);
-        let (client, conn) = tokio_postgres::connect(&url(), tokio_postgres::NoTls)
-            .await
-            .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e}", url()));
-        let driver = tokio::spawn(conn);
-        client.batch_execute(&dump).await.expect("load the fixture");
-        drop(client);
-        let _ = driver.await;
-        assert_eq!(a2a_tower::log::PostgresTaskLog::SCHEMA_VERSION, 5);
+        drop(load(&schema, include_str!("../fixtures/postgres-schema3.sql")).await);
+        assert_eq!(a2a_tower::log::PostgresTaskLog::SCHEMA_VERSION, 6);
         assert_upgraded(Arc::new(connect(&schema).await)).await;
         // A second host opening the schema finds it migrated.
         let again = connect(&schema).await;
@@ -232,6 +243,93 @@ async fn a_postgres_schema_of_version_3_opens_and_reads_as_before() {
             .await
             .unwrap();
         assert_eq!(run.projection.held_by(), Some(MANAGED_FEATURE));
+    })
+    .await;
+}
+
+/// Version 5 to 6: every `records` row becomes an entry of one record
+/// (same task, sequence number, epoch and JSON), the table goes, and every
+/// read after any cursor gives the records after it, before and after new
+/// appends stored as entries.
+#[cfg(feature = "postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_postgres_schema_of_version_5_opens_and_reads_as_before() {
+    use support::postgres::{connect, with_schema};
+
+    with_schema(|schema| async move {
+        let client = load(&schema, include_str!("../fixtures/postgres-schema5.sql")).await;
+        let s = format!("\"{schema}\"");
+        let rows = client
+            .query(
+                &format!("SELECT task_id, seq, epoch, record FROM {s}.records ORDER BY task_id, seq"),
+                &[],
+            )
+            .await
+            .unwrap();
+        let before: Vec<(String, i64, i64, String)> = rows
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+            .collect();
+        assert_eq!(before.len(), 4 + 5 + 2 + 72 + 82);
+        let log = connect(&schema).await;
+        let version: i64 = client
+            .query_one(&format!("SELECT version FROM {s}.schema_version"), &[])
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(version, 6);
+        let rows = client
+            .query(
+                &format!(
+                    "SELECT task_id, seq, epoch, records, first FROM {s}.entries ORDER BY task_id, seq"
+                ),
+                &[],
+            )
+            .await
+            .unwrap();
+        let after: Vec<(String, i64, i64, String)> = rows
+            .iter()
+            .map(|r| {
+                assert_eq!(r.get::<_, i64>(4), r.get::<_, i64>(1), "an entry of one");
+                let records: String = r.get(3);
+                let one = records
+                    .strip_prefix('[')
+                    .and_then(|j| j.strip_suffix(']'))
+                    .expect("a JSON array")
+                    .to_owned();
+                (r.get(0), r.get(1), r.get(2), one)
+            })
+            .collect();
+        assert_eq!(after, before);
+        let gone: bool = client
+            .query_one(&format!("SELECT to_regclass('{s}.records') IS NULL"), &[])
+            .await
+            .unwrap()
+            .get(0);
+        assert!(gone, "the records table is dropped");
+
+        let log: Arc<dyn TaskBackend> = Arc::new(log);
+        assert_upgraded(log.clone()).await;
+        // The recovery appended to t-live after its entries of one: every
+        // cursor reads the rest, on every migrated task.
+        let stream = stream_id(QUEUE_FEATURE, "6:public:c-q");
+        for (authority, task) in [
+            ("public", "t-live"),
+            ("public", "t-done"),
+            ("public", stream.as_str()),
+            (RUN_AUTHORITY, "m-run"),
+        ] {
+            let all = log.read(authority, task, 0).await.unwrap();
+            let head = all.last().unwrap().seq;
+            assert_eq!(all.len() as u64, head, "{task}");
+            for k in 0..=head {
+                let rest = log.read(authority, task, k).await.unwrap();
+                let seqs: Vec<u64> = rest.iter().map(|r| r.seq).collect();
+                assert_eq!(seqs, (k + 1..=head).collect::<Vec<_>>(), "{task} after {k}");
+                assert!(rest.iter().all(|r| r.head == head));
+                assert!(rest.iter().zip(&all[k as usize..]).all(|(a, b)| a.record == b.record));
+            }
+        }
     })
     .await;
 }

@@ -138,18 +138,6 @@ pub fn decode_entry(
     Ok(())
 }
 
-/// One stored record; its `head` is its own sequence until [`with_heads`]
-/// sets the batch's.
-pub fn decode_record(seq: i64, json: &str) -> Result<Sequenced, LogError> {
-    let record: Record = serde_json::from_str(json).map_err(LogError::backend)?;
-    let seq = from_i64(seq)?;
-    Ok(Sequenced {
-        seq,
-        head: seq,
-        record: Arc::new(record),
-    })
-}
-
 /// Records read in one query up to the task's head: each record's `head` is
 /// the last sequence read.
 pub fn with_heads(mut records: Vec<Sequenced>) -> Vec<Sequenced> {
@@ -295,15 +283,15 @@ impl Plan {
         self.seq / step > before / step
     }
 
-    /// `(seq, record JSON)` of each new record (one row per record).
-    pub fn record_rows(&self, req: &AppendRequest) -> Result<(Vec<i64>, Vec<String>), LogError> {
-        let mut seqs = Vec::with_capacity(req.records.len());
-        let mut jsons = Vec::with_capacity(req.records.len());
-        for (i, r) in req.records.iter().enumerate() {
-            seqs.push(to_i64(self.first + i as u64)?);
-            jsons.push(serde_json::to_string(r).map_err(LogError::backend)?);
+    /// The stored entry of the append: its records as one JSON array (see
+    /// [`decode_entry`]), or `None` when it has none (nothing to store).
+    pub fn entry_json(&self, req: &AppendRequest) -> Result<Option<String>, LogError> {
+        if req.records.is_empty() {
+            return Ok(None);
         }
-        Ok((seqs, jsons))
+        serde_json::to_string(&req.records)
+            .map(Some)
+            .map_err(LogError::backend)
     }
 
     /// The caller's answer once the plan is committed.

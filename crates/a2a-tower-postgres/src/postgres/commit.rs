@@ -52,8 +52,11 @@ pub(super) struct WriteRow {
     pub(super) snapshot: Option<String>,
     pub(super) host: Option<String>,
     pub(super) expected: i64,
-    pub(super) seqs: Vec<i64>,
-    pub(super) jsons: Vec<String>,
+    /// The sequence number of the entry's first record.
+    pub(super) first: i64,
+    /// The entry: the records as one JSON array (`None`: no records, no
+    /// entry).
+    pub(super) entry: Option<String>,
 }
 
 impl WriteRow {
@@ -71,8 +74,8 @@ impl WriteRow {
                 &self.epoch,
                 &self.snapshot,
                 &self.host,
-                &self.seqs,
-                &self.jsons,
+                &self.first,
+                &self.entry,
             ]
         } else {
             vec![
@@ -87,8 +90,8 @@ impl WriteRow {
                 &self.expected,
                 &self.host,
                 &self.authority,
-                &self.seqs,
-                &self.jsons,
+                &self.first,
+                &self.entry,
             ]
         }
     }

@@ -31,14 +31,16 @@ use super::{
 ///
 /// - **Conditional appends in the database**: an append after the sequence
 ///   number this log last committed for the task (or a creation) is one
-///   statement that updates the row and inserts the records only if the row
-///   is still at that sequence number, of the same authority, with no newer
-///   epoch (creation: `INSERT … ON CONFLICT DO NOTHING`); any other append,
-///   or one whose condition failed, is a transaction that locks the row
-///   (`SELECT … FOR UPDATE`), checks the epoch and sequence number against
-///   it and writes. Records are keyed `(task_id, seq)`. Two hosts can never
-///   both commit the same sequence number, and a host with an older epoch is
-///   fenced.
+///   statement that updates the row and inserts the append's entry only if
+///   the row is still at that sequence number, of the same authority, with
+///   no newer epoch (creation: `INSERT … ON CONFLICT DO NOTHING`); any other
+///   append, or one whose condition failed, is a transaction that locks the
+///   row (`SELECT … FOR UPDATE`), checks the epoch and sequence number
+///   against it and writes. Each append's records are one `entries` row (a
+///   JSON array) keyed `(task_id, seq)` by its last sequence number, with its
+///   first; a read after a cursor inside an entry filters its records. Two
+///   hosts can never both commit the same sequence number, and a host with
+///   an older epoch is fenced.
 /// - **Group commit**: the one-statement appends go to one committer per
 ///   log, a task owning a dedicated connection, which commits every append
 ///   queued meanwhile in one transaction, pipelined (`BEGIN`, the

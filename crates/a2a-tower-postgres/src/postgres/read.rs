@@ -6,17 +6,19 @@ use deadpool_postgres::GenericClient;
 
 use super::{Inner, db, not_found};
 use crate::log::stored::{
-    clamp_nanos, decode_projection_at, decode_record, decode_task_at, from_i64, to_i64, with_heads,
+    clamp_nanos, decode_entry, decode_projection_at, decode_task_at, from_i64, to_i64, with_heads,
 };
 use crate::log::{
-    ListPage, ListQuery, LiveTask, LogError, PageCursor, Projection, Record, Sequenced, Snapshot,
+    ListPage, ListQuery, LiveTask, LogError, PageCursor, Projection, Sequenced, Snapshot,
 };
 use crate::types::TaskState;
 
 impl Inner {
     /// The projection at `seq` from the task row's stored snapshot `json`:
     /// a live task's row may hold an older snapshot (see
-    /// `Plan::crosses_snapshot_point`), completed with the records after it.
+    /// `Plan::crosses_snapshot_point`), completed with the records of the
+    /// entries after it (a snapshot is taken at the end of an entry, as is
+    /// `seq`).
     pub(super) async fn projection_at(
         &self,
         client: &impl GenericClient,
@@ -32,12 +34,15 @@ impl Inner {
                 .query(&st, &[&task_id, &to_i64(at)?, &to_i64(seq)?])
                 .await
                 .map_err(db)?;
-            if rows.len() as u64 != seq - at {
+            let mut records = Vec::new();
+            for row in &rows {
+                decode_entry(row.get(0), row.get(1), at, &mut records)?;
+            }
+            if records.len() as u64 != seq - at || records.last().map(|r| r.seq) != Some(seq) {
                 return Err(LogError::backend("task records missing"));
             }
-            for row in &rows {
-                let record: Record = serde_json::from_str(row.get(0)).map_err(LogError::backend)?;
-                p.apply(&record);
+            for r in &records {
+                p.apply(&r.record);
             }
         }
         Ok(p)
@@ -73,24 +78,27 @@ impl Inner {
         task_id: &str,
         after: u64,
     ) -> Result<Vec<Sequenced>, LogError> {
-        let after = i64::try_from(after).unwrap_or(i64::MAX);
+        let cursor = i64::try_from(after).unwrap_or(i64::MAX);
         let client = self.pool.get().await.map_err(LogError::backend)?;
         let st = client.prepare_cached(&self.sql.records).await.map_err(db)?;
-        let rows = client.query(&st, &[&task_id, &after]).await.map_err(db)?;
+        let rows = client.query(&st, &[&task_id, &cursor]).await.map_err(db)?;
         if rows.is_empty() || rows.iter().any(|r| r.get::<_, &str>(0) != authority) {
             return Err(not_found());
         }
-        rows.iter()
-            .filter_map(|r| {
-                r.get::<_, Option<i64>>(1)
-                    .map(|seq| decode_record(seq, r.get(2)))
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(with_heads)
+        // The first entry may hold records up to `after`: filtered out.
+        let mut out = Vec::new();
+        for r in &rows {
+            if let Some(first) = r.get::<_, Option<i64>>(1) {
+                decode_entry(first, r.get(2), after, &mut out)?;
+            }
+        }
+        Ok(with_heads(out))
     }
 
-    /// At most `page` records after `after`, each with the task's head (a
-    /// watch reading page by page).
+    /// About `page` records after `after`, each with the task's head (a
+    /// watch reading page by page): the entries up to the first that
+    /// reaches `after + page` (whole entries: the last may pass it), so
+    /// fewer than `page` records means the read reached the head.
     pub(super) async fn read_page(
         &self,
         authority: &str,
@@ -98,31 +106,31 @@ impl Inner {
         after: u64,
         page: usize,
     ) -> Result<Vec<Sequenced>, LogError> {
-        let after = i64::try_from(after).unwrap_or(i64::MAX);
-        let limit = i64::try_from(page.max(1)).unwrap_or(i64::MAX);
+        let cursor = i64::try_from(after).unwrap_or(i64::MAX);
+        let upto = cursor.saturating_add(i64::try_from(page.max(1)).unwrap_or(i64::MAX));
         let client = self.pool.get().await.map_err(LogError::backend)?;
         let st = client
             .prepare_cached(&self.sql.records_page)
             .await
             .map_err(db)?;
         let rows = client
-            .query(&st, &[&task_id, &after, &limit])
+            .query(&st, &[&task_id, &cursor, &upto])
             .await
             .map_err(db)?;
         if rows.is_empty() || rows.iter().any(|r| r.get::<_, &str>(0) != authority) {
             return Err(not_found());
         }
         let head = from_i64(rows[0].get(1))?;
-        rows.iter()
-            .filter_map(|r| {
-                r.get::<_, Option<i64>>(2).map(|seq| {
-                    decode_record(seq, r.get(3)).map(|mut s| {
-                        s.head = head;
-                        s
-                    })
-                })
-            })
-            .collect()
+        let mut out = Vec::new();
+        for r in &rows {
+            if let Some(first) = r.get::<_, Option<i64>>(2) {
+                decode_entry(first, r.get(3), after, &mut out)?;
+            }
+        }
+        for r in &mut out {
+            r.head = head;
+        }
+        Ok(out)
     }
 
     pub(super) async fn list(&self, authority: &str, q: &ListQuery) -> Result<ListPage, LogError> {

@@ -1,5 +1,5 @@
 //! Retention in PostgreSQL ([`Retention`](crate::log::Retention)): one
-//! statement deletes a batch of expired terminal tasks with their records,
+//! statement deletes a batch of expired terminal tasks with their entries,
 //! push cursors and leases, so each task is whole or gone for every reader;
 //! rows another host is writing are skipped (`SKIP LOCKED`), not waited
 //! for. PostgreSQL's autovacuum reclaims the space.
@@ -7,7 +7,7 @@
 //! A stream's compaction ([`compact_stream`](crate::log::Retention::compact_stream))
 //! is one transaction: it locks the stream's row (as an append does), stores
 //! the snapshot at the head when the row's is older than the kept position,
-//! and deletes the records before it. No NOTIFY: nothing new to read.
+//! and deletes the entries that end before it. No NOTIFY: nothing new to read.
 
 use super::{PostgresTaskLog, db};
 use crate::log::delivery::TERMINAL_STATES_SQL;
@@ -23,7 +23,7 @@ pub(super) fn purge_sql(s: &str) -> String {
             SELECT task_id FROM {s}.tasks WHERE NOT live AND state IN {TERMINAL_STATES_SQL} \
             AND status_ts < $1 AND left(task_id, 1) <> chr(1) LIMIT $2 FOR UPDATE SKIP LOCKED) \
             AND NOT live AND state IN {TERMINAL_STATES_SQL} RETURNING task_id), \
-         r AS (DELETE FROM {s}.records WHERE task_id IN (SELECT task_id FROM d)), \
+         r AS (DELETE FROM {s}.entries WHERE task_id IN (SELECT task_id FROM d)), \
          c AS (DELETE FROM {s}.push_cursors WHERE task_id IN (SELECT task_id FROM d)), \
          l AS (DELETE FROM {s}.push_leases WHERE task_id IN (SELECT task_id FROM d)) \
          SELECT count(*) FROM d"
@@ -40,12 +40,16 @@ pub(super) fn waiting_sql(s: &str) -> String {
 }
 
 /// A stream's compaction in schema `s`: its row locked, its snapshot
-/// replaced, its records before `$2` deleted.
+/// replaced, its entries that end before `$2` deleted (answering how
+/// many records they held).
 pub(super) fn compact_sql(s: &str) -> [String; 3] {
     [
         format!("SELECT authority, seq, snapshot FROM {s}.tasks WHERE task_id = $1 FOR UPDATE"),
         format!("UPDATE {s}.tasks SET snapshot = $2 WHERE task_id = $1"),
-        format!("DELETE FROM {s}.records WHERE task_id = $1 AND seq < $2"),
+        format!(
+            "WITH d AS (DELETE FROM {s}.entries WHERE task_id = $1 AND seq < $2 \
+             RETURNING seq - first + 1 AS n) SELECT coalesce(sum(n), 0)::bigint FROM d"
+        ),
     ]
 }
 
@@ -118,10 +122,12 @@ impl Retention for PostgresTaskLog {
                 .await
                 .map_err(db)?;
             }
-            let dropped = tx
-                .execute(delete.as_str(), &[&stream_id, &to_i64(keep_from)?])
+            // The records dropped (each entry holds `seq - first + 1`).
+            let dropped: i64 = tx
+                .query_one(delete.as_str(), &[&stream_id, &to_i64(keep_from)?])
                 .await
-                .map_err(db)?;
+                .map_err(db)?
+                .get(0);
             tx.commit().await.map_err(db)?;
             Ok(usize::try_from(dropped).unwrap_or(0))
         })

@@ -75,6 +75,29 @@ const MIGRATIONS: &[Step] = &[
     // each moves from the reserved authority to its caller's, under its
     // stream id, with the id rewritten in its records and snapshot.
     Step::QueueStreams,
+    // 6: one row per append (`entries`: the JSON array of its records, the
+    // first numbered `first`, the last `seq`), as SQLite stores them: one
+    // heap tuple and one index entry per append instead of one per record.
+    // Each old record row becomes an entry of one. A read after a cursor
+    // inside an entry filters its records (`log::stored::decode_entry`);
+    // the task's head is always the end of an entry.
+    Step::Sql(
+        r#"
+    CREATE TABLE {s}.entries (
+        task_id    text COLLATE "C" NOT NULL,
+        seq        bigint NOT NULL,
+        first      bigint NOT NULL,
+        epoch      bigint NOT NULL,
+        records    text   NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (task_id, seq)
+    );
+    INSERT INTO {s}.entries (task_id, seq, first, epoch, records, created_at)
+        SELECT task_id, seq, seq, epoch, '[' || record || ']', created_at
+        FROM {s}.records ORDER BY task_id, seq;
+    DROP TABLE {s}.records;
+"#,
+    ),
 ];
 
 /// Migration 5: every row of the old queue authority, moved.

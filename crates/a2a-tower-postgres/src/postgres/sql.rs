@@ -11,16 +11,19 @@ pub(super) fn quote(ident: &str) -> String {
 pub(super) struct Sql {
     pub(super) head: String,
     pub(super) snapshot_only: String,
-    /// The records of a task after a stored snapshot, up to a sequence
+    /// The entries of a task after a stored snapshot, up to a sequence
     /// number.
     pub(super) replay: String,
     pub(super) snapshot: String,
-    /// Creation and its records in one statement (see `Inner::append_once`).
+    /// Creation and its entry in one statement (see `Inner::append_once`).
     pub(super) create_once: String,
-    /// A conditional update and its records in one statement.
+    /// A conditional update and its entry in one statement.
     pub(super) update_once: String,
+    /// The entries ending after a sequence number, with the task's
+    /// authority.
     pub(super) records: String,
-    /// A page of the records after a sequence number, with the task's head.
+    /// A page of entries: those ending after a sequence number (`$2`), up
+    /// to the first that reaches `$3`, with the task's authority and head.
     pub(super) records_page: String,
     pub(super) count: String,
     pub(super) page: String,
@@ -47,7 +50,7 @@ impl Sql {
             ),
             snapshot_only: format!("SELECT snapshot FROM {s}.tasks WHERE task_id = $1"),
             replay: format!(
-                "SELECT record FROM {s}.records WHERE task_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq"
+                "SELECT first, records FROM {s}.entries WHERE task_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq"
             ),
             snapshot: format!(
                 "SELECT authority, seq, epoch, snapshot FROM {s}.tasks WHERE task_id = $1"
@@ -55,29 +58,28 @@ impl Sql {
             create_once: format!(
                 "WITH t AS (INSERT INTO {s}.tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot, host) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (task_id) DO NOTHING RETURNING 1), \
-                 r AS (INSERT INTO {s}.records (task_id, seq, authority, epoch, record) \
-                 SELECT $1, u.seq, $2, $8, u.record FROM unnest($11::bigint[], $12::text[]) AS u(seq, record) \
-                 WHERE EXISTS (SELECT 1 FROM t)) \
+                 r AS (INSERT INTO {s}.entries (task_id, seq, first, epoch, records) \
+                 SELECT $1, $7, $11::bigint, $8, $12::text WHERE $12::text IS NOT NULL AND EXISTS (SELECT 1 FROM t)) \
                  SELECT count(*) FROM t"
             ),
             update_once: format!(
                 "WITH t AS (UPDATE {s}.tasks SET context_id = $2, state = $3, status_ts = $4, live = $5, seq = $6, \
                  epoch = $7, snapshot = COALESCE($8, snapshot), host = $10, updated_at = now() \
                  WHERE task_id = $1 AND seq = $9 AND epoch <= $7 AND authority = $11 RETURNING 1), \
-                 r AS (INSERT INTO {s}.records (task_id, seq, authority, epoch, record) \
-                 SELECT $1, u.seq, $11, $7, u.record FROM unnest($12::bigint[], $13::text[]) AS u(seq, record) \
-                 WHERE EXISTS (SELECT 1 FROM t)) \
+                 r AS (INSERT INTO {s}.entries (task_id, seq, first, epoch, records) \
+                 SELECT $1, $6, $12::bigint, $7, $13::text WHERE $13::text IS NOT NULL AND EXISTS (SELECT 1 FROM t)) \
                  SELECT count(*) FROM t"
             ),
             records: format!(
-                "SELECT t.authority, r.seq, r.record FROM {s}.tasks t \
-                 LEFT JOIN {s}.records r ON r.task_id = t.task_id AND r.seq > $2 \
-                 WHERE t.task_id = $1 ORDER BY r.seq"
+                "SELECT t.authority, e.first, e.records FROM {s}.tasks t \
+                 LEFT JOIN {s}.entries e ON e.task_id = t.task_id AND e.seq > $2 \
+                 WHERE t.task_id = $1 ORDER BY e.seq"
             ),
             records_page: format!(
-                "SELECT t.authority, t.seq, r.seq, r.record FROM {s}.tasks t \
-                 LEFT JOIN {s}.records r ON r.task_id = t.task_id AND r.seq > $2 AND r.seq <= t.seq \
-                 WHERE t.task_id = $1 ORDER BY r.seq LIMIT $3"
+                "SELECT t.authority, t.seq, e.first, e.records FROM {s}.tasks t \
+                 LEFT JOIN {s}.entries e ON e.task_id = t.task_id AND e.seq > $2 AND e.seq <= t.seq \
+                 AND e.seq <= COALESCE((SELECT min(n.seq) FROM {s}.entries n WHERE n.task_id = $1 AND n.seq >= $3), t.seq) \
+                 WHERE t.task_id = $1 ORDER BY e.seq"
             ),
             count: format!("SELECT count(*) FROM {s}.tasks WHERE {FILTER}"),
             page: format!(

@@ -236,7 +236,8 @@ impl Inner {
 
 /// The columns of a planned append's statement: the task row (created, or
 /// updated only if still at `req.expected`, of `req.authority`, with no
-/// newer epoch) and the records, written all or nothing.
+/// newer epoch) and the entry holding the records (one row per append),
+/// written all or nothing.
 fn write_row(req: &AppendRequest, plan: &Plan) -> Result<WriteRow, LogError> {
     let row = &plan.row;
     // The whole task only at creation, at rest, or at a snapshot point (see
@@ -248,7 +249,7 @@ fn write_row(req: &AppendRequest, plan: &Plan) -> Result<WriteRow, LogError> {
     } else {
         None
     };
-    let (seqs, jsons) = plan.record_rows(req)?;
+    let entry = plan.entry_json(req)?;
     Ok(WriteRow {
         create: plan.create,
         task_id: req.task_id.clone(),
@@ -262,7 +263,7 @@ fn write_row(req: &AppendRequest, plan: &Plan) -> Result<WriteRow, LogError> {
         snapshot,
         host: row.host.clone(),
         expected: to_i64(req.expected)?,
-        seqs,
-        jsons,
+        first: to_i64(plan.first)?,
+        entry,
     })
 }
