@@ -336,3 +336,48 @@ impl ProjectionCache {
         self.map.insert(task_id.to_owned(), (seq, p));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Message;
+
+    /// An append's entry is its records as one JSON array; read back after
+    /// a cursor inside it, it gives the records after the cursor, numbered
+    /// from its first.
+    #[test]
+    fn an_entry_reads_back_after_any_cursor() {
+        let records = vec![
+            Record::created("t", "c"),
+            Record::MessageAdmitted {
+                message: Message::user("m1", "hi"),
+            },
+            Record::MessageAdmitted {
+                message: Message::user("m2", "ho"),
+            },
+        ];
+        let req = AppendRequest::create("a", "t", records.clone());
+        let plan = Plan::new(&req, None, |_| unreachable!("a creation loads nothing")).unwrap();
+        let json = plan.entry_json(&req).unwrap().expect("an entry");
+        assert!(json.starts_with('['), "{json}");
+        for after in 0..=4 {
+            let mut out = Vec::new();
+            decode_entry(1, &json, after, &mut out).unwrap();
+            let seqs: Vec<u64> = out.iter().map(|r| r.seq).collect();
+            assert_eq!(seqs, (after + 1..=3).collect::<Vec<_>>(), "after {after}");
+            for r in &out {
+                assert_eq!(*r.record, records[r.seq as usize - 1]);
+            }
+        }
+        // Appended to what was read before, numbered from the entry's first.
+        let mut out = Vec::new();
+        decode_entry(8, &json, 8, &mut out).unwrap();
+        assert_eq!(out.iter().map(|r| r.seq).collect::<Vec<_>>(), [9, 10]);
+        // Bad stored JSON is an error, never a panic.
+        assert!(decode_entry(1, "[{", 0, &mut out).is_err());
+        assert!(decode_entry(-1, &json, 0, &mut out).is_err());
+        // An append without records stores no entry.
+        let empty = AppendRequest::new("a", "t", 3, 1, Vec::new());
+        assert_eq!(plan.entry_json(&empty).unwrap(), None);
+    }
+}
