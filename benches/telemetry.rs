@@ -7,7 +7,11 @@
 //! difference between the sides is telemetry's own CPU, without the noise of
 //! the load generator and the scheduler that the figures from outside carry.
 //!
-//! Run with `cargo bench --bench telemetry --features otel,metrics`.
+//! Run with `cargo bench --bench telemetry --features otel,metrics`. The
+//! sides' times move with this VM's noise (±30 % between processes); their
+//! instructions do not: `TELEMETRY_CALLS=N TELEMETRY_SIDE=off|metrics|spans|on`
+//! makes N calls of one side under `valgrind --tool=callgrind` (see
+//! `benches/README.md`).
 //!
 //! The recorder and the span layer are the examples' own
 //! (`examples/common/telemetry.rs`), installed for the calls of their side
@@ -36,6 +40,13 @@ use opentelemetry_sdk::trace::SdkTracerProvider;
 use tower::{Layer as _, ServiceExt as _};
 use tracing_subscriber::layer::SubscriberExt as _;
 
+/// The binding over the engine, one type for every side.
+type Stack = tower::util::BoxCloneService<
+    http::Request<Full<Bytes>>,
+    http::Response<a2a_tower::Body>,
+    std::convert::Infallible,
+>;
+
 const BODY: &str = r#"{"jsonrpc":"2.0","id":"r1","method":"SendMessage","params":{"message":{"messageId":"9f3c2a52-2d54-4bd8-9d11-7b8a4f0f5e21","role":"ROLE_USER","parts":[{"text":"hello, agent: please echo this short sentence back"}]}}}"#;
 
 fn card() -> AgentCard {
@@ -50,14 +61,18 @@ fn bench(c: &mut Criterion) {
         .build()
         .unwrap();
     let card = card();
-    let core = {
+    // A stack of its own for each side, its log bounded at 1 024 tasks: from
+    // the warm-up on, every call stores one task and evicts one, so no side
+    // runs on a log fuller (or emptier) than another's.
+    let stack = || {
         let _rt = rt.enter();
-        TaskLayer::new(card.clone(), MemoryTaskLog::new())
+        let log = MemoryTaskLog::builder().max_tasks(1024).build().unwrap();
+        let core = TaskLayer::new(card.clone(), log)
             .unwrap()
-            .layer(AgentExecutor::service(echo_agent::Echo))
+            .layer(AgentExecutor::service(echo_agent::Echo));
+        Stack::new(JsonRpcLayer::new(&card).unwrap().layer(core))
     };
-    let stack = JsonRpcLayer::new(&card).unwrap().layer(core);
-    let send = || {
+    let send = |stack: &Stack| {
         let req = http::Request::post("/")
             .header("content-type", "application/json")
             .header("a2a-version", "1.0")
@@ -88,18 +103,44 @@ fn bench(c: &mut Criterion) {
     );
     let none = tracing::Dispatch::none();
 
+    // `TELEMETRY_CALLS=N TELEMETRY_SIDE=spans`: N calls of one side and
+    // nothing else, for instruction counts (callgrind, the difference between
+    // two N), which this shared VM's noise does not move.
+    if let Ok(n) = std::env::var("TELEMETRY_CALLS") {
+        let n: usize = n.parse().expect("TELEMETRY_CALLS is a count");
+        let side = std::env::var("TELEMETRY_SIDE").unwrap_or_default();
+        let s = stack();
+        for _ in 0..n {
+            match side.as_str() {
+                "off" => tracing::dispatcher::with_default(&none, || send(&s)),
+                "metrics" => {
+                    tracing::dispatcher::with_default(&none, || with_metrics(&|| send(&s)))
+                }
+                "spans" => tracing::dispatcher::with_default(&spans, || send(&s)),
+                "on" => tracing::dispatcher::with_default(&spans, || with_metrics(&|| send(&s))),
+                other => panic!("TELEMETRY_SIDE {other:?}: off, metrics, spans or on"),
+            };
+        }
+        return;
+    }
     let mut g = c.benchmark_group("send_message_telemetry");
+    let off = stack();
     g.bench_function("off", |b| {
-        b.iter(|| tracing::dispatcher::with_default(&none, send))
+        b.iter(|| tracing::dispatcher::with_default(&none, || send(&off)))
     });
+    let only_metrics = stack();
     g.bench_function("metrics", |b| {
-        b.iter(|| tracing::dispatcher::with_default(&none, || with_metrics(&send)))
+        b.iter(|| {
+            tracing::dispatcher::with_default(&none, || with_metrics(&|| send(&only_metrics)))
+        })
     });
+    let only_spans = stack();
     g.bench_function("spans", |b| {
-        b.iter(|| tracing::dispatcher::with_default(&spans, send))
+        b.iter(|| tracing::dispatcher::with_default(&spans, || send(&only_spans)))
     });
+    let on = stack();
     g.bench_function("on", |b| {
-        b.iter(|| tracing::dispatcher::with_default(&spans, || with_metrics(&send)))
+        b.iter(|| tracing::dispatcher::with_default(&spans, || with_metrics(&|| send(&on))))
     });
     g.finish();
     // The recorder saw the requests of its sides.

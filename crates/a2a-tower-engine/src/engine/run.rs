@@ -50,9 +50,9 @@ impl Driver {
         let span = tracing::info_span!(
             "a2a.execution",
             gen_ai.operation.name = "invoke_agent",
-            gen_ai.conversation.id = %writer.context_id,
-            task_id = %writer.task_id,
-            context_id = %writer.context_id,
+            gen_ai.conversation.id = writer.context_id.as_str(),
+            task_id = writer.task_id.as_str(),
+            context_id = writer.context_id.as_str(),
             outcome = tracing::field::Empty,
         );
         span.follows_from(tracing::Span::current());
