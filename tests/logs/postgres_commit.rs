@@ -63,20 +63,38 @@ async fn with_database<Fut: Future<Output = ()>>(body: impl FnOnce(String, Strin
 
 /// `xact_commit` of `db`, as far as its backends have reported it: an idle
 /// backend reports within 10 s (`PGSTAT_IDLE_INTERVAL`), hence the waits
-/// before each count.
+/// before each count, and later when the server is loaded, hence the
+/// settling below.
 async fn commits(admin: &tokio_postgres::Client, db: &str) -> i64 {
-    admin
-        .batch_execute("SELECT pg_stat_clear_snapshot()")
-        .await
-        .unwrap();
-    admin
-        .query_one(
-            "SELECT xact_commit FROM pg_stat_database WHERE datname = $1",
-            &[&db],
-        )
-        .await
-        .unwrap()
-        .get(0)
+    // A backend that cannot take the statistics lock at once (a loaded
+    // server) reports later, up to a minute: the count is taken once it has
+    // not moved for 3 s (a read every 500 ms), so that transactions made
+    // before a measure are not counted in it.
+    let read = || async {
+        admin
+            .batch_execute("SELECT pg_stat_clear_snapshot()")
+            .await
+            .unwrap();
+        admin
+            .query_one(
+                "SELECT xact_commit FROM pg_stat_database WHERE datname = $1",
+                &[&db],
+            )
+            .await
+            .unwrap()
+            .get::<_, i64>(0)
+    };
+    let (mut last, mut same) = (read().await, 0);
+    for _ in 0..150 {
+        if same == 6 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let now = read().await;
+        same = if now == last { same + 1 } else { 0 };
+        last = now;
+    }
+    last
 }
 
 /// The pids of the committer connections named `name`.
