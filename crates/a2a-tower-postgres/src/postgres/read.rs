@@ -13,6 +13,24 @@ use crate::log::{
 };
 use crate::types::TaskState;
 
+/// The records after `after` of the entries in `rows`, whose columns `col`
+/// and `col + 1` are an entry's first sequence number and its records (the
+/// first entry may hold records up to `after`: they are left out; a row
+/// without an entry, NULL, from the task row's outer join, gives none).
+fn entries(
+    rows: &[tokio_postgres::Row],
+    col: usize,
+    after: u64,
+) -> Result<Vec<Sequenced>, LogError> {
+    let mut out = Vec::new();
+    for r in rows {
+        if let Some(first) = r.get::<_, Option<i64>>(col) {
+            decode_entry(first, r.get(col + 1), after, &mut out)?;
+        }
+    }
+    Ok(out)
+}
+
 impl Inner {
     /// The projection at `seq` from the task row's stored snapshot `json`:
     /// a live task's row may hold an older snapshot (see
@@ -34,10 +52,7 @@ impl Inner {
                 .query(&st, &[&task_id, &to_i64(at)?, &to_i64(seq)?])
                 .await
                 .map_err(db)?;
-            let mut records = Vec::new();
-            for row in &rows {
-                decode_entry(row.get(0), row.get(1), at, &mut records)?;
-            }
+            let records = entries(&rows, 0, at)?;
             if records.len() as u64 != seq - at || records.last().map(|r| r.seq) != Some(seq) {
                 return Err(LogError::backend("task records missing"));
             }
@@ -85,14 +100,7 @@ impl Inner {
         if rows.is_empty() || rows.iter().any(|r| r.get::<_, &str>(0) != authority) {
             return Err(not_found());
         }
-        // The first entry may hold records up to `after`: filtered out.
-        let mut out = Vec::new();
-        for r in &rows {
-            if let Some(first) = r.get::<_, Option<i64>>(1) {
-                decode_entry(first, r.get(2), after, &mut out)?;
-            }
-        }
-        Ok(with_heads(out))
+        Ok(with_heads(entries(&rows, 1, after)?))
     }
 
     /// About `page` records after `after`, each with the task's head (a
@@ -121,12 +129,7 @@ impl Inner {
             return Err(not_found());
         }
         let head = from_i64(rows[0].get(1))?;
-        let mut out = Vec::new();
-        for r in &rows {
-            if let Some(first) = r.get::<_, Option<i64>>(2) {
-                decode_entry(first, r.get(3), after, &mut out)?;
-            }
-        }
+        let mut out = entries(&rows, 2, after)?;
         for r in &mut out {
             r.head = head;
         }

@@ -117,8 +117,9 @@ pub(crate) fn row(c: &Connection, task_id: &str) -> Result<Option<Row>, LogError
 
 impl Row {
     /// The task's projection at the row's `seq`: the stored snapshot plus
-    /// the entries after it (entries are immutable, so the row and its
-    /// entries need not be read in one transaction).
+    /// the entries after it. Read without a transaction, the entries may be
+    /// gone by now (a retention sweep, a stream's compaction): a backend
+    /// error then, which readers retry in one ([`whole_or_gone`]).
     pub(crate) fn projection(&self, c: &Connection, task_id: &str) -> Result<Projection, LogError> {
         let snapshot = stored_snapshot(c, task_id, self.snapshot_seq)?;
         replay(c, task_id, snapshot.as_deref(), self.snapshot_seq, self.seq)
