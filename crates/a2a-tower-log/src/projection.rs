@@ -218,20 +218,7 @@ impl Projection {
                 context_id,
                 at,
                 metadata,
-            } => {
-                self.created = true;
-                self.task = Arc::new(Task {
-                    id: task_id.clone(),
-                    context_id: context_id.clone(),
-                    status: TaskStatus {
-                        state: TaskState::Submitted,
-                        message: None,
-                        timestamp: Some(*at),
-                    },
-                    metadata: metadata.clone(),
-                    ..Task::default()
-                });
-            }
+            } => self.create(task_id.clone(), context_id.clone(), *at, metadata.clone()),
             Record::MessageAdmitted { message } => self.admit(message.clone()),
             Record::StatusChanged { status } => set_status(&mut self.task, status.clone()),
             Record::Replied { message, at } => set_status(
@@ -321,6 +308,28 @@ impl Projection {
         if self.host.as_ref() != Some(host) {
             self.host = Some(host.clone());
         }
+    }
+
+    /// The task `Created` starts: SUBMITTED at `at`.
+    fn create(
+        &mut self,
+        id: String,
+        context_id: String,
+        at: crate::types::Timestamp,
+        metadata: Option<crate::types::Metadata>,
+    ) {
+        self.created = true;
+        self.task = Arc::new(Task {
+            id,
+            context_id,
+            status: TaskStatus {
+                state: TaskState::Submitted,
+                message: None,
+                timestamp: Some(at),
+            },
+            metadata,
+            ..Task::default()
+        });
     }
 
     /// A message joins the history (after the status message it answers),

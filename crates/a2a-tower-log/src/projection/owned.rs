@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use super::{Projection, set_status};
 use crate::Record;
-use crate::types::{Artifact, Task, TaskState, TaskStatus};
+use crate::types::{Artifact, TaskState, TaskStatus};
 
 impl Projection {
     /// Applies one record that [`check`](Self::check) accepted, as
@@ -39,20 +39,7 @@ impl Projection {
                 context_id,
                 at,
                 metadata,
-            } => {
-                self.created = true;
-                self.task = Arc::new(Task {
-                    id: task_id,
-                    context_id,
-                    status: TaskStatus {
-                        state: TaskState::Submitted,
-                        message: None,
-                        timestamp: Some(at),
-                    },
-                    metadata,
-                    ..Task::default()
-                });
-            }
+            } => self.create(task_id, context_id, at, metadata),
             Record::MessageAdmitted { message } => self.admit(message),
             Record::StatusChanged { status } => set_status(&mut self.task, status),
             Record::Replied { message, at } => set_status(
