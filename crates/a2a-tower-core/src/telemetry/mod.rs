@@ -47,6 +47,8 @@
 //! ```
 
 #[cfg(feature = "metrics")]
+mod keys;
+#[cfg(feature = "metrics")]
 mod metrics;
 #[cfg(feature = "otel")]
 mod otel;
