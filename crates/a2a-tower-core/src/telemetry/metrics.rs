@@ -2,13 +2,7 @@
 
 use std::time::Duration;
 
-use metrics::{Key, Level, Metadata};
-
-use super::{keys, names};
-
-/// What the `metrics` macros would pass for a record of this module.
-static METADATA: Metadata<'static> =
-    Metadata::new(module_path!(), Level::INFO, Some(module_path!()));
+use super::names;
 
 pub(super) fn request(
     operation: &'static str,
@@ -16,34 +10,19 @@ pub(super) fn request(
     outcome: &'static str,
     took: Duration,
 ) {
-    // The keys of this label set, built once for the process: no label
-    // vector allocated and no key hashed per request (the recorder is still
-    // asked for its handle each time, so a local recorder sees the record).
-    let [count, duration] = keys::cached(
-        [names::REQUESTS, names::REQUEST_DURATION],
-        [
-            ("operation", operation),
-            ("binding", binding),
-            ("outcome", outcome),
-        ],
-    );
-    record(count, duration, took);
+    let labels = [
+        ("operation", operation),
+        ("binding", binding),
+        ("outcome", outcome),
+    ];
+    metrics::counter!(names::REQUESTS, &labels).increment(1);
+    metrics::histogram!(names::REQUEST_DURATION, &labels).record(took.as_secs_f64());
 }
 
 pub(super) fn client_call(operation: &'static str, outcome: &'static str, took: Duration) {
-    let [count, duration] = keys::cached(
-        [names::CLIENT_CALLS, names::CLIENT_CALL_DURATION],
-        [("operation", operation), ("outcome", outcome), ("", "")],
-    );
-    record(count, duration, took);
-}
-
-fn record(count: &Key, duration: &Key, took: Duration) {
-    metrics::with_recorder(|r| {
-        r.register_counter(count, &METADATA).increment(1);
-        r.register_histogram(duration, &METADATA)
-            .record(took.as_secs_f64());
-    });
+    let labels = [("operation", operation), ("outcome", outcome)];
+    metrics::counter!(names::CLIENT_CALLS, &labels).increment(1);
+    metrics::histogram!(names::CLIENT_CALL_DURATION, &labels).record(took.as_secs_f64());
 }
 
 pub(super) fn commit(log: &'static str, appends: usize, took: Duration) {

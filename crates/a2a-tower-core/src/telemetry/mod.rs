@@ -47,8 +47,6 @@
 //! ```
 
 #[cfg(feature = "metrics")]
-mod keys;
-#[cfg(feature = "metrics")]
 mod metrics;
 #[cfg(feature = "otel")]
 mod otel;
