@@ -10,7 +10,7 @@ use futures_util::{FutureExt as _, StreamExt as _};
 
 use super::executor::{Execution, Executor, ExecutorService};
 use crate::log::Record;
-use crate::types::{Artifact, Message, Part, TaskState};
+use crate::types::{Artifact, Message, Part, PartContent, TaskState};
 use crate::{A2aError, BoxError, CallContext};
 
 /// The fixed, client-visible explanation of a task whose text agent failed.
@@ -118,6 +118,23 @@ fn text_chunk(artifact_id: String, text: String) -> Artifact {
     }
 }
 
+/// The text of `message` (its text parts, concatenated), taken out of the
+/// message when it is its one part: the usual message's text is moved to
+/// the agent, not copied.
+fn into_text(message: Message) -> String {
+    let mut parts = message.parts;
+    if let [
+        Part {
+            content: PartContent::Text(text),
+            ..
+        },
+    ] = parts.as_mut_slice()
+    {
+        return std::mem::take(text);
+    }
+    parts.iter().filter_map(Part::as_text).collect()
+}
+
 /// A classification of an error for tracing (never its message).
 pub(crate) fn classify(err: &(dyn std::error::Error + 'static)) -> &'static str {
     if let Some(e) = err.downcast_ref::<A2aError>() {
@@ -159,7 +176,7 @@ impl<A: Agent> Executor for AgentExecutor<A> {
             let mut pending = Vec::with_capacity(4);
             pending.push(emit.status_record(TaskState::Working, None));
             let input = AgentInput {
-                text: message.text(),
+                text: into_text(message),
                 task_id: emit.task_id().to_owned(),
                 context_id: emit.context_id().to_owned(),
                 call: context,
@@ -231,5 +248,22 @@ impl<A: Agent> Executor for AgentExecutor<A> {
             emit.commit_records(pending).await?;
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_of_a_message_is_its_text_parts_joined() {
+        assert_eq!(into_text(Message::user("m", "one part")), "one part");
+        let mut message = Message::user("m", "a ");
+        message.parts.push(Part::url("https://example.com/x"));
+        message.parts.push(Part::text("b"));
+        assert_eq!(into_text(message), "a b");
+        let mut only_url = Message::user("m", "");
+        only_url.parts = vec![Part::url("https://example.com/x")];
+        assert_eq!(into_text(only_url), "");
     }
 }
