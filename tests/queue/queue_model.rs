@@ -56,7 +56,8 @@
 //!   and notes its target's active run); a blocking send into an empty
 //!   queue whose agent is free (as `resolve_agent` decides on the view) is
 //!   admitted in that same commit, its `Admitted` record after its
-//!   `Entered` and its run started; then, lock released, a steer cancels
+//!   `Entered` and its run started (and no `notify`: the queue is empty,
+//!   and the run's end notifies); then, lock released, a steer cancels
 //!   that run; then `notify`. Inputs that wait for the lock together share
 //!   one commit (`group.rs`), made under one lock hold as their steps one
 //!   after another with nothing between would be (which the model explores
@@ -1057,7 +1058,10 @@ impl<G: Gate> Explorer<'_, G> {
                     let head = n.log.entries[0];
                     let agent = n.log.resolve(&head).filter(|_| at_once && empty);
                     if let Some(agent) = agent {
+                        // Nothing left for a drain: no `notify`.
                         self.admit(n, h, tid, agent)?;
+                        done(&mut n.clients[c]);
+                        return Ok(());
                     }
                     n.clients[c].phase = match steered {
                         Some(run) => Phase::SteerCancel(run),

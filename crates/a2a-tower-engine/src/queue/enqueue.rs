@@ -102,6 +102,9 @@ pub(crate) struct Enqueued {
     /// any drain of this host can admit the task, so its run cannot end
     /// first (and a memory log pack the task away before it is watched).
     pub(crate) watch: Option<Watch>,
+    /// Admitted in its enqueue's commit: the queue is left empty and no
+    /// drain has anything to do for it (its run's end drains the context).
+    pub(crate) admitted: bool,
 }
 
 /// A new input, checked, on its way to its enqueue commit.
@@ -330,6 +333,7 @@ async fn committed(
                 snapshot,
                 steered: None,
                 watch: None,
+                admitted: true,
             }));
             continue;
         }
@@ -362,6 +366,7 @@ async fn committed(
             snapshot,
             steered,
             watch,
+            admitted: false,
         }));
     }
     answers

@@ -56,7 +56,9 @@ pub(crate) async fn send(
         };
         let _ = crate::engine::ops::cancel(&core.shared, cancel, &context).await;
     }
-    core.notify(&authority, &snapshot.task.context_id);
+    if !queued.admitted {
+        core.notify(&authority, &snapshot.task.context_id);
+    }
     answer(
         core,
         &authority,
