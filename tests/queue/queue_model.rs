@@ -53,8 +53,16 @@
 //! The model of one step, against the code:
 //! - enqueue (`enqueue.rs`): under the lock, catch up and commit the task
 //!   with its `Entered` record (a steer takes the position before the head
-//!   and notes its target's active run); then, lock released, a steer
-//!   cancels that run; then `notify`.
+//!   and notes its target's active run); a blocking send into an empty
+//!   queue whose agent is free (as `resolve_agent` decides on the view) is
+//!   admitted in that same commit, its `Admitted` record after its
+//!   `Entered` and its run started (and no `notify`: the queue is empty,
+//!   and the run's end notifies); then, lock released, a steer cancels
+//!   that run; then `notify`. Inputs that wait for the lock together share
+//!   one commit (`group.rs`), made under one lock hold as their steps one
+//!   after another with nothing between would be (which the model explores
+//!   among the other interleavings); only an input committed alone is
+//!   admitted at once.
 //! - CancelTask (`cancel.rs`): a read of the task; a queued one is then,
 //!   under the lock, caught up, read again and, still queued, canceled and
 //!   removed from the queue in one commit; any other goes to the engine's
@@ -379,12 +387,14 @@ impl Queue {
 #[derive(Debug, Clone, Copy)]
 enum Ev {
     /// A new input (task `tid`); `steer` puts it first and cancels its
-    /// target's run.
+    /// target's run; `at_once` (a blocking send) admits it in its enqueue's
+    /// commit when the queue is empty and its agent free.
     Enqueue {
         tid: Tid,
         target: Option<Agent>,
         urgent: bool,
         steer: bool,
+        at_once: bool,
     },
     /// CancelTask on `tid` (queued, running, waiting for input, or done).
     Cancel(Tid),
@@ -967,7 +977,7 @@ impl<G: Gate> Explorer<'_, G> {
             }
             Step::Drain(h, i) => self.drain(&mut n, h, i)?,
             Step::Sweep => self.sweep(&mut n),
-            Step::Client(c, k) => self.client(&mut n, c, k),
+            Step::Client(c, k) => self.client(&mut n, c, k)?,
             Step::Run(i, outcome) => {
                 let run = &mut n.runs[i];
                 run.ended = true;
@@ -1007,7 +1017,7 @@ impl<G: Gate> Explorer<'_, G> {
         Ok(n)
     }
 
-    fn client(&mut self, n: &mut State, c: usize, k: usize) {
+    fn client(&mut self, n: &mut State, c: usize, k: usize) -> Result<(), Broken> {
         let (h, script) = &self.sc.clients[c];
         let (h, hu) = (*h, usize::from(*h));
         let client = &mut n.clients[c];
@@ -1022,6 +1032,7 @@ impl<G: Gate> Explorer<'_, G> {
                     target,
                     urgent,
                     steer,
+                    at_once,
                 } => {
                     // Under the lock: catch up, commit task and entry.
                     n.hosts[hu].view = n.log.clone();
@@ -1038,8 +1049,20 @@ impl<G: Gate> Explorer<'_, G> {
                         version: 0,
                         admitted: false,
                     };
+                    let empty = n.log.entries.is_empty();
                     n.log.rev += 1;
                     n.log.enter(tid, target, priority, position, 0);
+                    // A blocking send into an empty queue whose agent is
+                    // free: its admission is in the same commit (the
+                    // stream's `Admitted` after its `Entered`).
+                    let head = n.log.entries[0];
+                    let agent = n.log.resolve(&head).filter(|_| at_once && empty);
+                    if let Some(agent) = agent {
+                        // Nothing left for a drain: no `notify`.
+                        self.admit(n, h, tid, agent)?;
+                        done(&mut n.clients[c]);
+                        return Ok(());
+                    }
                     n.clients[c].phase = match steered {
                         Some(run) => Phase::SteerCancel(run),
                         None => Phase::Notify,
@@ -1051,7 +1074,7 @@ impl<G: Gate> Explorer<'_, G> {
                         TaskState::Unborn => {
                             // TaskNotFound: no notify.
                             done(client);
-                            return;
+                            return Ok(());
                         }
                         _ => Phase::CancelEngine(tid),
                     }
@@ -1121,6 +1144,7 @@ impl<G: Gate> Explorer<'_, G> {
                 }
             }
         }
+        Ok(())
     }
 
     fn drain(&mut self, n: &mut State, h: u8, i: usize) -> Result<(), Broken> {
@@ -1424,6 +1448,7 @@ fn enq(tid: Tid, target: Option<Agent>) -> Ev {
         target,
         urgent: false,
         steer: false,
+        at_once: false,
     }
 }
 
@@ -1433,6 +1458,7 @@ fn urgent(tid: Tid, target: Option<Agent>) -> Ev {
         target,
         urgent: true,
         steer: false,
+        at_once: false,
     }
 }
 
@@ -1442,6 +1468,27 @@ fn steer(tid: Tid, target: Option<Agent>) -> Ev {
         target,
         urgent: false,
         steer: true,
+        at_once: false,
+    }
+}
+
+/// `ev` sent blocking: admitted in its enqueue's commit when it can be.
+fn blocking(ev: Ev) -> Ev {
+    match ev {
+        Ev::Enqueue {
+            tid,
+            target,
+            urgent,
+            steer,
+            ..
+        } => Ev::Enqueue {
+            tid,
+            target,
+            urgent,
+            steer,
+            at_once: true,
+        },
+        other => other,
     }
 }
 
@@ -1748,4 +1795,64 @@ fn a_restatement_not_conditional_on_the_revision_is_caught() {
         .expect_err("a blind restatement must be caught");
     println!("strict_head with a blind sweeper: caught\n{v}");
     assert!([LOST, TWO_RUNS, NOT_HEAD].contains(&v.rule), "{v}");
+}
+
+/// Blocking sends beside queued ones: an input into an empty queue whose
+/// agent is free is admitted in its enqueue's commit.
+fn at_once() -> Scenario {
+    Scenario {
+        name: "at_once",
+        hosts: 1,
+        clients: vec![
+            (0, vec![blocking(enq(0, A)), blocking(enq(1, ANY))]),
+            (0, vec![blocking(urgent(2, B)), enq(3, A)]),
+        ],
+        outcomes: &[Outcome::Completed, Outcome::Failed],
+        recovered: None,
+        faults: 0,
+        compactions: 0,
+    }
+}
+
+#[test]
+fn blocking_inputs_into_an_idle_context_are_admitted_at_once() {
+    verify(at_once());
+}
+
+#[test]
+fn blocking_inputs_with_cancels_steers_and_input_required() {
+    verify(Scenario {
+        name: "at_once_steer",
+        hosts: 1,
+        clients: vec![
+            (0, vec![blocking(enq(0, A)), blocking(enq(1, ANY))]),
+            (0, vec![blocking(steer(2, A))]),
+            (0, vec![Ev::Cancel(0)]),
+        ],
+        outcomes: &[Outcome::Completed, Outcome::InputRequired],
+        recovered: None,
+        faults: 0,
+        compactions: 0,
+    });
+}
+
+#[test]
+fn blocking_inputs_on_two_hosts() {
+    verify(Scenario {
+        name: "at_once_two_hosts",
+        hosts: 2,
+        clients: vec![
+            (0, vec![blocking(enq(0, A)), blocking(enq(1, ANY))]),
+            (1, vec![blocking(enq(2, A))]),
+        ],
+        outcomes: &[Outcome::Completed],
+        recovered: None,
+        faults: 0,
+        compactions: 0,
+    });
+}
+
+#[test]
+fn a_gate_that_forgets_the_dirty_bit_is_caught_with_blocking_inputs() {
+    refute::<Forgetful>(at_once());
 }

@@ -47,6 +47,7 @@ queue_cases! {
         an_input_naming_no_agent_waits_for_an_idle_context,
         an_input_naming_no_agent_goes_to_the_default_without_a_replier,
         admission_is_one_commit_after_the_queued_records,
+        a_blocking_input_into_an_idle_context_is_admitted_as_it_is_queued,
         a_failing_run_ends_failed_in_place_with_its_chunks,
         a_canceled_run_ends_canceled_in_place_with_its_chunks,
         append_hands_the_message_to_the_running_execution,
@@ -451,6 +452,99 @@ async fn admission_is_one_commit_after_the_queued_records(store: Store) {
     assert_eq!(how_many(&recs, admits(&q)), 1);
     lab.release("q");
     until_terminal(&*log, AUTH, &q).await;
+}
+
+/// The records of a task admitted in the commit that created it: created
+/// with its agent (`a`), its message admitted, WORKING, this host's run;
+/// no queued input.
+fn created_working(recs: &[Record]) {
+    let [created, admitted, working, started, ..] = recs else {
+        panic!("{recs:?}")
+    };
+    let Record::Created {
+        metadata: Some(metadata),
+        ..
+    } = created
+    else {
+        panic!("{created:?}")
+    };
+    assert_eq!(metadata[AGENT_KEY], json!("a"));
+    assert!(matches!(admitted, Record::MessageAdmitted { message } if message.text() == "now"));
+    assert_eq!(working.state(), Some(TaskState::Working));
+    assert!(matches!(started, Record::ExecutionStarted { .. }));
+    assert!(
+        recs.iter().all(|r| QueuedInput::of(r).is_none()),
+        "never queued: {recs:?}"
+    );
+}
+
+// A blocking send into a context with nothing queued and its agent free is
+// admitted in the commit that queues it: its task is created WORKING for
+// the agent (never SUBMITTED with a queued input), and the queue stream
+// records its entry and its admission together, so replaying the stream
+// still finds every admission of the head. Behind a running input of the
+// same agent, a blocking send is queued as before.
+async fn a_blocking_input_into_an_idle_context_is_admitted_as_it_is_queued(store: Store) {
+    let Host { lab, log, svc, ctx } = host(&store, &["a", "b"]).await;
+    let done = send(&svc, input(&ctx, "now", &[(TARGET_KEY, "a")]))
+        .await
+        .unwrap();
+    assert_eq!(done.status.state, TaskState::Completed);
+    assert_eq!(meta(&done, AGENT_KEY), json!("a"));
+    assert_eq!(texts(&done.history), ["now"]);
+    let recs = log.read(AUTH, &done.id, 0).await.ok();
+    // Its records (a memory log packs a terminal task away: the durable two).
+    if let Some(recs) = recs {
+        let recs: Vec<Record> = recs.iter().map(|s| (*s.record).clone()).collect();
+        created_working(&recs);
+    }
+    let stream = support::queue::queue_sequenced(&*log, &ctx).await;
+    let queue: Vec<(u64, QueueRecord)> = stream
+        .iter()
+        .filter_map(|r| QueueRecord::of(&r.record).map(|q| (r.seq, q)))
+        .collect();
+    assert!(
+        matches!(
+            queue.as_slice(),
+            [(entered, QueueRecord::Entered { .. }), (at, QueueRecord::Admitted { agent, .. }), ..]
+                if *at == entered + 1 && agent == "a"
+        ),
+        "{queue:?}"
+    );
+    assert_eq!(support::queue::admissions(&stream)[0], done.id);
+
+    // Behind a running input of its agent, it is queued first.
+    let first = held(&svc, &lab, &ctx, "a", "first").await;
+    let waits = tokio::spawn({
+        let (svc, ctx) = (svc.clone(), ctx.clone());
+        async move { send(&svc, input(&ctx, "then", &[(TARGET_KEY, "a")])).await }
+    });
+    let entered = |r: &QueueRecord| matches!(r, QueueRecord::Entered { .. });
+    let recs = until_queue(&*log, &ctx, "the third entry", |recs| {
+        how_many(recs, entered) == 3
+    })
+    .await;
+    let Some(QueueRecord::Entered {
+        task_id: queued, ..
+    }) = recs.iter().rfind(|r| entered(r))
+    else {
+        unreachable!()
+    };
+    assert_eq!(
+        get(&svc, queued).await.unwrap().status.state,
+        TaskState::Submitted
+    );
+    assert!(
+        records(&*log, AUTH, queued)
+            .await
+            .iter()
+            .any(|r| QueuedInput::of(r).is_some())
+    );
+    lab.release("first");
+    let then = waits.await.unwrap().unwrap();
+    assert_eq!(&then.id, queued);
+    assert_eq!(then.status.state, TaskState::Completed);
+    until_terminal(&*log, AUTH, &first).await;
 }
 
 // -------------------------------------------- 7. one terminal in place

@@ -17,7 +17,7 @@ use crate::engine::executor::{Emitter, Execution};
 use crate::engine::run::Driver;
 use crate::engine::writer::Writer;
 use crate::log::{AppendRequest, Appended, LogError, Record, Snapshot};
-use crate::types::{Message, Part, Role, Task, TaskState, TaskStatus, Timestamp};
+use crate::types::{Message, Metadata, Part, Role, Task, TaskState, TaskStatus, Timestamp};
 
 /// The status message of an input whose named agent is not hosted here
 /// (reason `TARGET_UNAVAILABLE`).
@@ -69,22 +69,10 @@ pub(crate) async fn admit(
         fail_visibly(slot, head, &snap, why, plan);
         return Ok(());
     };
-    let mut metadata = snap.task.metadata.clone().unwrap_or_default();
-    metadata.insert(AGENT_KEY.into(), agent.clone().into());
-    let records = vec![
-        Record::MetadataChanged { metadata },
-        Record::MessageAdmitted {
-            message: message.clone(),
-        },
-        Record::status(TaskStatus {
-            state: TaskState::Working,
-            message: None,
-            timestamp: Some(Timestamp::now()),
-        }),
-        Record::ExecutionStarted {
-            host: core.shared.host_id.clone(),
-        },
-    ];
+    let mut records = vec![Record::MetadataChanged {
+        metadata: with_agent(snap.task.metadata.as_ref(), &agent),
+    }];
+    records.extend(admission(core, &message));
     // A newer epoch fences anything that wrote the task before.
     let epoch = snap.epoch + 1;
     let task = AppendRequest::new(
@@ -118,6 +106,32 @@ pub(crate) async fn admit(
     Ok(())
 }
 
+/// `metadata` with the agent an input is admitted for (`queue.agent`).
+pub(crate) fn with_agent(metadata: Option<&Metadata>, agent: &str) -> Metadata {
+    let mut metadata = metadata.cloned().unwrap_or_default();
+    metadata.insert(AGENT_KEY.into(), agent.into());
+    metadata
+}
+
+/// What admits `message` to its task after its metadata names the agent:
+/// the message joins the history, the task is WORKING, and this host runs
+/// it.
+pub(crate) fn admission(core: &Core, message: &Message) -> [Record; 3] {
+    [
+        Record::MessageAdmitted {
+            message: message.clone(),
+        },
+        Record::status(TaskStatus {
+            state: TaskState::Working,
+            message: None,
+            timestamp: Some(Timestamp::now()),
+        }),
+        Record::ExecutionStarted {
+            host: core.shared.host_id.clone(),
+        },
+    ]
+}
+
 /// An admission's run, to start once the admission is committed.
 pub(crate) struct Start {
     task_id: String,
@@ -129,6 +143,18 @@ pub(crate) struct Start {
 }
 
 impl Start {
+    /// The run of a task admitted in the commit that creates it (epoch 1),
+    /// its input never queued.
+    pub(crate) fn at_once(task_id: String, message: Message, agent: String) -> Self {
+        Self {
+            task_id,
+            epoch: 1,
+            message,
+            agent,
+            waited: Some(std::time::Duration::ZERO),
+        }
+    }
+
     /// Starts the run of the task admitted as `appended`.
     pub(crate) fn run(self, core: &Arc<Core>, slot: &Slot, appended: Appended) {
         if let Some(waited) = self.waited {

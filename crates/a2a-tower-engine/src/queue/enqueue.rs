@@ -1,15 +1,21 @@
 //! What a message asks of the queue (`queue.*` metadata), and the enqueue
-//! commit: the queued task and its entry, together.
+//! commit: each queued task and its entry, together (and, for a blocking
+//! send into an idle context, its admission); the inputs of a context that
+//! wait for its queue together share one commit (`group`).
+
+use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::admit::{Start, admission, resolve_agent, with_agent};
 use super::core::Core;
-use super::entry::Priority;
+use super::entry::{Entry, Priority};
 use super::record::{QueueRecord, QueuedInput};
+use super::state::ContextQueue;
 use super::stream::Slot;
 use super::{MODE_KEY, PRIORITY_KEY, TARGET_KEY};
-use crate::log::{AppendRequest, LogErrorKind, Record, Snapshot, Watch};
-use crate::types::{Message, Role, SendMessageRequest};
+use crate::log::{AppendRequest, Appended, LogError, LogErrorKind, Record, Snapshot, Watch};
+use crate::types::{Message, Metadata, Role, SendMessageRequest, TaskPushNotificationConfig};
 use crate::{A2aError, ErrorKind};
 
 /// How a message meets the queue (`queue.mode`).
@@ -88,7 +94,7 @@ pub(crate) fn directives(core: &Core, message: &Message) -> Result<Directives, A
 
 /// What an enqueue left.
 pub(crate) struct Enqueued {
-    /// The queued task as created.
+    /// The task as created: queued, or admitted at once.
     pub(crate) snapshot: Snapshot,
     /// For a steer: the run of its target in the context when it was queued.
     pub(crate) steered: Option<String>,
@@ -96,17 +102,47 @@ pub(crate) struct Enqueued {
     /// any drain of this host can admit the task, so its run cannot end
     /// first (and a memory log pack the task away before it is watched).
     pub(crate) watch: Option<Watch>,
+    /// Admitted in its enqueue's commit: the queue is left empty and no
+    /// drain has anything to do for it (its run's end drains the context).
+    pub(crate) admitted: bool,
+}
+
+/// A new input, checked, on its way to its enqueue commit.
+#[derive(Debug)]
+pub(crate) struct Input {
+    task_id: String,
+    /// The message, with its task and context ids set.
+    message: Message,
+    /// The task's metadata (the request's).
+    metadata: Option<Metadata>,
+    push: Option<TaskPushNotificationConfig>,
+    target: Option<String>,
+    priority: Priority,
+    steer: bool,
+    /// Watch the task from its enqueue's commit on (a stream).
+    watch: bool,
+    /// A blocking send: may be admitted in its enqueue's commit.
+    at_once: bool,
 }
 
 /// Queues `req` (a message without a task id) as a new SUBMITTED task of
-/// its context: the task and its queue entry in one commit; with `watch`,
-/// also a watch of the task from then on.
+/// its context: the task and its queue entry in one commit (shared with the
+/// other inputs of the context waiting for its queue); with `watch`, also a
+/// watch of the task from then on.
+///
+/// With `at_once` (a blocking send, whose caller sees the task only once
+/// its run ends or asks for input), an input without a push config,
+/// committed alone, that would be the head of an empty queue with its agent
+/// free is admitted in that same commit: the task is created WORKING for
+/// the agent, and the queue stream records its entry and its admission
+/// together, as a drain would have right after.
 pub(crate) async fn enqueue(
-    core: &Core,
+    core: &Arc<Core>,
     authority: &str,
     req: SendMessageRequest,
     d: &Directives,
     watch: bool,
+    at_once: bool,
 ) -> Result<Enqueued, A2aError> {
     let push = crate::engine::admit::validate(&core.shared, &req)?;
     let mut message = req.message;
@@ -117,69 +153,221 @@ pub(crate) async fn enqueue(
     }
     message.task_id.clone_from(&task_id);
     let slot = core.slots.get(authority, &message.context_id);
-    let log = &*core.shared.log;
-    let mut st = slot.state.lock().await;
-    for _ in 0..64 {
-        slot.catch_up(log, &mut st).await?;
-        let mut created = Record::created(task_id.clone(), message.context_id.clone());
-        if let Record::Created { metadata, .. } = &mut created {
-            metadata.clone_from(&req.metadata);
-        }
-        let queued = QueuedInput::Message {
-            message: message.clone(),
-        }
-        .record();
-        let mut records = vec![created, queued];
-        records.extend(crate::engine::push_config::inline_record(
-            push.clone(),
-            &task_id,
-        ));
-        let task = AppendRequest::create(authority, task_id.clone(), records);
-        let entered = QueueRecord::Entered {
-            task_id: task_id.clone(),
-            target: d.target.clone(),
-            priority: d.priority,
-            position: (d.mode == Mode::Steer).then(|| st.front()),
-            hops: 0,
-        };
-        let entered = [entered];
-        match log
-            .append_all(vec![task, slot.append(&st, entered.to_vec())])
-            .await
-        {
-            Ok(mut out) => {
-                let snapshot = out.swap_remove(0).snapshot;
-                // The view at this commit, and the input and task for its
-                // admission: none is read back.
-                Slot::applied(&mut st, &entered);
-                st.keep_input(message, snapshot.clone());
-                // Still under `st`, which every drain pass of this host holds.
-                let watch = match watch {
-                    true => Some(log.watch(authority, &task_id, Some(snapshot.seq)).await?),
-                    false => None,
-                };
-                let steered = d
-                    .target
-                    .as_ref()
-                    .filter(|_| d.mode == Mode::Steer)
-                    .and_then(|t| st.active().get(t))
-                    .map(|run| run.task_id.clone());
-                drop(st);
-                return Ok(Enqueued {
-                    snapshot,
-                    steered,
-                    watch,
-                });
+    let input = Input {
+        task_id,
+        message,
+        metadata: req.metadata,
+        push,
+        target: d.target.clone(),
+        priority: d.priority,
+        steer: d.mode == Mode::Steer,
+        watch,
+        at_once,
+    };
+    super::group::submit(core, &slot, input).await
+}
+
+/// Commits `batch`, inputs of `slot`'s context in arrival order, in one
+/// commit at the view's revision (`st`, locked): each task with its entry.
+/// The outcome of each, in order. A batch of several that the log refuses
+/// for another reason than a lost race is committed again input by input,
+/// so that each gets its own answer (one input too large for a bounded log
+/// fails alone).
+pub(crate) async fn commit(
+    core: &Arc<Core>,
+    slot: &Slot,
+    st: &mut ContextQueue,
+    batch: Vec<Input>,
+) -> Vec<Result<Enqueued, A2aError>> {
+    let several = batch.len() > 1;
+    match commit_all(core, slot, st, batch).await {
+        Ok(out) => out,
+        Err((e, _)) if !several => vec![Err(e)],
+        Err((_, batch)) => {
+            let mut out = Vec::with_capacity(batch.len());
+            for input in batch {
+                match commit_all(core, slot, st, vec![input]).await {
+                    Ok(one) => out.extend(one),
+                    Err((e, _)) => out.push(Err(e)),
+                }
             }
-            Err(e) if matches!(e.kind(), LogErrorKind::Conflict | LogErrorKind::Fenced) => {}
-            Err(e) => {
-                return Err(match e.kind() {
-                    LogErrorKind::Full => A2aError::new(ErrorKind::Unavailable),
-                    _ => e.into(),
-                });
-            }
+            out
         }
     }
-    Err(A2aError::new(ErrorKind::Unavailable)
-        .with_message("The context's queue is changing too fast; retry"))
+}
+
+/// One commit of every input of `batch`, its race with other writers of the
+/// queue lost and retried at most 64 times; `batch` back on a refusal.
+async fn commit_all(
+    core: &Arc<Core>,
+    slot: &Slot,
+    st: &mut ContextQueue,
+    batch: Vec<Input>,
+) -> Result<Vec<Result<Enqueued, A2aError>>, (A2aError, Vec<Input>)> {
+    let log = &*core.shared.log;
+    for _ in 0..64 {
+        if let Err(e) = slot.catch_up(log, st).await {
+            return Err((e.into(), batch));
+        }
+        let (requests, records, agent) = plan(core, slot, st, &batch);
+        match log.append_all(requests).await {
+            Ok(out) => return Ok(committed(core, slot, st, batch, &records, agent, out).await),
+            Err(e) if matches!(e.kind(), LogErrorKind::Conflict | LogErrorKind::Fenced) => {}
+            Err(e) => return Err((refusal(e), batch)),
+        }
+    }
+    let busy = A2aError::new(ErrorKind::Unavailable)
+        .with_message("The context's queue is changing too fast; retry");
+    Err((busy, batch))
+}
+
+fn refusal(e: LogError) -> A2aError {
+    match e.kind() {
+        LogErrorKind::Full => A2aError::new(ErrorKind::Unavailable),
+        _ => e.into(),
+    }
+}
+
+/// The appends of `batch`'s commit on the view `st`: each task, then the
+/// queue stream's records; and the agent of an input admitted at once.
+fn plan(
+    core: &Core,
+    slot: &Slot,
+    st: &ContextQueue,
+    batch: &[Input],
+) -> (Vec<AppendRequest>, Vec<QueueRecord>, Option<String>) {
+    let mut requests = Vec::with_capacity(batch.len() + 1);
+    let mut records = Vec::with_capacity(batch.len() + 1);
+    // Alone into an empty queue: the drain would admit it next, so the
+    // enqueue does if its agent is free.
+    let alone = batch.len() == 1 && st.len() == 0;
+    let mut front = st.front();
+    let mut admitted = None;
+    for input in batch {
+        // Each steer before every entry, the batch's earlier ones included.
+        let position = input.steer.then(|| {
+            let p = front;
+            front = p.saturating_sub(1);
+            p
+        });
+        let entry = Entry {
+            task_id: input.task_id.clone(),
+            target: input.target.clone(),
+            priority: input.priority,
+            position,
+            arrival: 0,
+            hops: 0,
+        };
+        // An inline push config's receiver sees the task from its creation
+        // on: SUBMITTED first, as queued.
+        let agent = match alone && input.at_once && input.push.is_none() {
+            true => resolve_agent(core, st, &entry).ok(),
+            false => None,
+        };
+        let mut created = Record::created(input.task_id.clone(), slot.context_id.clone());
+        if let Record::Created { metadata, .. } = &mut created {
+            *metadata = match &agent {
+                Some(agent) => Some(with_agent(input.metadata.as_ref(), agent)),
+                None => input.metadata.clone(),
+            };
+        }
+        let mut task = vec![created];
+        if agent.is_none() {
+            let queued = QueuedInput::Message {
+                message: input.message.clone(),
+            };
+            task.push(queued.record());
+        }
+        task.extend(crate::engine::push_config::inline_record(
+            input.push.clone(),
+            &input.task_id,
+        ));
+        if agent.is_some() {
+            task.extend(admission(core, &input.message));
+        }
+        requests.push(AppendRequest::create(
+            slot.authority.clone(),
+            input.task_id.clone(),
+            task,
+        ));
+        records.push(QueueRecord::Entered {
+            task_id: entry.task_id,
+            target: entry.target,
+            priority: entry.priority,
+            position: entry.position,
+            hops: 0,
+        });
+        if let Some(agent) = agent {
+            records.push(QueueRecord::Admitted {
+                task_id: input.task_id.clone(),
+                agent: agent.clone(),
+                hops: 0,
+            });
+            admitted = Some(agent);
+        }
+    }
+    requests.push(slot.append(st, records.clone()));
+    (requests, records, admitted)
+}
+
+/// After the commit of `batch` (`out`: each task, then the stream): the view
+/// at this commit, and for each input its task and message kept for its
+/// admission (none is read back), its watch, or its run started.
+async fn committed(
+    core: &Arc<Core>,
+    slot: &Slot,
+    st: &mut ContextQueue,
+    batch: Vec<Input>,
+    records: &[QueueRecord],
+    mut agent: Option<String>,
+    out: Vec<Appended>,
+) -> Vec<Result<Enqueued, A2aError>> {
+    Slot::applied(st, records);
+    let mut answers = Vec::with_capacity(batch.len());
+    for (input, appended) in batch.into_iter().zip(out) {
+        if let Some(agent) = agent.take() {
+            // Admitted at once (a batch of one).
+            let snapshot = appended.snapshot.clone();
+            Start::at_once(input.task_id, input.message, agent).run(core, slot, appended);
+            answers.push(Ok(Enqueued {
+                snapshot,
+                steered: None,
+                watch: None,
+                admitted: true,
+            }));
+            continue;
+        }
+        let snapshot = appended.snapshot;
+        st.keep_input(input.message, snapshot.clone());
+        // Still under `st`, which every drain pass of this host holds.
+        let watch = match input.watch {
+            true => {
+                let log = &core.shared.log;
+                match log
+                    .watch(&slot.authority, &input.task_id, Some(snapshot.seq))
+                    .await
+                {
+                    Ok(w) => Some(w),
+                    Err(e) => {
+                        answers.push(Err(e.into()));
+                        continue;
+                    }
+                }
+            }
+            false => None,
+        };
+        let steered = input
+            .target
+            .as_ref()
+            .filter(|_| input.steer)
+            .and_then(|t| st.active().get(t))
+            .map(|run| run.task_id.clone());
+        answers.push(Ok(Enqueued {
+            snapshot,
+            steered,
+            watch,
+            admitted: false,
+        }));
+    }
+    answers
 }

@@ -11,13 +11,17 @@
 //!
 //! - **Queueing.** A message without a task id is a new input: it is
 //!   committed as a SUBMITTED task of its context together with its entry in
-//!   the context's queue (one commit), visible to GetTask, ListTasks and
+//!   the context's queue (one commit, shared by the inputs that wait for
+//!   the context's queue together), visible to GetTask, ListTasks and
 //!   SubscribeToTask, its message not yet in any run. Message metadata
 //!   steers it: `queue.target` names the agent (an unknown name is refused
 //!   before anything is written), `queue.priority` is `"urgent"` or
 //!   `"normal"` (the default). A blocking SendMessage answers when the run
 //!   ends or asks for input; `returnImmediately` answers with the queued
-//!   task; a stream starts with it.
+//!   task; a stream starts with it. A blocking SendMessage (without a push
+//!   config) into a context with nothing queued and its agent free is
+//!   admitted in that same commit (its caller never sees it queued): the
+//!   queue stream records its entry and its admission together.
 //! - **One comparator.** Manual position first, then urgent before normal,
 //!   then arrival order, then task id ([`Entry::order`]).
 //! - **Strict head.** The drain looks only at the head: if its agent already
@@ -109,6 +113,7 @@ mod enqueue;
 mod entry;
 mod ext;
 mod gate;
+mod group;
 mod handoff;
 mod record;
 mod send;

@@ -43,7 +43,10 @@ pub(crate) async fn send(
         .configuration
         .as_ref()
         .map_or((false, None), |c| (c.return_immediately, c.history_length));
-    let queued = enqueue(core, &authority, req, &d, stream).await?;
+    // A blocking send's caller sees its task only when the run ends or
+    // asks for input: into an idle context, it is admitted at once.
+    let at_once = !stream && !immediately;
+    let queued = enqueue(core, &authority, req, &d, stream, at_once).await?;
     let snapshot = queued.snapshot;
     if let Some(run) = queued.steered {
         // The steer is queued first, so the cancel's end admits it next.
@@ -53,7 +56,9 @@ pub(crate) async fn send(
         };
         let _ = crate::engine::ops::cancel(&core.shared, cancel, &context).await;
     }
-    core.notify(&authority, &snapshot.task.context_id);
+    if !queued.admitted {
+        core.notify(&authority, &snapshot.task.context_id);
+    }
     answer(
         core,
         &authority,
@@ -67,7 +72,8 @@ pub(crate) async fn send(
 
 /// The answer to a queued input: the stream of its task from SUBMITTED on
 /// (`stream`, the watch the enqueue registered), the task as queued
-/// (`returnImmediately`), or the task once its run ends or asks for input.
+/// (`returnImmediately`), or the task once its run ends or asks for input
+/// (admitted in the enqueue's commit if its context was idle).
 async fn answer(
     core: &Core,
     authority: &str,
@@ -97,7 +103,10 @@ async fn answer(
     if immediately {
         return Ok(task_response(view(&snapshot.task, history, true)));
     }
-    let task = settled(log.as_ref(), authority, &snapshot.task.id).await?;
+    let task_id = snapshot.task.id.clone();
+    // Not held while the run goes on: its commits update the task in place.
+    drop(snapshot);
+    let task = settled(log.as_ref(), authority, &task_id).await?;
     Ok(task_response(view(&task, history, true)))
 }
 

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::gate::DrainGate;
+use super::group::Pending;
 use super::record::{QUEUE_FEATURE, QueueRecord};
 use super::state::ContextQueue;
 use crate::log::{AppendRequest, LogError, LogErrorKind, Record, TaskLog};
@@ -51,6 +52,8 @@ pub(crate) struct Slot {
     /// end left them (terminal), until the queue settles them: the drain
     /// reads no task to learn that a run of its own ended.
     pub(crate) ended: Mutex<HashMap<String, Arc<Task>>>,
+    /// The new inputs waiting for their enqueue commit.
+    pub(crate) pending: Pending,
 }
 
 /// At most this many ended runs of a context wait for their settlement in
@@ -163,6 +166,7 @@ impl Slots {
                     gate: DrainGate::default(),
                     state: tokio::sync::Mutex::new(ContextQueue::default()),
                     ended: Mutex::default(),
+                    pending: Pending::default(),
                 })
             })
             .clone()

@@ -1,0 +1,298 @@
+//! Group commit of a context's enqueues: the inputs that arrive while the
+//! context's queue is busy (its lock held by a commit or a drain pass) wait
+//! together and are committed at once, each task with its entry, in one
+//! append to the queue stream (`enqueue::commit`).
+//! Each input is still answered only once the commit holding it is made;
+//! their arrival order is their entries' order in the stream, as if they
+//! had been committed one after another with nothing between them.
+//!
+//! One flusher per context at a time, a task of its own (a caller that
+//! goes away does not take the others' commit with it): it takes the lock,
+//! takes every waiting input, commits them, answers each, and goes on while
+//! inputs wait.
+
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::oneshot;
+
+use super::core::Core;
+use super::enqueue::{Enqueued, Input, commit};
+use super::stream::Slot;
+use crate::{A2aError, ErrorKind};
+
+/// The answer an input waits for.
+type Answer = Result<Enqueued, A2aError>;
+
+/// An input waiting for its commit, and where its answer goes.
+struct Waiting {
+    input: Input,
+    answer: oneshot::Sender<Answer>,
+}
+
+/// The inputs of one context waiting for their enqueue commit.
+#[derive(Default)]
+pub(crate) struct Pending {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    waiting: Vec<Waiting>,
+    /// A flusher runs (and takes whatever waits before it ends).
+    flushing: bool,
+}
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pending")
+            .field("waiting", &self.lock().waiting.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pending {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The waiting inputs, all of them; `None` (and the flusher ends) when
+    /// none waits.
+    fn take(&self) -> Option<Vec<Waiting>> {
+        let mut inner = self.lock();
+        if inner.waiting.is_empty() {
+            inner.flushing = false;
+            return None;
+        }
+        Some(std::mem::take(&mut inner.waiting))
+    }
+}
+
+/// Commits `input` with whatever else waits for `slot`'s queue, and answers
+/// once that commit is made (or refused).
+pub(crate) async fn submit(core: &Arc<Core>, slot: &Arc<Slot>, input: Input) -> Answer {
+    let (answer, answered) = oneshot::channel();
+    let start = {
+        let mut inner = slot.pending.lock();
+        inner.waiting.push(Waiting { input, answer });
+        !std::mem::replace(&mut inner.flushing, true)
+    };
+    if start {
+        tokio::spawn(flush(core.clone(), slot.clone()));
+    }
+    answered.await.unwrap_or_else(|_| {
+        Err(A2aError::new(ErrorKind::Internal).with_message("The enqueue was interrupted"))
+    })
+}
+
+/// The flusher of `slot`: commits what waits, batch after batch, until
+/// nothing does.
+async fn flush(core: Arc<Core>, slot: Arc<Slot>) {
+    // A flusher that panics leaves the next input to start another one.
+    let _reset = Reset(&slot);
+    loop {
+        let mut st = slot.state.lock().await;
+        let Some(batch) = slot.pending.take() else {
+            return;
+        };
+        let (inputs, answers): (Vec<Input>, Vec<_>) =
+            batch.into_iter().map(|w| (w.input, w.answer)).unzip();
+        let out = commit(&core, &slot, &mut st, inputs).await;
+        // Answered under the lock: what the next holder sees is committed.
+        for (answer, result) in answers.into_iter().zip(out) {
+            let _ = answer.send(result);
+        }
+        drop(st);
+    }
+}
+
+/// On a flusher's unwinding: no flusher runs, and the inputs it would have
+/// taken are answered with an error (their senders dropped).
+struct Reset<'a>(&'a Slot);
+
+impl Drop for Reset<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut inner = self.0.pending.lock();
+            inner.waiting.clear();
+            inner.flushing = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use futures_core::Stream;
+    use tower::ServiceExt as _;
+
+    use super::super::{QueueRecord, QueuedInput, Team, TeamService};
+    use crate::engine::{Agent, AgentInput, TaskLayer};
+    use crate::log::{
+        AppendRequest, Appended, ListPage, ListQuery, LogError, LogErrorKind, LogFuture,
+        MemoryTaskLog, Sequenced, Snapshot, TaskLog, TaskStore, Watch,
+    };
+    use crate::types::{
+        AgentCard, Message, SendMessageConfiguration, SendMessageRequest, SendMessageResponse,
+        TaskState,
+    };
+    use crate::{A2aError, A2aRequest, A2aResponse, BoxError, CallContext, ErrorKind, Operation};
+
+    struct Echo;
+
+    impl Agent for Echo {
+        fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
+            futures_util::stream::iter([Ok(input.text)])
+        }
+    }
+
+    /// A log that refuses every commit queueing the text `refused`.
+    struct Refusing(Arc<dyn TaskLog>);
+
+    fn refused(requests: &[AppendRequest]) -> bool {
+        requests.iter().flat_map(|r| &r.records).any(|r| {
+            matches!(QueuedInput::of(r), Some(QueuedInput::Message { message }) if message.text() == "refused")
+        })
+    }
+
+    impl TaskLog for Refusing {
+        fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
+            self.0.append(request)
+        }
+
+        fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
+            match refused(&requests) {
+                true => Box::pin(async { Err(LogError::new(LogErrorKind::Backend)) }),
+                false => self.0.append_all(requests),
+            }
+        }
+
+        fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
+            self.0.snapshot(authority, task_id)
+        }
+
+        fn read<'a>(
+            &'a self,
+            authority: &'a str,
+            task_id: &'a str,
+            after: u64,
+        ) -> LogFuture<'a, Vec<Sequenced>> {
+            self.0.read(authority, task_id, after)
+        }
+
+        fn watch<'a>(
+            &'a self,
+            authority: &'a str,
+            task_id: &'a str,
+            after: Option<u64>,
+        ) -> LogFuture<'a, Watch> {
+            self.0.watch(authority, task_id, after)
+        }
+
+        fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
+            self.0.list(authority, query)
+        }
+
+        fn cached_head(&self, authority: &str, task_id: &str) -> Option<u64> {
+            self.0.cached_head(authority, task_id)
+        }
+    }
+
+    /// The sequence number of every committed append, by task.
+    type Seen = Arc<Mutex<Vec<(String, u64)>>>;
+
+    /// A team of one echo agent over a memory log (refusing what queues
+    /// `refused`), and what it commits.
+    async fn team() -> (TeamService, Seen) {
+        let seen = Seen::default();
+        let s = seen.clone();
+        let store = TaskStore::from(MemoryTaskLog::new())
+            .map_records(Refusing)
+            .observe(move |_: &str, a: &Appended| {
+                s.lock().unwrap().push((a.snapshot.task.id.clone(), a.seq));
+            });
+        let team = Team::builder().agent("echo", Echo).build().unwrap();
+        let card = AgentCard::new("Team", "Agents behind one endpoint", "1.0.0");
+        let svc = team.service(TaskLayer::new(card, store).unwrap());
+        svc.recover().await.unwrap();
+        (svc, seen)
+    }
+
+    /// A `returnImmediately` SendMessage of `text` into `ctx`.
+    fn queued(ctx: &str, text: &str) -> A2aRequest {
+        let mut message = Message::user(uuid::Uuid::new_v4().to_string(), text);
+        message.context_id = ctx.into();
+        let configuration = SendMessageConfiguration {
+            return_immediately: true,
+            ..Default::default()
+        };
+        let send = SendMessageRequest {
+            message,
+            configuration: Some(configuration),
+            ..Default::default()
+        };
+        A2aRequest::new(Operation::SendMessage(send))
+    }
+
+    /// Sends `texts` into one context while its queue is held, and lets it go
+    /// once every input waits: each answer, and the entries committed.
+    async fn sent_together(texts: &[&str]) -> (Vec<Result<String, A2aError>>, Vec<String>, Seen) {
+        let (svc, seen) = team().await;
+        let authority = svc.core.shared.authority.resolve(&CallContext::default());
+        let slot = svc.core.slots.get(&authority.unwrap(), "ctx");
+        let held = slot.state.lock().await;
+        let sends: Vec<_> = texts
+            .iter()
+            .map(|t| tokio::spawn(svc.clone().oneshot(queued("ctx", t))))
+            .collect();
+        while slot.pending.lock().waiting.len() < texts.len() {
+            tokio::task::yield_now().await;
+        }
+        drop(held);
+        let mut answers = Vec::new();
+        for send in sends {
+            answers.push(send.await.unwrap().map(|res| {
+                let A2aResponse::SendMessage(SendMessageResponse::Task(task)) = res else {
+                    panic!("{res:?}")
+                };
+                assert_eq!(task.status.state, TaskState::Submitted);
+                task.id
+            }));
+        }
+        let log = &svc.core.shared.log;
+        let stream = log.read(&slot.authority, &slot.id, 0).await.unwrap();
+        let entered = stream
+            .iter()
+            .filter_map(|r| match QueueRecord::of(&r.record) {
+                Some(QueueRecord::Entered { task_id, .. }) => Some(task_id),
+                _ => None,
+            })
+            .collect();
+        let stream_id = slot.id.clone();
+        seen.lock().unwrap().retain(|(id, _)| *id == stream_id);
+        (answers, entered, seen)
+    }
+
+    #[tokio::test]
+    async fn inputs_waiting_for_the_queue_share_one_commit() {
+        let (answers, entered, stream) = sent_together(&["m0", "m1", "m2"]).await;
+        let ids: Vec<String> = answers.into_iter().map(Result::unwrap).collect();
+        // Each answered with its own task, entered in the order they came.
+        assert_eq!(entered[..3], ids[..]);
+        // The stream's first append: its creation and the three entries.
+        assert_eq!(stream.lock().unwrap()[0].1, 4);
+    }
+
+    #[tokio::test]
+    async fn a_refused_input_fails_alone() {
+        let (answers, entered, stream) = sent_together(&["m0", "refused", "m2"]).await;
+        assert_eq!(answers[1].as_ref().unwrap_err().kind(), ErrorKind::Internal);
+        let ids: Vec<&String> = [&answers[0], &answers[2]]
+            .into_iter()
+            .map(|a| a.as_ref().unwrap())
+            .collect();
+        assert_eq!(entered.iter().take(2).collect::<Vec<_>>(), ids);
+        // Committed one by one after the batch was refused.
+        assert_eq!(stream.lock().unwrap()[0].1, 2);
+    }
+}
