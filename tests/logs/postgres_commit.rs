@@ -220,6 +220,89 @@ async fn concurrent_appends_ride_one_transaction_refusals_answered_each() {
     .await;
 }
 
+/// The creations of a batch ride one statement over arrays: in ONE batch,
+/// a task created twice is created once (by the first, the second answered
+/// Conflict), the creation of a task that exists is refused without failing
+/// the others, and each created task holds its own records.
+#[tokio::test]
+async fn one_batch_of_creations_answers_each_duplicates_refused() {
+    with_schema(|schema| async move {
+        let log = support::postgres::connect(&schema).await;
+        log.append(AppendRequest::create(
+            "x",
+            "old",
+            vec![Record::created("old", "c0")],
+        ))
+        .await
+        .unwrap();
+        #[cfg(feature = "metrics")]
+        let recorder = metrics_util::debugging::DebuggingRecorder::new();
+        #[cfg(feature = "metrics")]
+        let _local = metrics::set_default_local_recorder(&recorder);
+        // One poll queues every append before the committer runs (a
+        // current-thread runtime): one batch.
+        let batch = [
+            ("n1", "c1"),
+            ("dup", "c2"),
+            ("old", "c3"),
+            ("dup", "c4"),
+            ("n2", "c5"),
+        ];
+        let appends = batch.map(|(t, c)| {
+            log.append(AppendRequest::create(
+                "x",
+                t,
+                vec![Record::created(t, c), msg(1)],
+            ))
+        });
+        let out = join_all(appends).await;
+        for (i, r) in out.iter().enumerate() {
+            match i {
+                0 | 1 | 4 => assert_eq!(r.as_ref().unwrap().seq, 2, "creation {i}"),
+                _ => assert_eq!(
+                    r.as_ref().unwrap_err().kind(),
+                    LogErrorKind::Conflict,
+                    "creation {i}"
+                ),
+            }
+        }
+        #[cfg(feature = "metrics")]
+        {
+            use metrics_util::debugging::DebugValue;
+            let name = a2a_tower::telemetry::names::LOG_COMMIT_BATCH;
+            let sizes: Vec<f64> = recorder
+                .snapshotter()
+                .snapshot()
+                .into_vec()
+                .into_iter()
+                .filter(|(k, ..)| k.key().name() == name)
+                .flat_map(|(.., v)| match v {
+                    DebugValue::Histogram(v) => {
+                        v.into_iter().map(|x| x.into_inner()).collect::<Vec<f64>>()
+                    }
+                    other => panic!("{name} is {other:?}"),
+                })
+                .collect();
+            assert_eq!(sizes.first(), Some(&5.0), "{sizes:?}");
+        }
+        // What is stored, read by another log (nothing from this one's
+        // cache): each task its own context and records.
+        let other = support::postgres::connect(&schema).await;
+        for (t, c, seq) in [
+            ("n1", "c1", 2),
+            ("dup", "c2", 2),
+            ("n2", "c5", 2),
+            ("old", "c0", 1),
+        ] {
+            let s = other.snapshot("x", t).await.unwrap();
+            assert_eq!((s.seq, s.task.context_id.as_str()), (seq, c), "{t}");
+            let read = other.read("x", t, 0).await.unwrap();
+            assert_eq!(read.len() as u64, seq, "{t}");
+        }
+    })
+    .await;
+}
+
 /// The committer's connection killed while appends stream in: every append
 /// answered Ok is in the database, and the committer reconnects.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,23 +1,31 @@
 //! The committer: one task per log that owns a dedicated connection and
 //! commits the conditional one-statement appends of every caller queued
 //! meanwhile (up to [`MAX_BATCH`]) in ONE transaction, pipelined: `BEGIN`,
-//! the statements (in task id order, so two hosts' batches lock rows in
-//! the same order) and `COMMIT` are sent back to back and their answers
-//! read in order: one round trip per batch.
+//! the batch's creations as one statement over arrays (one element per
+//! task, in task id order), the other appends one statement each (in task
+//! id order) and `COMMIT` are sent back to back and their answers read in
+//! order: one round trip per batch. Creations first, then updates, each in
+//! task id order, so two hosts' batches cannot wait for each other in a
+//! cycle: a creation locks only a row that did not exist (another host's
+//! batch cannot be updating it), and the updates of both lock existing rows
+//! in one order.
 //!
 //! Each statement refuses by row count (0: the row was not at the expected
 //! sequence number, of the authority, without a newer epoch, or the task
 //! exists already), never by an error, so a refusal does not abort the
-//! batch; the caller then reads the row for the exact answer. A real error
+//! batch; the caller then reads the row for the exact answer. A second
+//! creation of one task id in a batch is refused without a statement (the
+//! first either creates the task or finds it). A real error
 //! (I/O, a lost connection, an unexpected constraint) fails every statement
 //! after it and turns the `COMMIT` into a rollback: every job of the batch
 //! is answered that error, none is acknowledged, and the next batch opens a
 //! new connection if this one is lost. Nobody is answered before the
 //! batch's `COMMIT` returned. After it, the records are published to the
 //! log's own watchers (the hub keeps the last ones, so they are served
-//! from memory, see [`Hub::recent`]) and one `NOTIFY` tells the other
-//! hosts (see [`notify_sql`](super::sql::notify_sql)): sent first in the
-//! next batch's pipeline, or alone when no append is waiting.
+//! from memory, see [`Hub::recent`]) and the `NOTIFY` tells the other
+//! hosts (one prepared statement over the payloads, in a transaction
+//! without a WAL flush, see [`notify_sql`](super::sql::notify_sql)): sent
+//! first in the next batch's pipeline, or alone when no append is waiting.
 
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
@@ -29,7 +37,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
-use super::sql::{Sql, notify_sql};
+use super::sql::{NOTIFY_QUIET, Sql, notify_payload};
 use crate::log::hub::Hub;
 use crate::log::{LogError, LogErrorKind, Record};
 
@@ -37,7 +45,8 @@ use crate::log::{LogError, LogErrorKind, Record};
 pub(super) const MAX_BATCH: usize = 256;
 
 /// The columns of one conditional append statement (`create_once` or
-/// `update_once`), owned so that it can be queued.
+/// `update_once`, or an element of `create_many`'s arrays), owned so that
+/// it can be queued.
 #[derive(Debug)]
 pub(super) struct WriteRow {
     pub(super) create: bool,
@@ -95,6 +104,79 @@ impl WriteRow {
             ]
         }
     }
+}
+
+/// A batch's creations as the columns of `create_many`: one array per
+/// column, one element per creation (distinct task ids).
+#[derive(Default)]
+struct Creates<'a> {
+    task_id: Vec<&'a str>,
+    authority: Vec<&'a str>,
+    context_id: Vec<&'a str>,
+    state: Vec<i32>,
+    status_ts: Vec<i64>,
+    live: Vec<bool>,
+    seq: Vec<i64>,
+    epoch: Vec<i64>,
+    snapshot: Vec<Option<&'a str>>,
+    host: Vec<Option<&'a str>>,
+    first: Vec<i64>,
+    entry: Vec<Option<&'a str>>,
+}
+
+impl<'a> Creates<'a> {
+    fn push(&mut self, row: &'a WriteRow) {
+        self.task_id.push(&row.task_id);
+        self.authority.push(&row.authority);
+        self.context_id.push(&row.context_id);
+        self.state.push(row.state);
+        self.status_ts.push(row.status_ts);
+        self.live.push(row.live);
+        self.seq.push(row.seq);
+        self.epoch.push(row.epoch);
+        self.snapshot.push(row.snapshot.as_deref());
+        self.host.push(row.host.as_deref());
+        self.first.push(row.first);
+        self.entry.push(row.entry.as_deref());
+    }
+
+    /// The statement's parameters, in the order of its placeholders.
+    fn params(&self) -> [&(dyn ToSql + Sync); 12] {
+        [
+            &self.task_id,
+            &self.authority,
+            &self.context_id,
+            &self.state,
+            &self.status_ts,
+            &self.live,
+            &self.seq,
+            &self.epoch,
+            &self.snapshot,
+            &self.host,
+            &self.first,
+            &self.entry,
+        ]
+    }
+}
+
+/// Where each row of a batch goes: the creations (first of their task id)
+/// as one statement, the updates one statement each, in the batch's order
+/// (task id order); a second creation of a task id is refused as is.
+fn split<'a>(rows: &[&'a WriteRow]) -> (Vec<usize>, Creates<'a>, Vec<usize>) {
+    let mut created = Vec::new();
+    let mut creates = Creates::default();
+    let mut updates = Vec::new();
+    for (i, &row) in rows.iter().enumerate() {
+        if !row.create {
+            updates.push(i);
+        } else if creates.task_id.last() != Some(&row.task_id.as_str()) {
+            // (Rows of one task id are adjacent: the batch is in task id
+            // order.)
+            created.push(i);
+            creates.push(row);
+        }
+    }
+    (created, creates, updates)
 }
 
 /// One queued append and where its outcome goes.
@@ -181,6 +263,33 @@ struct Conn {
     create: Statement,
     update: Statement,
     commit: Statement,
+    /// `NOTIFY_QUIET` and the notify statement.
+    quiet: Statement,
+    notify: Statement,
+}
+
+impl Conn {
+    /// Sends the NOTIFY of `payloads` on `channel` in a transaction of its
+    /// own without a WAL flush (four prepared statements, pipelined: each
+    /// goes out at the future's first poll). A failure is logged, not
+    /// returned: the appends are committed, and remote watchers catch up at
+    /// the task's next notification (or their listener's reconnect). A
+    /// statement that fails aborts the transaction, which its `COMMIT` then
+    /// ends.
+    async fn notify(&self, channel: &str, payloads: &[String]) {
+        let c = &self.client;
+        let params: [&(dyn ToSql + Sync); 2] = [&channel, &payloads];
+        let (a, b, n, d) = futures_util::future::join4(
+            c.execute(&self.begin, &[]),
+            c.execute(&self.quiet, &[]),
+            c.execute(&self.notify, &params),
+            c.execute(&self.commit, &[]),
+        )
+        .await;
+        if let Some(e) = [a, b, n, d].into_iter().find_map(Result::err) {
+            tracing::warn!(target: "a2a_tower::log", kind = %e.code().map_or("io", |c| c.code()), "postgres notify failed");
+        }
+    }
 }
 
 struct Run {
@@ -190,13 +299,16 @@ struct Run {
     notify: (String, String),
     hub: Arc<Hub>,
     conn: Option<Conn>,
-    /// The NOTIFY of the last batch, not sent yet: it goes first in the
-    /// next batch's pipeline, or alone when no job is waiting.
-    pending: Option<String>,
+    /// The NOTIFY payloads of the last batch, not sent yet: they go first in
+    /// the next batch's pipeline, or alone when no job is waiting.
+    pending: Option<Vec<String>>,
 }
 
+/// A statement of the pipeline: its answer is the row counts of the
+/// appends it wrote, in its order (none for `BEGIN`, `COMMIT` and the
+/// NOTIFY).
 type Pending<'a> =
-    Pin<Box<MaybeDone<Pin<Box<dyn Future<Output = Result<i64, Failure>> + Send + 'a>>>>>;
+    Pin<Box<MaybeDone<Pin<Box<dyn Future<Output = Result<Vec<i64>, Failure>> + Send + 'a>>>>>;
 
 /// Why a batch failed, shared by every job of it.
 #[derive(Debug, Clone)]
@@ -256,7 +368,10 @@ impl Run {
             // One transaction: its time and how many appends rode it.
             a2a_tower_core::telemetry::record_commit("postgres", rows.len(), began.elapsed());
             drop(rows);
-            let mut written = Vec::new();
+            // The NOTIFY payloads: each task written, with the sequence
+            // number it reached (this log's watchers are woken by the
+            // publish; the NOTIFY wakes the other hosts').
+            let mut payloads = Vec::new();
             match outcome {
                 Ok(counts) => {
                     for (job, rows) in batch.drain(..).zip(counts) {
@@ -264,7 +379,8 @@ impl Run {
                             // Kept for this log's watchers (in commit
                             // order: one task's appends keep theirs).
                             self.hub.publish(&job.row.task_id, job.first, job.records);
-                            written.push((job.row.task_id, job.row.seq));
+                            let seq = u64::try_from(job.row.seq).unwrap_or(0);
+                            payloads.push(notify_payload(&self.notify.1, &job.row.task_id, seq));
                             Vec::new()
                         } else {
                             job.records
@@ -283,33 +399,19 @@ impl Run {
                     }
                 }
             }
-            if !written.is_empty() {
-                // Wakes the other hosts' watchers (this log's were woken by
-                // the publish), naming each task with the sequence number
-                // it reached.
-                let tasks: Vec<(&str, u64)> = written
-                    .iter()
-                    .map(|(t, seq)| (t.as_str(), u64::try_from(*seq).unwrap_or(0)))
-                    .collect();
-                self.pending = Some(notify_sql(&self.notify.0, &self.notify.1, &tasks));
+            if !payloads.is_empty() {
+                self.pending = Some(payloads);
             }
         }
     }
 
     /// Sends the pending NOTIFY alone.
     async fn flush(&mut self) {
-        let Some(sql) = self.pending.take() else {
+        let Some(payloads) = self.pending.take() else {
             return;
         };
         let Some(conn) = &self.conn else { return };
-        if let Err(e) = conn.client.batch_execute(&sql).await {
-            // The appends are committed. Remote watchers catch up at the
-            // task's next notification (or their listener's reconnect). A
-            // batch that failed after its BEGIN leaves an aborted
-            // transaction: end it.
-            let _ = conn.client.batch_execute("ROLLBACK").await;
-            tracing::warn!(target: "a2a_tower::log", kind = %e.code().map_or("io", |c| c.code()), "postgres notify failed");
-        }
+        conn.notify(&self.notify.0, &payloads).await;
     }
 
     /// Opens the connection (and prepares its statements) if there is none
@@ -323,9 +425,14 @@ impl Run {
             tokio::spawn(connection);
             let (begin, create, update, commit) = futures_util::future::try_join4(
                 client.prepare("BEGIN"),
-                client.prepare(&self.sql.create_once),
+                client.prepare(&self.sql.create_many),
                 client.prepare(&self.sql.update_once),
                 client.prepare("COMMIT"),
+            )
+            .await?;
+            let (quiet, notify) = futures_util::future::try_join(
+                client.prepare(NOTIFY_QUIET),
+                client.prepare(&self.sql.notify),
             )
             .await?;
             self.conn = Some(Conn {
@@ -333,14 +440,16 @@ impl Run {
                 create,
                 update,
                 commit,
+                quiet,
+                notify,
                 client,
             });
         }
         Ok(())
     }
 
-    /// Commits `rows` in one transaction, pipelined; the number of task rows
-    /// each wrote. The one place a batch commits.
+    /// Commits `rows` (in task id order) in one transaction, pipelined; the
+    /// number of task rows each wrote. The one place a batch commits.
     async fn commit(&mut self, rows: &[&WriteRow]) -> Result<Vec<i64>, Failure> {
         let notify = self.pending.take();
         if let Err(e) = self.connect().await {
@@ -349,44 +458,54 @@ impl Run {
         }
         let conn = self.conn.as_ref().ok_or(Failure::Lost)?;
         let c = &conn.client;
-        let mut sent: Vec<Pending<'_>> = Vec::with_capacity(rows.len() + 3);
-        let skip = usize::from(notify.is_some());
-        if let Some(sql) = notify {
+        let channel = self.notify.0.as_str();
+        let (created, creates, updates) = split(rows);
+        let mut sent: Vec<Pending<'_>> = Vec::with_capacity(updates.len() + 4);
+        if let Some(payloads) = &notify {
             // The last batch's NOTIFY, in its own transaction before this
-            // one's BEGIN (if it failed midway, its aborted transaction
-            // fails this batch, which then answers the error: nothing is
-            // acknowledged wrongly).
+            // one's BEGIN (a failure there ends with its COMMIT, a
+            // rollback: this batch starts on an idle connection).
             sent.push(Box::pin(maybe_done(Box::pin(async move {
-                if let Err(e) = c.batch_execute(&sql).await {
-                    tracing::warn!(target: "a2a_tower::log", kind = %e.code().map_or("io", |c| c.code()), "postgres notify failed");
-                }
-                Ok(0)
+                conn.notify(channel, payloads).await;
+                Ok(Vec::new())
             }))));
         }
         sent.push(Box::pin(maybe_done(Box::pin(async move {
             c.execute(&conn.begin, &[])
                 .await
-                .map(|_| 0)
+                .map(|_| Vec::new())
                 .map_err(Failure::from)
         }))));
-        for row in rows {
-            let st = if row.create {
-                &conn.create
-            } else {
-                &conn.update
-            };
+        if !created.is_empty() {
+            let creates = &creates;
+            sent.push(Box::pin(maybe_done(Box::pin(async move {
+                let params = creates.params();
+                let rows = c.query(&conn.create, &params).await?;
+                let ids: std::collections::HashSet<&str> =
+                    rows.iter().map(|r| r.get::<_, &str>(0)).collect();
+                Ok::<_, Failure>(
+                    creates
+                        .task_id
+                        .iter()
+                        .map(|t| i64::from(ids.contains(t)))
+                        .collect::<Vec<i64>>(),
+                )
+            }))));
+        }
+        for &i in &updates {
+            let row = rows[i];
             sent.push(Box::pin(maybe_done(Box::pin(async move {
                 let params = row.params();
-                c.query_one(st, &params)
+                c.query_one(&conn.update, &params)
                     .await
-                    .map(|r| r.get::<_, i64>(0))
+                    .map(|r| vec![r.get::<_, i64>(0)])
                     .map_err(Failure::from)
             }))));
         }
         sent.push(Box::pin(maybe_done(Box::pin(async move {
             c.execute(&conn.commit, &[])
                 .await
-                .map(|_| 0)
+                .map(|_| Vec::new())
                 .map_err(Failure::from)
         }))));
         // Polled in order, so sent in order: each request goes out at its
@@ -399,11 +518,11 @@ impl Run {
             if done { Poll::Ready(()) } else { Poll::Pending }
         })
         .await;
-        let mut out = Vec::with_capacity(rows.len());
+        let mut counts = Vec::with_capacity(rows.len());
         let mut failed = None;
         for f in &mut sent {
             match f.as_mut().take_output() {
-                Some(Ok(n)) => out.push(n),
+                Some(Ok(n)) => counts.extend(n),
                 // The first error is the cause; the others follow from it
                 // (an aborted transaction).
                 Some(Err(e)) => {
@@ -417,9 +536,53 @@ impl Run {
         if let Some(e) = failed {
             return Err(e);
         }
-        // The NOTIFY's, BEGIN's and COMMIT's.
-        out.pop();
-        out.drain(..=skip);
+        // In the order sent: the creations', then the updates'; a second
+        // creation of a task id wrote nothing.
+        let mut out = vec![0; rows.len()];
+        for (i, n) in created.into_iter().chain(updates).zip(counts) {
+            out[i] = n;
+        }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(create: bool, task_id: &str) -> WriteRow {
+        WriteRow {
+            create,
+            task_id: task_id.to_owned(),
+            authority: "x".to_owned(),
+            context_id: "c".to_owned(),
+            state: 1,
+            status_ts: 0,
+            live: true,
+            seq: 1,
+            epoch: 1,
+            snapshot: Some("{}".to_owned()),
+            host: None,
+            expected: 0,
+            first: 1,
+            entry: Some("[]".to_owned()),
+        }
+    }
+
+    #[test]
+    fn creations_ride_one_statement_second_ones_refused_as_is() {
+        let rows = [
+            row(true, "a"),
+            row(true, "a"),
+            row(false, "b"),
+            row(true, "c"),
+            row(false, "d"),
+        ];
+        let rows: Vec<&WriteRow> = rows.iter().collect();
+        let (created, creates, updates) = split(&rows);
+        assert_eq!(created, [0, 3]);
+        assert_eq!(creates.task_id, ["a", "c"]);
+        assert_eq!(creates.params().len(), 12);
+        assert_eq!(updates, [2, 4]);
     }
 }

@@ -44,12 +44,14 @@ use super::{
 /// - **Group commit**: the one-statement appends go to one committer per
 ///   log, a task owning a dedicated connection, which commits every append
 ///   queued meanwhile in one transaction, pipelined (`BEGIN`, the
-///   statements, `COMMIT` in one round trip); a refusal is a row count and
+///   creations as one statement over arrays, the other appends one
+///   statement each, `COMMIT`: one round trip); a refusal is a row count and
 ///   does not abort the batch; nobody is answered before the `COMMIT`
 ///   returned, and an error answers every append of the batch.
 /// - **Watches across hosts**: after its commit, each batch hands its
-///   records to this log's own watchers (served from memory) and sends one
-///   `NOTIFY` naming each task with the sequence number it reached, in a
+///   records to this log's own watchers (served from memory) and sends a
+///   `NOTIFY` naming each task with the sequence number it reached (one
+///   prepared statement over the batch's payloads), in a
 ///   transaction of its own without a WAL flush (inside the append,
 ///   PostgreSQL would serialize every notifying commit behind the previous
 ///   one's fsync); one dedicated connection per log LISTENs and wakes the

@@ -17,6 +17,14 @@ pub(super) struct Sql {
     pub(super) snapshot: String,
     /// Creation and its entry in one statement (see `Inner::append_once`).
     pub(super) create_once: String,
+    /// The creations of a batch and their entries in one statement over
+    /// arrays, one element per task (distinct task ids): answers the ids of
+    /// the tasks it created (see `commit::Creates`).
+    pub(super) create_many: String,
+    /// The NOTIFY of a committed batch: one per payload of the array `$2`
+    /// on channel `$1` (see [`notify_payload`]), in a transaction opened by
+    /// `BEGIN` and [`NOTIFY_QUIET`].
+    pub(super) notify: String,
     /// A conditional update and its entry in one statement.
     pub(super) update_once: String,
     /// The entries ending after a sequence number, with the task's
@@ -62,6 +70,18 @@ impl Sql {
                  SELECT $1, $7, $11::bigint, $8, $12::text WHERE $12::text IS NOT NULL AND EXISTS (SELECT 1 FROM t)) \
                  SELECT count(*) FROM t"
             ),
+            create_many: format!(
+                "WITH t AS (INSERT INTO {s}.tasks (task_id, authority, context_id, state, status_ts, live, seq, epoch, snapshot, host) \
+                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::boolean[], \
+                 $7::bigint[], $8::bigint[], $9::text[], $10::text[]) \
+                 ON CONFLICT (task_id) DO NOTHING RETURNING task_id), \
+                 r AS (INSERT INTO {s}.entries (task_id, seq, first, epoch, records) \
+                 SELECT e.task_id, e.seq, e.first, e.epoch, e.records \
+                 FROM unnest($1::text[], $7::bigint[], $11::bigint[], $8::bigint[], $12::text[]) AS e(task_id, seq, first, epoch, records) \
+                 WHERE e.records IS NOT NULL AND e.task_id IN (SELECT task_id FROM t)) \
+                 SELECT task_id FROM t"
+            ),
+            notify: "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p".to_owned(),
             update_once: format!(
                 "WITH t AS (UPDATE {s}.tasks SET context_id = $2, state = $3, status_ts = $4, live = $5, seq = $6, \
                  epoch = $7, snapshot = COALESCE($8, snapshot), host = $10, updated_at = now() \
@@ -100,6 +120,22 @@ impl Sql {
     }
 }
 
+/// Opens a NOTIFY's transaction (after its `BEGIN`): its commit waits for
+/// no WAL flush (see [`notify_sql`]).
+pub(super) const NOTIFY_QUIET: &str = "SET LOCAL synchronous_commit = off";
+
+/// The payload announcing that this log (`instance`) committed `task_id` up
+/// to `seq`: `<instance>.<seq>:<task id>` (see [`notify_sql`]), or empty,
+/// which wakes every watcher, for a task id NOTIFY cannot carry (a NUL, or
+/// over its 8000-byte payload limit).
+pub(super) fn notify_payload(instance: &str, task_id: &str, seq: u64) -> String {
+    if task_id.len() < 7000 && !task_id.contains('\0') {
+        format!("{instance}.{seq}:{task_id}")
+    } else {
+        String::new()
+    }
+}
+
 /// The NOTIFY of an append to each of `tasks` (task id and the sequence
 /// number the append reached), as one simple-protocol
 /// batch (one round trip) in its own transaction with `synchronous_commit`
@@ -124,8 +160,8 @@ pub(super) fn notify_sql(channel: &str, instance: &str, tasks: &[(&str, u64)]) -
     sql.push_str("BEGIN; SET LOCAL synchronous_commit = off; ");
     for (task_id, seq) in tasks {
         let _ = write!(sql, "SELECT pg_notify({TAG}{channel}{TAG}, {TAG}");
-        if task_id.len() < 7000 && !task_id.contains(['$', '\0']) {
-            let _ = write!(sql, "{instance}.{seq}:{task_id}");
+        if !task_id.contains('$') {
+            sql.push_str(&notify_payload(instance, task_id, *seq));
         }
         let _ = write!(sql, "{TAG}); ");
     }
@@ -152,6 +188,9 @@ mod tests {
                 "{odd:?}"
             );
         }
+        assert_eq!(notify_payload("i1", "t$1", 3), "i1.3:t$1");
+        assert_eq!(notify_payload("i1", "t\0", 3), "");
+        assert_eq!(notify_payload("i1", &"x".repeat(7000), 3), "");
         // One batch for several tasks.
         assert_eq!(
             notify_sql("c", "i1", &[("a", 1), ("b", 12)]),
