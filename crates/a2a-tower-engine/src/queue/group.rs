@@ -126,12 +126,9 @@ mod tests {
     use futures_core::Stream;
     use tower::ServiceExt as _;
 
-    use super::super::{QueueRecord, QueuedInput, Team, TeamService};
+    use super::super::{QueueRecord, Team, TeamService};
     use crate::engine::{Agent, AgentInput, TaskLayer};
-    use crate::log::{
-        AppendRequest, Appended, ListPage, ListQuery, LogError, LogErrorKind, LogFuture,
-        MemoryTaskLog, Sequenced, Snapshot, TaskLog, TaskStore, Watch,
-    };
+    use crate::log::{Appended, MemoryTaskLog, TaskLog as _, TaskStore};
     use crate::types::{
         AgentCard, Message, SendMessageConfiguration, SendMessageRequest, SendMessageResponse,
         TaskState,
@@ -146,71 +143,27 @@ mod tests {
         }
     }
 
-    /// A log that refuses every commit queueing the text `refused`.
-    struct Refusing(Arc<dyn TaskLog>);
-
-    fn refused(requests: &[AppendRequest]) -> bool {
-        requests.iter().flat_map(|r| &r.records).any(|r| {
-            matches!(QueuedInput::of(r), Some(QueuedInput::Message { message }) if message.text() == "refused")
-        })
-    }
-
-    impl TaskLog for Refusing {
-        fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
-            self.0.append(request)
-        }
-
-        fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
-            match refused(&requests) {
-                true => Box::pin(async { Err(LogError::new(LogErrorKind::Backend)) }),
-                false => self.0.append_all(requests),
-            }
-        }
-
-        fn snapshot<'a>(&'a self, authority: &'a str, task_id: &'a str) -> LogFuture<'a, Snapshot> {
-            self.0.snapshot(authority, task_id)
-        }
-
-        fn read<'a>(
-            &'a self,
-            authority: &'a str,
-            task_id: &'a str,
-            after: u64,
-        ) -> LogFuture<'a, Vec<Sequenced>> {
-            self.0.read(authority, task_id, after)
-        }
-
-        fn watch<'a>(
-            &'a self,
-            authority: &'a str,
-            task_id: &'a str,
-            after: Option<u64>,
-        ) -> LogFuture<'a, Watch> {
-            self.0.watch(authority, task_id, after)
-        }
-
-        fn list<'a>(&'a self, authority: &'a str, query: &'a ListQuery) -> LogFuture<'a, ListPage> {
-            self.0.list(authority, query)
-        }
-
-        fn cached_head(&self, authority: &str, task_id: &str) -> Option<u64> {
-            self.0.cached_head(authority, task_id)
-        }
-    }
-
     /// The sequence number of every committed append, by task.
     type Seen = Arc<Mutex<Vec<(String, u64)>>>;
 
-    /// A team of one echo agent over a memory log (refusing what queues
-    /// `refused`), and what it commits.
+    /// The text of an input too large for [`team`]'s log: refused `Full`.
+    fn too_large() -> String {
+        "x".repeat(256 * 1024)
+    }
+
+    /// A team of one echo agent over a memory log bounded at 128 KiB (in one
+    /// shard, so the bound is the log's), and what it commits.
     async fn team() -> (TeamService, Seen) {
         let seen = Seen::default();
         let s = seen.clone();
-        let store = TaskStore::from(MemoryTaskLog::new())
-            .map_records(Refusing)
-            .observe(move |_: &str, a: &Appended| {
-                s.lock().unwrap().push((a.snapshot.task.id.clone(), a.seq));
-            });
+        let log = MemoryTaskLog::builder()
+            .shards(1)
+            .max_bytes(128 * 1024)
+            .build()
+            .unwrap();
+        let store = TaskStore::from(log).observe(move |_: &str, a: &Appended| {
+            s.lock().unwrap().push((a.snapshot.task.id.clone(), a.seq));
+        });
         let team = Team::builder().agent("echo", Echo).build().unwrap();
         let card = AgentCard::new("Team", "Agents behind one endpoint", "1.0.0");
         let svc = team.service(TaskLayer::new(card, store).unwrap());
@@ -236,7 +189,7 @@ mod tests {
 
     /// Sends `texts` into one context while its queue is held, and lets it go
     /// once every input waits: each answer, and the entries committed.
-    async fn sent_together(texts: &[&str]) -> (Vec<Result<String, A2aError>>, Vec<String>, Seen) {
+    async fn sent_together(texts: &[String]) -> (Vec<Result<String, A2aError>>, Vec<String>, Seen) {
         let (svc, seen) = team().await;
         let authority = svc.core.shared.authority.resolve(&CallContext::default());
         let slot = svc.core.slots.get(&authority.unwrap(), "ctx");
@@ -275,7 +228,8 @@ mod tests {
 
     #[tokio::test]
     async fn inputs_waiting_for_the_queue_share_one_commit() {
-        let (answers, entered, stream) = sent_together(&["m0", "m1", "m2"]).await;
+        let texts = ["m0", "m1", "m2"].map(String::from);
+        let (answers, entered, stream) = sent_together(&texts).await;
         let ids: Vec<String> = answers.into_iter().map(Result::unwrap).collect();
         // Each answered with its own task, entered in the order they came.
         assert_eq!(entered[..3], ids[..]);
@@ -285,8 +239,14 @@ mod tests {
 
     #[tokio::test]
     async fn a_refused_input_fails_alone() {
-        let (answers, entered, stream) = sent_together(&["m0", "refused", "m2"]).await;
-        assert_eq!(answers[1].as_ref().unwrap_err().kind(), ErrorKind::Internal);
+        // Together they exceed the log's bound; the batch is refused `Full`
+        // and committed again input by input, where only the large one is.
+        let texts = ["m0".to_owned(), too_large(), "m2".to_owned()];
+        let (answers, entered, stream) = sent_together(&texts).await;
+        assert_eq!(
+            answers[1].as_ref().unwrap_err().kind(),
+            ErrorKind::Unavailable
+        );
         let ids: Vec<&String> = [&answers[0], &answers[2]]
             .into_iter()
             .map(|a| a.as_ref().unwrap())
