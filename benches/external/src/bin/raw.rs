@@ -17,6 +17,11 @@ mod handler;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::service::TowerToHyperService;
 
+// The examples' allocator (examples/common/mod.rs), so that the baseline
+// differs from them by the stack alone.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let addr = std::env::var("A2A_ADDR").unwrap_or_else(|_| "127.0.0.1:8080".into());
