@@ -17,7 +17,9 @@ use tower::Service;
 // evicts what other requests stored), and glibc's arenas then contend for a
 // lock (futex calls, wake-ups). Measured from outside: about a fifth less
 // server CPU per SendMessage on the memory log and through the delivery
-// queue, none for the raw baseline (benches/README.md, "Allocator"). A host binary picks its own; this is a suggestion.
+// queue, none for the raw baseline (benches/README.md, "Allocator"). A host
+// binary picks its own; this is a suggestion, set once here for the examples
+// that serve through this module.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
