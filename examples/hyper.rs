@@ -29,7 +29,8 @@ use tokio::net::TcpListener;
 // evicts what other requests stored), and glibc's arenas then contend for a
 // lock (futex calls, wake-ups). Measured from outside: about a fifth less
 // server CPU per SendMessage on the memory log and through the delivery
-// queue, none for the raw baseline (benches/README.md, "Allocator"). A host binary picks its own; this is a suggestion.
+// queue, none for the raw baseline (benches/README.md, "Allocator"). A host
+// binary picks its own; this is a suggestion.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
