@@ -1,8 +1,9 @@
 //! [`MemoryTaskLogBuilder`] and the [`Eviction`] policy.
 
-use std::hash::RandomState;
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
+
+use foldhash::fast::RandomState;
 
 use super::shards::Shard;
 use super::{Inner, MemoryTaskLog};
@@ -118,7 +119,7 @@ impl MemoryTaskLogBuilder {
         Ok(MemoryTaskLog {
             inner: Arc::new(Inner {
                 shards,
-                hasher: RandomState::new(),
+                hasher: RandomState::default(),
                 cfg: self,
                 tasks: AtomicUsize::new(0),
                 bytes: AtomicUsize::new(0),

@@ -10,9 +10,10 @@ mod shards;
 mod size;
 mod stream;
 
-use std::hash::RandomState;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+use foldhash::fast::RandomState;
 
 pub use self::builder::{Eviction, MemoryTaskLogBuilder};
 

@@ -3,10 +3,13 @@
 //! its terminal tasks queued in the order they ended, oldest evicted first
 //! when a bound is reached.
 
+use std::collections::hash_map::Entry::{Occupied, Vacant};
 use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasher;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, MutexGuard};
+
+use foldhash::fast::RandomState;
 
 use super::entry::Entry;
 use super::{Eviction, Inner, not_found};
@@ -15,7 +18,8 @@ use crate::types::Timestamp;
 
 #[derive(Debug, Default)]
 pub(super) struct Shard {
-    pub(super) map: HashMap<Arc<str>, Box<Entry>>,
+    /// Keyed by task id under a per-map random seed.
+    pub(super) map: HashMap<Arc<str>, Box<Entry>, RandomState>,
     /// Terminal tasks in the order they ended.
     terminal: VecDeque<Arc<str>>,
     /// The authority of the task last created here, shared by the tasks
@@ -135,16 +139,19 @@ impl Shard {
             let Some(key) = self.terminal.pop_front() else {
                 return false;
             };
-            match self.map.get(&key) {
-                Some(e) if e.keeps_records() => self.terminal.push_back(key),
-                Some(_) => {
-                    if let Some(e) = self.map.remove(&key) {
-                        inner.tasks.fetch_sub(1, Ordering::Relaxed);
-                        inner.bytes.fetch_sub(e.bytes, Ordering::Relaxed);
-                    }
+            // One lookup: the entry is removed where it was found.
+            match self.map.entry(key) {
+                Occupied(e) if e.get().keeps_records() => {
+                    let key = e.key().clone();
+                    self.terminal.push_back(key);
+                }
+                Occupied(e) => {
+                    let (_, e) = e.remove_entry();
+                    inner.tasks.fetch_sub(1, Ordering::Relaxed);
+                    inner.bytes.fetch_sub(e.bytes, Ordering::Relaxed);
                     return true;
                 }
-                None => {}
+                Vacant(_) => {}
             }
         }
         false
