@@ -303,6 +303,56 @@ async fn one_batch_of_creations_answers_each_duplicates_refused() {
     .await;
 }
 
+/// A batch's NOTIFY is ONE notification naming every task the batch wrote
+/// with the sequence number it reached (schema 7), not one per task: each
+/// other host's listener receives and reads one message per batch.
+#[tokio::test]
+async fn a_batch_is_announced_in_one_notification() {
+    with_schema(|schema| async move {
+        let log = support::postgres::connect(&schema).await;
+        // Another host's listener, as a raw connection.
+        let (listener, mut conn) = tokio_postgres::connect(&url(), NoTls).await.unwrap();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let mut messages = futures_util::stream::poll_fn(move |cx| conn.poll_message(cx));
+            while let Some(Ok(m)) = futures_util::StreamExt::next(&mut messages).await {
+                if let tokio_postgres::AsyncMessage::Notification(n) = m {
+                    let _ = tx.send(n.payload().to_owned());
+                }
+            }
+        });
+        listener
+            .batch_execute(&format!("LISTEN \"a2a_log_{schema}\""))
+            .await
+            .unwrap();
+        // One poll queues every append before the committer runs (a
+        // current-thread runtime): one batch of 16 tasks.
+        let ids: Vec<String> = (0..16).map(|i| format!("task-{i:02}")).collect();
+        let appends = ids.iter().map(|t| {
+            log.append(AppendRequest::create(
+                "x",
+                t,
+                vec![Record::created(t, "c"), msg(1)],
+            ))
+        });
+        for r in join_all(appends.collect::<Vec<_>>()).await {
+            assert_eq!(r.unwrap().seq, 2);
+        }
+        let first = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .expect("the batch's NOTIFY")
+            .unwrap();
+        // Nothing else arrives for the batch.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert!(rx.try_recv().is_err(), "one notification per batch");
+        let (head, entries) = first.split_once(';').expect(&first);
+        assert!(head.starts_with('*'), "{first}");
+        let want: Vec<String> = ids.iter().map(|t| format!("2:{}:{t}", t.len())).collect();
+        assert_eq!(entries.split(';').collect::<Vec<_>>(), want, "{first}");
+    })
+    .await;
+}
+
 /// The committer's connection killed while appends stream in: every append
 /// answered Ok is in the database, and the committer reconnects.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
