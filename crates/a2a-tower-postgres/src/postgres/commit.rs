@@ -305,8 +305,8 @@ struct Run {
     pending: Option<Vec<String>>,
 }
 
-/// Resolves when the connection `lost` watches is lost, or after a back-off
-/// when none is open (time to try again).
+/// Resolves when the connection `lost` watches is lost (then take it), or
+/// after a back-off when none is open (time to try again).
 async fn lost(lost: &mut Option<oneshot::Receiver<()>>) {
     match lost {
         Some(rx) => {
@@ -372,7 +372,10 @@ impl Run {
                 n = rx.recv_many(&mut batch, MAX_BATCH) => n,
                 () = lost(&mut self.lost) => {
                     // Listen again at once, even with no append waiting.
-                    tracing::warn!(target: "a2a_tower::log", "postgres committer connection lost");
+                    if self.lost.take().is_some() {
+                        tracing::warn!(target: "a2a_tower::log", "postgres committer connection lost");
+                        self.conn = None;
+                    }
                     if self.connect().await.is_err() {
                         tracing::warn!(target: "a2a_tower::log", "postgres committer reconnect failed");
                     }

@@ -42,6 +42,8 @@ pub(super) async fn connect(
                 dispatch(n.payload(), &instance, &hub);
             }
         }
+        // The connection first, so that its client reads as closed.
+        drop(messages);
         let _ = lost.send(());
     });
     client
