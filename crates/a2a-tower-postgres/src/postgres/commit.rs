@@ -35,7 +35,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 
-use futures_util::future::{MaybeDone, maybe_done};
+use futures_util::future::{Either, MaybeDone, maybe_done};
 use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config, Statement};
@@ -368,19 +368,26 @@ impl Run {
             if self.pending.is_some() && rx.is_empty() {
                 self.flush().await;
             }
-            let n = tokio::select! {
-                n = rx.recv_many(&mut batch, MAX_BATCH) => n,
-                () = lost(&mut self.lost) => {
-                    // Listen again at once, even with no append waiting.
-                    if self.lost.take().is_some() {
-                        tracing::warn!(target: "a2a_tower::log", "postgres committer connection lost");
-                        self.conn = None;
-                    }
-                    if self.connect().await.is_err() {
-                        tracing::warn!(target: "a2a_tower::log", "postgres committer reconnect failed");
-                    }
-                    continue;
+            // The next jobs, or the connection lost (`recv_many` is cancel
+            // safe: nothing is taken from the queue unless it returns).
+            let jobs = {
+                let recv = std::pin::pin!(rx.recv_many(&mut batch, MAX_BATCH));
+                let gone = std::pin::pin!(lost(&mut self.lost));
+                match futures_util::future::select(recv, gone).await {
+                    Either::Left((n, _)) => Some(n),
+                    Either::Right(_) => None,
                 }
+            };
+            let Some(n) = jobs else {
+                // Listen again at once, even with no append waiting.
+                if self.lost.take().is_some() {
+                    tracing::warn!(target: "a2a_tower::log", "postgres committer connection lost");
+                    self.conn = None;
+                }
+                if self.connect().await.is_err() {
+                    tracing::warn!(target: "a2a_tower::log", "postgres committer reconnect failed");
+                }
+                continue;
             };
             if n == 0 {
                 self.flush().await;
