@@ -235,7 +235,7 @@ async fn a_postgres_schema_of_version_3_opens_and_reads_as_before() {
 
     with_schema(|schema| async move {
         drop(load(&schema, include_str!("../fixtures/postgres-schema3.sql")).await);
-        assert_eq!(a2a_tower::log::PostgresTaskLog::SCHEMA_VERSION, 6);
+        assert_eq!(a2a_tower::log::PostgresTaskLog::SCHEMA_VERSION, 7);
         assert_upgraded(Arc::new(connect(&schema).await)).await;
         // A second host opening the schema finds it migrated.
         let again = connect(&schema).await;
@@ -277,7 +277,7 @@ async fn a_postgres_schema_of_version_5_opens_and_reads_as_before() {
             .await
             .unwrap()
             .get(0);
-        assert_eq!(version, 6);
+        assert_eq!(version, 7);
         let rows = client
             .query(
                 &format!(

@@ -3,10 +3,10 @@
 //! and a connection killed mid-batch never leaves a caller answered Ok for
 //! an append that is not in the database.
 //!
-//! Transactions are counted by `pg_stat_database.xact_commit` of a database
-//! created for the test (the shared test database sees other tests' and
-//! other processes' transactions); PostgreSQL flushes a backend's counters
-//! within about a second of it going idle, hence the waits.
+//! Transactions are counted by the `xmin` of the rows they wrote, in a
+//! database created for the test (not `pg_stat_database.xact_commit`: it
+//! also counts PostgreSQL's reads of the notification queue for the
+//! listening committer connections, reported whenever they next go idle).
 
 use crate::support;
 
@@ -40,6 +40,13 @@ async fn admin() -> tokio_postgres::Client {
     client
 }
 
+/// A client of the database `db`.
+async fn admin_of(db: &str) -> tokio_postgres::Client {
+    let (client, conn) = tokio_postgres::connect(&url_of(db), NoTls).await.unwrap();
+    tokio::spawn(conn);
+    client
+}
+
 /// Runs `body` with the URL of a fresh database, dropped afterwards.
 async fn with_database<Fut: Future<Output = ()>>(body: impl FnOnce(String, String) -> Fut) {
     use futures_util::FutureExt as _;
@@ -59,42 +66,6 @@ async fn with_database<Fut: Future<Output = ()>>(body: impl FnOnce(String, Strin
         std::panic::resume_unwind(panic);
     }
     dropped.expect("drop the test database");
-}
-
-/// `xact_commit` of `db`, as far as its backends have reported it: an idle
-/// backend reports within 10 s (`PGSTAT_IDLE_INTERVAL`), hence the waits
-/// before each count, and later when the server is loaded, hence the
-/// settling below.
-async fn commits(admin: &tokio_postgres::Client, db: &str) -> i64 {
-    // A backend that cannot take the statistics lock at once (a loaded
-    // server) reports later, up to a minute: the count is taken once it has
-    // not moved for 3 s (a read every 500 ms), so that transactions made
-    // before a measure are not counted in it.
-    let read = || async {
-        admin
-            .batch_execute("SELECT pg_stat_clear_snapshot()")
-            .await
-            .unwrap();
-        admin
-            .query_one(
-                "SELECT xact_commit FROM pg_stat_database WHERE datname = $1",
-                &[&db],
-            )
-            .await
-            .unwrap()
-            .get::<_, i64>(0)
-    };
-    let (mut last, mut same) = (read().await, 0);
-    for _ in 0..150 {
-        if same == 6 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        let now = read().await;
-        same = if now == last { same + 1 } else { 0 };
-        last = now;
-    }
-    last
 }
 
 /// The pids of the committer connections named `name`.
@@ -122,12 +93,11 @@ async fn log_on(url: &str) -> PostgresTaskLog {
 /// 24 concurrent appends: 8 creations, 8 appends at this host's head and 8
 /// at a head another host moved since. The first 16 are written, the 8
 /// stale ones refused with Conflict, each its own way, and the written
-/// ones ride one transaction (plus the NOTIFY's).
+/// ones ride one transaction (their entries share one `xmin`).
 #[tokio::test]
 async fn concurrent_appends_ride_one_transaction_refusals_answered_each() {
     with_database(|url, db| async move {
         let (a, b) = (log_on(&url).await, log_on(&url).await);
-        let admin = admin().await;
         for i in 0..24 {
             let t = format!("t{i}");
             a.append(AppendRequest::create(
@@ -151,9 +121,6 @@ async fn concurrent_appends_ride_one_transaction_refusals_answered_each() {
         for r in join_all(warm.collect::<Vec<_>>()).await {
             assert_eq!(r.unwrap_err().kind(), LogErrorKind::Conflict);
         }
-        // Every backend idle for over 10 s has reported its counters.
-        tokio::time::sleep(Duration::from_secs(11)).await;
-        let before = commits(&admin, &db).await;
         // The batch's size, as the commit metric reports it (the committer
         // runs on this current-thread runtime, so a thread-local recorder
         // sees it).
@@ -174,8 +141,6 @@ async fn concurrent_appends_ride_one_transaction_refusals_answered_each() {
         });
         let appends: Vec<_> = appends.collect();
         let out = join_all(appends).await;
-        tokio::time::sleep(Duration::from_secs(11)).await;
-        let after = commits(&admin, &db).await;
         for (i, r) in out.iter().enumerate() {
             match i {
                 0..8 => assert_eq!(r.as_ref().unwrap().seq, 1, "creation {i}"),
@@ -187,9 +152,25 @@ async fn concurrent_appends_ride_one_transaction_refusals_answered_each() {
                 ),
             }
         }
-        // The batch and its NOTIFY; the refused appends' reads of the row
-        // (on the pooled connections) rolled back.
-        assert_eq!(after - before, 2, "transactions for 24 appends");
+        // The 16 written appends' entries were inserted by ONE transaction
+        // (counted by their `xmin`; `xact_commit` also counts PostgreSQL's
+        // reads of the notification queue for the listening committer
+        // connections, reported whenever they next go idle).
+        let xids = admin_of(&db)
+            .await
+            .query_one(
+                "SELECT count(*), count(DISTINCT xmin::text) FROM a2a.entries \
+                 WHERE (task_id LIKE 'n%' AND seq = 1) \
+                 OR (seq = 2 AND task_id IN ('t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7'))",
+                &[],
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            (xids.get::<_, i64>(0), xids.get::<_, i64>(1)),
+            (16, 1),
+            "entries of the batch, transactions that wrote them"
+        );
         #[cfg(feature = "metrics")]
         {
             use metrics_util::debugging::DebugValue;
@@ -303,6 +284,110 @@ async fn one_batch_of_creations_answers_each_duplicates_refused() {
     .await;
 }
 
+/// A batch's NOTIFY is ONE notification naming every task the batch wrote
+/// with the sequence number it reached (schema 7), not one per task: each
+/// other host's listener receives and reads one message per batch.
+#[tokio::test]
+async fn a_batch_is_announced_in_one_notification() {
+    with_schema(|schema| async move {
+        let log = support::postgres::connect(&schema).await;
+        // Another host's listener, as a raw connection.
+        let (listener, mut conn) = tokio_postgres::connect(&url(), NoTls).await.unwrap();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let mut messages = futures_util::stream::poll_fn(move |cx| conn.poll_message(cx));
+            while let Some(Ok(m)) = futures_util::StreamExt::next(&mut messages).await {
+                if let tokio_postgres::AsyncMessage::Notification(n) = m {
+                    let _ = tx.send(n.payload().to_owned());
+                }
+            }
+        });
+        listener
+            .batch_execute(&format!("LISTEN \"a2a_log_{schema}\""))
+            .await
+            .unwrap();
+        // One poll queues every append before the committer runs (a
+        // current-thread runtime): one batch of 16 tasks.
+        let ids: Vec<String> = (0..16).map(|i| format!("task-{i:02}")).collect();
+        let appends = ids.iter().map(|t| {
+            log.append(AppendRequest::create(
+                "x",
+                t,
+                vec![Record::created(t, "c"), msg(1)],
+            ))
+        });
+        for r in join_all(appends.collect::<Vec<_>>()).await {
+            assert_eq!(r.unwrap().seq, 2);
+        }
+        let first = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .expect("the batch's NOTIFY")
+            .unwrap();
+        // Nothing else arrives for the batch.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert!(rx.try_recv().is_err(), "one notification per batch");
+        let (head, entries) = first.split_once(';').expect(&first);
+        assert!(head.starts_with('*'), "{first}");
+        let want: Vec<String> = ids.iter().map(|t| format!("2:{}:{t}", t.len())).collect();
+        assert_eq!(entries.split(';').collect::<Vec<_>>(), want, "{first}");
+    })
+    .await;
+}
+
+/// The committer's connection is also the log's listener: killed while its
+/// host appends nothing, it listens again at once (not at the next append),
+/// so a watcher there still sees another host's next append.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_committer_listens_again_without_an_append() {
+    use futures_util::StreamExt as _;
+    with_schema(|schema| async move {
+        let a = support::postgres::connect(&schema).await;
+        let b = support::postgres::connect(&schema).await;
+        b.append(AppendRequest::create(
+            "x",
+            "t",
+            vec![Record::created("t", "c")],
+        ))
+        .await
+        .unwrap();
+        let mut watch = a.watch("x", "t", None).await.unwrap();
+        assert_eq!(watch.snapshot.seq, 1);
+        let admin = admin().await;
+        let name = format!("a2a_commit {schema}");
+        let killed = committer(&admin, &name).await;
+        assert_eq!(killed.len(), 2, "one connection per log");
+        for pid in &killed {
+            admin
+                .execute("SELECT pg_terminate_backend($1)", &[pid])
+                .await
+                .unwrap();
+        }
+        // Both logs open a new connection on their own.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let now = committer(&admin, &name).await;
+            if now.len() == 2 && now.iter().all(|p| !killed.contains(p)) {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no reconnect: {now:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        b.append(AppendRequest::new("x", "t", 1, 1, vec![msg(1)]))
+            .await
+            .unwrap();
+        let next = tokio::time::timeout(Duration::from_secs(10), watch.records.next())
+            .await
+            .expect("the watcher on A woken by B's append")
+            .expect("a record")
+            .expect("no error");
+        assert_eq!(next.seq, 2);
+    })
+    .await;
+}
+
 /// The committer's connection killed while appends stream in: every append
 /// answered Ok is in the database, and the committer reconnects.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -399,31 +484,39 @@ async fn a_killed_committer_acknowledges_nothing_lost_and_reconnects() {
 }
 
 /// A blocking SendMessage to a quick agent commits its task in one append
-/// through the committer: at most two transactions per message (counted
-/// over 20 messages: the batch and its NOTIFY), none of them a read.
+/// through the committer: each message's rows (its task and its one entry)
+/// are written by one transaction of their own (counted over 20 messages by
+/// the rows' `xmin`; the NOTIFY after each writes no row).
 #[tokio::test]
-async fn a_quick_send_message_costs_at_most_two_transactions() {
+async fn a_quick_send_message_is_one_append_in_one_transaction() {
     use support::engine::{card, engine_with, send_req, send_task, user};
     with_database(|url, db| async move {
         let log = log_on(&url).await;
-        let admin = admin().await;
         let svc = engine_with(
             TaskLayer::new(card(), log).unwrap(),
             tower::util::BoxCloneSyncService::new(AgentExecutor::service(Quick)),
         );
-        // Warm: the first message prepares the pool's statements.
-        send_task(&svc, send_req(user("warm"))).await;
-        tokio::time::sleep(Duration::from_secs(11)).await;
-        let before = commits(&admin, &db).await;
+        let mut ids = Vec::new();
         for i in 0..20 {
             let task = send_task(&svc, send_req(user(&format!("m{i}")))).await;
             assert_eq!(task.status.state, a2a_tower::types::TaskState::Completed);
+            ids.push(task.id);
         }
-        tokio::time::sleep(Duration::from_secs(11)).await;
-        let after = commits(&admin, &db).await;
-        // Measured: 40, each message's batch and the NOTIFY after it.
-        let n = after - before;
-        assert!((20..=40).contains(&n), "{n} transactions for 20 messages");
+        let rows = admin_of(&db)
+            .await
+            .query_one(
+                "SELECT (SELECT count(*) FROM a2a.entries WHERE task_id = ANY($1)), \
+                 (SELECT count(DISTINCT xmin::text) FROM a2a.tasks WHERE task_id = ANY($1)), \
+                 (SELECT count(DISTINCT x::text) FROM (SELECT xmin AS x FROM a2a.tasks WHERE task_id = ANY($1) \
+                  UNION ALL SELECT xmin FROM a2a.entries WHERE task_id = ANY($1)) u)",
+                &[&ids],
+            )
+            .await
+            .unwrap();
+        let counts: (i64, i64, i64) = (rows.get(0), rows.get(1), rows.get(2));
+        // One entry per message; its task row and entry in one transaction,
+        // one per message (they were sent one after the other).
+        assert_eq!(counts, (20, 20, 20), "entries, transactions of the tasks, of all rows");
     })
     .await;
 }

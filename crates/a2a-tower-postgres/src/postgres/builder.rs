@@ -1,6 +1,6 @@
 //! [`PostgresTaskLogBuilder`]: the settings of a [`PostgresTaskLog`],
 //! checked before anything is opened, then the connection: the pool, the
-//! schema's migration and the listener.
+//! schema's migration and the committer (whose connection listens).
 
 use std::sync::{Arc, Mutex};
 
@@ -9,7 +9,7 @@ use tokio_postgres::NoTls;
 
 use super::commit::Committer;
 use super::sql::{Sql, quote};
-use super::{Inner, PostgresTaskLog, listen, schema};
+use super::{Inner, PostgresTaskLog, schema};
 use crate::ConfigError;
 use crate::log::LogError;
 use crate::log::hub::Hub;
@@ -98,30 +98,20 @@ impl PostgresTaskLogBuilder {
         }
         let channel = format!("a2a_log_{}", self.schema);
         let hub = Arc::new(Hub::default());
-        let (ready, is_ready) = tokio::sync::oneshot::channel();
         // Marks this log's notifications, which its listener then skips (it
         // woke its own watchers at commit).
         let instance = uuid::Uuid::new_v4().simple().to_string();
-        let config_for_commit = config.clone();
-        let listener = tokio::spawn(listen::run(
-            config,
-            channel.clone(),
-            instance.clone(),
-            hub.clone(),
-            ready,
-        ));
-        is_ready
-            .await
-            .map_err(|_| LogError::backend("postgres listener stopped"))??;
         let sql = Arc::new(Sql::new(&quote(&self.schema)));
+        // Its connection listens too: open once this returns.
         let committer = Committer::start(
-            config_for_commit,
+            config,
             &self.schema,
             sql.clone(),
             channel.clone(),
             instance.clone(),
             hub.clone(),
-        );
+        )
+        .await?;
         Ok(PostgresTaskLog {
             inner: Arc::new(Inner {
                 sql,
@@ -131,7 +121,6 @@ impl PostgresTaskLogBuilder {
                 instance,
                 hub,
                 cache: Mutex::default(),
-                listener,
             }),
         })
     }

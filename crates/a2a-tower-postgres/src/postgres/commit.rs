@@ -4,7 +4,9 @@
 //! the batch's creations as one statement over arrays (one element per
 //! task, in task id order), the other appends one statement each (in task
 //! id order) and `COMMIT` are sent back to back and their answers read in
-//! order: one round trip per batch. Creations first, then updates, each in
+//! order: one round trip per batch (a batch of one statement, such as
+//! creations only, is sent without `BEGIN` and `COMMIT`: its own implicit
+//! transaction). Creations first, then updates, each in
 //! task id order, so two hosts' batches cannot wait for each other in a
 //! cycle: a creation locks only a row that did not exist (another host's
 //! batch cannot be updating it), and the updates of both lock existing rows
@@ -23,8 +25,9 @@
 //! batch's `COMMIT` returned. After it, the records are published to the
 //! log's own watchers (the hub keeps the last ones, so they are served
 //! from memory, see [`Hub::recent`]) and the `NOTIFY` tells the other
-//! hosts (one prepared statement over the payloads, in a transaction
-//! without a WAL flush, see [`notify_sql`](super::sql::notify_sql)): sent
+//! hosts (one notification naming every task the batch wrote, see
+//! [`Batch`]; in a transaction without a WAL flush, see
+//! [`notify_sql`](super::sql::notify_sql)): sent
 //! first in the next batch's pipeline, or alone when no append is waiting.
 
 use std::future::{Future, poll_fn};
@@ -32,12 +35,13 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 
-use futures_util::future::{MaybeDone, maybe_done};
+use futures_util::future::{Either, MaybeDone, maybe_done};
 use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, Config, NoTls, Statement};
+use tokio_postgres::{Client, Config, Statement};
 
-use super::sql::{NOTIFY_QUIET, Sql, notify_payload};
+use super::notice::Batch;
+use super::sql::Sql;
 use crate::log::hub::Hub;
 use crate::log::{LogError, LogErrorKind, Record};
 
@@ -206,31 +210,36 @@ pub(super) struct Committer {
 }
 
 impl Committer {
-    /// Starts the committer of the log whose statements are `sql`; it stops
-    /// when the handle is dropped (after the batch in hand).
-    pub(super) fn start(
+    /// Starts the committer of the log whose statements are `sql`, once its
+    /// connection is open and listening on `channel` (the log is not usable
+    /// for watches before); it stops when the handle is dropped (after the
+    /// batch in hand).
+    pub(super) async fn start(
         mut config: Config,
         schema: &str,
         sql: Arc<Sql>,
         channel: String,
         instance: String,
         hub: Arc<Hub>,
-    ) -> Self {
+    ) -> Result<Self, LogError> {
         // Names the connection in `pg_stat_activity` (the schema tells the
         // logs of one database apart).
         let name: String = format!("a2a_commit {schema}").chars().take(63).collect();
         config.application_name(&name);
         let (jobs, rx) = mpsc::unbounded_channel();
-        let run = Run {
+        let mut run = Run {
             config,
             sql,
-            notify: (channel, instance),
+            notify: (channel, instance.into()),
             hub,
             conn: None,
+            lost: None,
+            opened: false,
             pending: None,
         };
+        run.connect().await.map_err(|e| e.answer(false))?;
         tokio::spawn(run.serve(rx));
-        Self { jobs }
+        Ok(Self { jobs })
     }
 
     /// Queues `row` (writing `records` from sequence number `first`) and
@@ -263,30 +272,18 @@ struct Conn {
     create: Statement,
     update: Statement,
     commit: Statement,
-    /// `NOTIFY_QUIET` and the notify statement.
-    quiet: Statement,
+    /// The NOTIFY of a batch's payloads (see `Sql::notify`).
     notify: Statement,
 }
 
 impl Conn {
-    /// Sends the NOTIFY of `payloads` on `channel` in a transaction of its
-    /// own without a WAL flush (four prepared statements, pipelined: each
-    /// goes out at the future's first poll). A failure is logged, not
-    /// returned: the appends are committed, and remote watchers catch up at
-    /// the task's next notification (or their listener's reconnect). A
-    /// statement that fails aborts the transaction, which its `COMMIT` then
-    /// ends.
+    /// Sends the NOTIFY of `payloads` on `channel`: one statement, its own
+    /// transaction (implicit, without a WAL flush). A failure is logged,
+    /// not returned: the appends are committed, and remote watchers catch
+    /// up at the task's next notification (or their listener's reconnect).
     async fn notify(&self, channel: &str, payloads: &[String]) {
-        let c = &self.client;
         let params: [&(dyn ToSql + Sync); 2] = [&channel, &payloads];
-        let (a, b, n, d) = futures_util::future::join4(
-            c.execute(&self.begin, &[]),
-            c.execute(&self.quiet, &[]),
-            c.execute(&self.notify, &params),
-            c.execute(&self.commit, &[]),
-        )
-        .await;
-        if let Some(e) = [a, b, n, d].into_iter().find_map(Result::err) {
+        if let Err(e) = self.client.execute(&self.notify, &params).await {
             tracing::warn!(target: "a2a_tower::log", kind = %e.code().map_or("io", |c| c.code()), "postgres notify failed");
         }
     }
@@ -296,12 +293,27 @@ struct Run {
     config: Config,
     sql: Arc<Sql>,
     /// The channel and this log's mark on its notifications.
-    notify: (String, String),
+    notify: (String, Arc<str>),
     hub: Arc<Hub>,
     conn: Option<Conn>,
+    /// Resolves when the connection is lost (`None`: none is open).
+    lost: Option<oneshot::Receiver<()>>,
+    /// A connection was opened before: the next one wakes every watcher.
+    opened: bool,
     /// The NOTIFY payloads of the last batch, not sent yet: they go first in
     /// the next batch's pipeline, or alone when no job is waiting.
     pending: Option<Vec<String>>,
+}
+
+/// Resolves when the connection `lost` watches is lost (then take it), or
+/// after a back-off when none is open (time to try again).
+async fn lost(lost: &mut Option<oneshot::Receiver<()>>) {
+    match lost {
+        Some(rx) => {
+            let _ = rx.await;
+        }
+        None => tokio::time::sleep(std::time::Duration::from_millis(500)).await,
+    }
 }
 
 /// A statement of the pipeline: its answer is the row counts of the
@@ -356,7 +368,28 @@ impl Run {
             if self.pending.is_some() && rx.is_empty() {
                 self.flush().await;
             }
-            if rx.recv_many(&mut batch, MAX_BATCH).await == 0 {
+            // The next jobs, or the connection lost (`recv_many` is cancel
+            // safe: nothing is taken from the queue unless it returns).
+            let jobs = {
+                let recv = std::pin::pin!(rx.recv_many(&mut batch, MAX_BATCH));
+                let gone = std::pin::pin!(lost(&mut self.lost));
+                match futures_util::future::select(recv, gone).await {
+                    Either::Left((n, _)) => Some(n),
+                    Either::Right(_) => None,
+                }
+            };
+            let Some(n) = jobs else {
+                // Listen again at once, even with no append waiting.
+                if self.lost.take().is_some() {
+                    tracing::warn!(target: "a2a_tower::log", "postgres committer connection lost");
+                    self.conn = None;
+                }
+                if self.connect().await.is_err() {
+                    tracing::warn!(target: "a2a_tower::log", "postgres committer reconnect failed");
+                }
+                continue;
+            };
+            if n == 0 {
                 self.flush().await;
                 return;
             }
@@ -368,10 +401,11 @@ impl Run {
             // One transaction: its time and how many appends rode it.
             a2a_tower_core::telemetry::record_commit("postgres", rows.len(), began.elapsed());
             drop(rows);
-            // The NOTIFY payloads: each task written, with the sequence
-            // number it reached (this log's watchers are woken by the
-            // publish; the NOTIFY wakes the other hosts').
-            let mut payloads = Vec::new();
+            // The NOTIFY's payload: each task written, with the sequence
+            // number it reached, in one notification (this log's watchers
+            // are woken by the publish; the NOTIFY wakes the other hosts',
+            // each of which receives and reads one message per batch).
+            let mut announced = Batch::new(&self.notify.1);
             match outcome {
                 Ok(counts) => {
                     for (job, rows) in batch.drain(..).zip(counts) {
@@ -380,7 +414,7 @@ impl Run {
                             // order: one task's appends keep theirs).
                             self.hub.publish(&job.row.task_id, job.first, job.records);
                             let seq = u64::try_from(job.row.seq).unwrap_or(0);
-                            payloads.push(notify_payload(&self.notify.1, &job.row.task_id, seq));
+                            announced.push(&job.row.task_id, seq);
                             Vec::new()
                         } else {
                             job.records
@@ -399,6 +433,7 @@ impl Run {
                     }
                 }
             }
+            let payloads = announced.finish();
             if !payloads.is_empty() {
                 self.pending = Some(payloads);
             }
@@ -414,24 +449,26 @@ impl Run {
         conn.notify(&self.notify.0, &payloads).await;
     }
 
-    /// Opens the connection (and prepares its statements) if there is none
-    /// or it was lost.
+    /// Opens the connection (listening on the channel, its statements
+    /// prepared) if there is none or it was lost; after a lost one, wakes
+    /// every watcher (commits of other hosts may have gone unheard).
     async fn connect(&mut self) -> Result<(), Failure> {
         if self.conn.as_ref().is_some_and(|c| c.client.is_closed()) {
             self.conn = None;
         }
         if self.conn.is_none() {
-            let (client, connection) = self.config.connect(NoTls).await?;
-            tokio::spawn(connection);
-            let (begin, create, update, commit) = futures_util::future::try_join4(
+            self.lost = None;
+            let (client, lost) =
+                super::listen::connect(&self.config, &self.notify.0, &self.notify.1, &self.hub)
+                    .await?;
+            if std::mem::replace(&mut self.opened, true) {
+                self.hub.notify_all();
+            }
+            let (begin, create, update, commit, notify) = futures_util::future::try_join5(
                 client.prepare("BEGIN"),
                 client.prepare(&self.sql.create_many),
                 client.prepare(&self.sql.update_once),
                 client.prepare("COMMIT"),
-            )
-            .await?;
-            let (quiet, notify) = futures_util::future::try_join(
-                client.prepare(NOTIFY_QUIET),
                 client.prepare(&self.sql.notify),
             )
             .await?;
@@ -440,10 +477,10 @@ impl Run {
                 create,
                 update,
                 commit,
-                quiet,
                 notify,
                 client,
             });
+            self.lost = Some(lost);
         }
         Ok(())
     }
@@ -462,20 +499,25 @@ impl Run {
         let (created, creates, updates) = split(rows);
         let mut sent: Vec<Pending<'_>> = Vec::with_capacity(updates.len() + 4);
         if let Some(payloads) = &notify {
-            // The last batch's NOTIFY, in its own transaction before this
-            // one's BEGIN (a failure there ends with its COMMIT, a
-            // rollback: this batch starts on an idle connection).
+            // The last batch's NOTIFY, in its own implicit transaction
+            // before this one's BEGIN (a failure there is rolled back at
+            // its end: this batch starts on an idle connection).
             sent.push(Box::pin(maybe_done(Box::pin(async move {
                 conn.notify(channel, payloads).await;
                 Ok(Vec::new())
             }))));
         }
-        sent.push(Box::pin(maybe_done(Box::pin(async move {
-            c.execute(&conn.begin, &[])
-                .await
-                .map(|_| Vec::new())
-                .map_err(Failure::from)
-        }))));
+        // One statement is its own transaction (implicit, committed at its
+        // end, all or nothing): BEGIN and COMMIT only around several.
+        let block = usize::from(!created.is_empty()) + updates.len() > 1;
+        if block {
+            sent.push(Box::pin(maybe_done(Box::pin(async move {
+                c.execute(&conn.begin, &[])
+                    .await
+                    .map(|_| Vec::new())
+                    .map_err(Failure::from)
+            }))));
+        }
         if !created.is_empty() {
             let creates = &creates;
             sent.push(Box::pin(maybe_done(Box::pin(async move {
@@ -502,12 +544,14 @@ impl Run {
                     .map_err(Failure::from)
             }))));
         }
-        sent.push(Box::pin(maybe_done(Box::pin(async move {
-            c.execute(&conn.commit, &[])
-                .await
-                .map(|_| Vec::new())
-                .map_err(Failure::from)
-        }))));
+        if block {
+            sent.push(Box::pin(maybe_done(Box::pin(async move {
+                c.execute(&conn.commit, &[])
+                    .await
+                    .map(|_| Vec::new())
+                    .map_err(Failure::from)
+            }))));
+        }
         // Polled in order, so sent in order: each request goes out at its
         // future's first poll, before any answer is awaited.
         poll_fn(|cx| {

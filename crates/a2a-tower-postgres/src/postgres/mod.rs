@@ -4,6 +4,7 @@ mod builder;
 mod commit;
 mod deliveries;
 mod listen;
+mod notice;
 mod read;
 mod retention;
 mod schema;
@@ -13,7 +14,6 @@ mod write;
 use std::sync::{Arc, Mutex};
 
 use deadpool_postgres::Pool;
-use tokio::task::JoinHandle;
 use tokio_postgres::error::SqlState;
 
 pub use self::builder::PostgresTaskLogBuilder;
@@ -51,11 +51,13 @@ use super::{
 /// - **Watches across hosts**: after its commit, each batch hands its
 ///   records to this log's own watchers (served from memory) and sends a
 ///   `NOTIFY` naming each task with the sequence number it reached (one
-///   prepared statement over the batch's payloads), in a
-///   transaction of its own without a WAL flush (inside the append,
-///   PostgreSQL would serialize every notifying commit behind the previous
-///   one's fsync); one dedicated connection per log LISTENs and wakes the
-///   watchers of other hosts' appends, which read the new records back by
+///   notification per batch), in a transaction of its own without a WAL
+///   flush (inside the append, PostgreSQL would serialize every notifying
+///   commit behind the previous one's fsync); the committer's connection
+///   LISTENs too (PostgreSQL hands a busy connection its notifications
+///   between its transactions, without waking a process per batch of
+///   another host) and wakes the watchers of other hosts' appends, which
+///   read the new records back by
 ///   sequence number (never from memory while another host's commit is
 ///   newer), so a record is never missed between two notifications.
 /// - **Readers** use pooled connections (`deadpool-postgres`) and never take
@@ -75,8 +77,8 @@ use super::{
 /// # Ok(()) }
 /// ```
 ///
-/// Cloning shares the pool, the committer and the listener; they stop with
-/// the last clone.
+/// Cloning shares the pool and the committer; they stop with the last
+/// clone.
 #[derive(Debug, Clone)]
 pub struct PostgresTaskLog {
     inner: Arc<Inner>,
@@ -93,13 +95,6 @@ struct Inner {
     instance: String,
     hub: Arc<Hub>,
     cache: Mutex<ProjectionCache>,
-    listener: JoinHandle<()>,
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        self.listener.abort();
-    }
 }
 
 fn db(e: tokio_postgres::Error) -> LogError {

@@ -98,6 +98,12 @@ const MIGRATIONS: &[Step] = &[
     DROP TABLE {s}.records;
 "#,
     ),
+    // 7: no table changes: a committed batch's NOTIFY is one payload naming
+    // every task it wrote (`notice::Batch`), which hosts of schema 6 cannot
+    // read: the version keeps them from starting on a schema whose other
+    // hosts they would not hear (stop them before the first host of this
+    // version starts, as for schema 6).
+    Step::Sql("SELECT 1"),
 ];
 
 /// Migration 5: every row of the old queue authority, moved.

@@ -22,8 +22,9 @@ pub(super) struct Sql {
     /// the tasks it created (see `commit::Creates`).
     pub(super) create_many: String,
     /// The NOTIFY of a committed batch: one per payload of the array `$2`
-    /// on channel `$1` (see [`notify_payload`]), in a transaction opened by
-    /// `BEGIN` and [`NOTIFY_QUIET`].
+    /// on channel `$1` (see [`super::notice`]), one statement sent alone,
+    /// so its own (implicit) transaction, whose commit waits for no WAL
+    /// flush (`synchronous_commit` set off for it; see [`notify_sql`]).
     pub(super) notify: String,
     /// A conditional update and its entry in one statement.
     pub(super) update_once: String,
@@ -81,7 +82,9 @@ impl Sql {
                  WHERE e.records IS NOT NULL AND e.task_id IN (SELECT task_id FROM t)) \
                  SELECT task_id FROM t"
             ),
-            notify: "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p".to_owned(),
+            notify: "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p \
+                     WHERE set_config('synchronous_commit', 'off', true) IS NOT NULL"
+                .to_owned(),
             update_once: format!(
                 "WITH t AS (UPDATE {s}.tasks SET context_id = $2, state = $3, status_ts = $4, live = $5, seq = $6, \
                  epoch = $7, snapshot = COALESCE($8, snapshot), host = $10, updated_at = now() \
@@ -120,22 +123,6 @@ impl Sql {
     }
 }
 
-/// Opens a NOTIFY's transaction (after its `BEGIN`): its commit waits for
-/// no WAL flush (see [`notify_sql`]).
-pub(super) const NOTIFY_QUIET: &str = "SET LOCAL synchronous_commit = off";
-
-/// The payload announcing that this log (`instance`) committed `task_id` up
-/// to `seq`: `<instance>.<seq>:<task id>` (see [`notify_sql`]), or empty,
-/// which wakes every watcher, for a task id NOTIFY cannot carry (a NUL, or
-/// over its 8000-byte payload limit).
-pub(super) fn notify_payload(instance: &str, task_id: &str, seq: u64) -> String {
-    if task_id.len() < 7000 && !task_id.contains('\0') {
-        format!("{instance}.{seq}:{task_id}")
-    } else {
-        String::new()
-    }
-}
-
 /// The NOTIFY of an append to each of `tasks` (task id and the sequence
 /// number the append reached), as one simple-protocol
 /// batch (one round trip) in its own transaction with `synchronous_commit`
@@ -161,7 +148,7 @@ pub(super) fn notify_sql(channel: &str, instance: &str, tasks: &[(&str, u64)]) -
     for (task_id, seq) in tasks {
         let _ = write!(sql, "SELECT pg_notify({TAG}{channel}{TAG}, {TAG}");
         if !task_id.contains('$') {
-            sql.push_str(&notify_payload(instance, task_id, *seq));
+            sql.push_str(&super::notice::single(instance, task_id, *seq));
         }
         let _ = write!(sql, "{TAG}); ");
     }
@@ -188,9 +175,6 @@ mod tests {
                 "{odd:?}"
             );
         }
-        assert_eq!(notify_payload("i1", "t$1", 3), "i1.3:t$1");
-        assert_eq!(notify_payload("i1", "t\0", 3), "");
-        assert_eq!(notify_payload("i1", &"x".repeat(7000), 3), "");
         // One batch for several tasks.
         assert_eq!(
             notify_sql("c", "i1", &[("a", 1), ("b", 12)]),
