@@ -93,7 +93,7 @@ struct Calls {
     task_reads: AtomicU64,
     snapshots: AtomicU64,
     watches: AtomicU64,
-    /// `append_all` calls.
+    /// Commits: `append` (a run's own) and `append_all` calls.
     commits: AtomicU64,
 }
 
@@ -122,6 +122,7 @@ fn bump(c: &AtomicU64) {
 
 impl TaskLog for Counting {
     fn append(&self, request: AppendRequest) -> LogFuture<'_, Appended> {
+        bump(&self.calls.commits);
         self.log.append(request)
     }
 

@@ -9,6 +9,8 @@ mod support;
 #[cfg(all(feature = "postgres", feature = "sqlite", feature = "jsonrpc"))]
 mod multihost_queue;
 #[cfg(all(feature = "engine", feature = "sqlite"))]
+mod queue_commits;
+#[cfg(all(feature = "engine", feature = "sqlite"))]
 mod queue_compact;
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 mod queue_extension;

@@ -73,10 +73,14 @@
 //! - reorder (`ext.rs`): GetContextQueue (under the lock, reads the
 //!   revision), later ReorderContextQueue (under the lock: catch up, refuse
 //!   a stale revision, commit `Reordered`), then `notify`.
-//! - a run (`run.rs`): its terminal commit on the task (not under the lock;
-//!   none if a cancel got there first; its writer closed first), then the
-//!   end-of-execution hook, which keeps the task the run ended with and
-//!   `notify`s.
+//! - a run (`run.rs`): its terminal commit on the task (none if a cancel
+//!   got there first; its writer closed first), then the end-of-execution
+//!   hook, which keeps the task the run ended with and `notify`s. A
+//!   COMPLETED reply without a handoff, or a FAILED end, waits for its
+//!   host's lock, catches up and, with nothing queued, carries the run's
+//!   settlement in the same commit (`closing.rs`); its end hook then
+//!   notifies nothing. A cancel through the writer of a run on the
+//!   cancel's host (`ops::cancel`) carries it the same way.
 //! - the drain (`core.rs`, `drain.rs`, `admit.rs`): the gate's loop; a pass
 //!   takes the lock and catches up, looks at the active runs one by one
 //!   until one has ended (a run of its own host whose writer is open is
@@ -482,6 +486,9 @@ struct Run {
     /// through the writer. While it is open, its host's drain reads nothing
     /// of the task (`run_is` in `drain.rs`).
     closed: bool,
+    /// Its writer's closing commit settled it (`closing.rs`): the end hook
+    /// notifies nothing.
+    settled: bool,
 }
 
 /// How a run ends.
@@ -923,9 +930,15 @@ impl<G: Gate> Explorer<'_, G> {
                     }
                     Some(_) => {}
                 },
-                Phase::SteerCancel(_) | Phase::CancelEngine(_) | Phase::Notify => {
-                    out.push(Step::Client(c, 0));
+                // A cancel through an open writer of this host may carry the
+                // settlement: it waits for the lock.
+                Phase::SteerCancel(tid) | Phase::CancelEngine(tid) => {
+                    let ends = !s.tasks[usize::from(*tid)].state.terminal();
+                    if !locked || !ends || !open_here(&s.runs, *tid, *host) {
+                        out.push(Step::Client(c, 0));
+                    }
                 }
+                Phase::Notify => out.push(Step::Client(c, 0)),
                 Phase::CancelQueued(_) if !locked => out.push(Step::Client(c, 0)),
                 Phase::CancelQueued(_) => {}
                 Phase::Submit { .. } if !locked => out.push(Step::Client(c, 0)),
@@ -944,8 +957,12 @@ impl<G: Gate> Explorer<'_, G> {
                 out.push(Step::RunEnd(i));
             } else {
                 let hops = self.hops_of(s, run.tid) < MAX_HOPS;
+                // A closing commit that may carry the settlement waits for
+                // its host's lock.
+                let locked = s.hosts[usize::from(run.host)].locked() && !run.closed;
                 for &o in self.sc.outcomes {
-                    if o != Outcome::Handoff || hops {
+                    let rides = matches!(o, Outcome::Completed | Outcome::Failed);
+                    if (o != Outcome::Handoff || hops) && !(rides && locked) {
                         out.push(Step::Run(i, o));
                     }
                 }
@@ -979,24 +996,31 @@ impl<G: Gate> Explorer<'_, G> {
             Step::Sweep => self.sweep(&mut n),
             Step::Client(c, k) => self.client(&mut n, c, k)?,
             Step::Run(i, outcome) => {
-                let run = &mut n.runs[i];
-                run.ended = true;
-                run.closed = true;
+                let run = n.runs[i];
+                n.runs[i].ended = true;
+                n.runs[i].closed = true;
                 let task = &mut n.tasks[usize::from(run.tid)];
-                // The run's terminal commit, unless a cancel came first.
-                if let TaskState::Working(agent) = task.state {
+                // The run's terminal commit, unless a cancel came first (its
+                // writer is then closed: nothing is committed).
+                if let (TaskState::Working(agent), false) = (task.state, run.closed) {
                     task.commit(match outcome {
                         Outcome::Completed => TaskState::Completed(false),
                         Outcome::Handoff => TaskState::Completed(true),
                         Outcome::Failed => TaskState::Failed,
                         Outcome::InputRequired => TaskState::InputRequired(agent),
                     });
+                    if matches!(outcome, Outcome::Completed | Outcome::Failed) {
+                        n.runs[i].settled = ride(&mut n, run.host, run.tid);
+                    }
                 }
             }
             Step::RunEnd(i) => {
-                // The end-of-execution hook.
+                // The end-of-execution hook: nothing to drain after a
+                // closing commit that settled the run.
                 let run = n.runs.remove(i);
-                self.notify(&mut n, run.host);
+                if !run.settled {
+                    self.notify(&mut n, run.host);
+                }
             }
             Step::Fault(h, i, after) => {
                 n.faults -= 1;
@@ -1111,17 +1135,17 @@ impl<G: Gate> Explorer<'_, G> {
                     done(client);
                 } else {
                     task.commit(TaskState::Canceled);
-                    close_here(&mut n.runs, tid, h);
-                    client.phase = Phase::Notify;
+                    cancel_here(n, tid, h);
+                    n.clients[c].phase = Phase::Notify;
                 }
             }
             Phase::SteerCancel(run) => {
                 let task = &mut n.tasks[usize::from(run)];
                 if !task.state.terminal() {
                     task.commit(TaskState::Canceled);
-                    close_here(&mut n.runs, run, h);
+                    cancel_here(n, run, h);
                 }
-                client.phase = Phase::Notify;
+                n.clients[c].phase = Phase::Notify;
             }
             Phase::Notify => {
                 done(client);
@@ -1345,6 +1369,7 @@ impl<G: Gate> Explorer<'_, G> {
             host: h,
             ended: false,
             closed: false,
+            settled: false,
         });
         n.runs.sort();
         Ok(())
@@ -1352,12 +1377,42 @@ impl<G: Gate> Explorer<'_, G> {
 }
 
 /// The engine's cancel on host `h` of `tid`'s run there goes through its
-/// writer, which closes (`ops::cancel`); a run on another host keeps its
-/// writer open.
-fn close_here(runs: &mut [Run], tid: Tid, h: u8) {
-    for r in runs.iter_mut().filter(|r| r.tid == tid && r.host == h) {
-        r.closed = true;
+/// writer, which closes (`ops::cancel`), its CANCELED commit carrying the
+/// settlement when it can (`ride`); a run on another host keeps its writer
+/// open.
+fn cancel_here(n: &mut State, tid: Tid, h: u8) {
+    if !open_here(&n.runs, tid, h) {
+        return;
     }
+    let settled = ride(n, h, tid);
+    for r in n.runs.iter_mut().filter(|r| r.tid == tid && r.host == h) {
+        r.closed = true;
+        r.settled = settled;
+    }
+}
+
+/// A run of `tid` on host `h` has its writer open.
+fn open_here(runs: &[Run], tid: Tid, h: u8) -> bool {
+    runs.iter()
+        .any(|r| r.tid == tid && r.host == h && !r.closed)
+}
+
+/// The closing commit of `tid`'s run on host `h`, just committed (its task
+/// terminal, no handoff), carries the run's settlement when, under the
+/// host's lock (free: the caller's step waits for it) and caught up,
+/// nothing is queued and the run is active (`closing.rs`). Whether it did.
+fn ride(n: &mut State, h: u8, tid: Tid) -> bool {
+    let hu = usize::from(h);
+    debug_assert!(!n.hosts[hu].locked());
+    n.hosts[hu].view = n.log.clone();
+    let state = n.tasks[usize::from(tid)].state;
+    let run = n.log.active.iter().find(|r| r.1 == tid).copied();
+    let Some((agent, _, _)) = run.filter(|_| n.log.entries.is_empty()) else {
+        return false;
+    };
+    n.log.rev += 1;
+    settle(&mut n.log, agent, tid, state);
+    true
 }
 
 /// A `Settled` record of `agent`'s run of `tid`, ended in `state`, applied

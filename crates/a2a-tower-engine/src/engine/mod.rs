@@ -159,6 +159,7 @@ mod media;
 pub(crate) mod ops;
 pub(crate) mod push_config;
 mod recovery;
+pub(crate) mod ride;
 pub(crate) mod run;
 pub(crate) mod send;
 pub(crate) mod service;

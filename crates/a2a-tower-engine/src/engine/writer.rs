@@ -10,6 +10,7 @@ use tokio::sync::Notify;
 
 use super::deferred::Deferred;
 use super::executor::EmitError;
+use super::ride::{self, Rider};
 use crate::log::{AppendRequest, Appended, LogErrorKind, Record, TaskLog};
 use crate::types::{Message, Task, TaskState, TaskStatus, Timestamp};
 
@@ -84,6 +85,12 @@ pub(crate) struct Writer {
     /// Push configs may be appended by callers meanwhile: a conflict caused
     /// only by them is folded in and the commit made again.
     folds_configs: bool,
+    /// What its closing commit may carry ([`ride`]).
+    rider: Option<Arc<dyn Rider>>,
+    /// A commit's records kept the closing commit from carrying anything.
+    barred: AtomicBool,
+    /// The closing commit carried the rider's append.
+    carried: AtomicBool,
     open: AtomicBool,
     /// Asks the executor to stop.
     pub(crate) cancel: Signal,
@@ -127,6 +134,9 @@ impl Writer {
             keeps_outcome: false,
             ended: Mutex::new(None),
             folds_configs: false,
+            rider: None,
+            barred: AtomicBool::new(false),
+            carried: AtomicBool::new(false),
             open: AtomicBool::new(true),
             cancel: Signal::default(),
             closed: Signal::default(),
@@ -168,6 +178,17 @@ impl Writer {
     pub(crate) fn folding_configs(mut self) -> Self {
         self.folds_configs = true;
         self
+    }
+
+    /// Lets `rider` add to the commit that ends the task ([`ride`]).
+    pub(crate) fn riding(mut self, rider: Option<Arc<dyn Rider>>) -> Self {
+        self.rider = rider;
+        self
+    }
+
+    /// The commit that ended the task carried the rider's append.
+    pub(crate) fn carried(&self) -> bool {
+        self.carried.load(Ordering::Acquire)
     }
 
     /// Takes how the writer closed (see [`Outcome`]), once `closed` has
@@ -220,6 +241,15 @@ impl Writer {
             .iter()
             .filter_map(Record::state)
             .any(|s| s.is_terminal() || s.is_interrupted());
+        // What this commit may carry: only a closing one to a task that
+        // exists (no admission in it), nothing barred it before.
+        let rider = self.rider.as_ref().filter(|r| {
+            if !self.barred.load(Ordering::Relaxed) && r.bars(&records) {
+                self.barred.store(true, Ordering::Relaxed);
+            }
+            !admits && !self.barred.load(Ordering::Relaxed)
+        });
+        let ends = rider.zip(ride::terminal(&records));
         let reply = (closes && self.keeps_outcome)
             .then(|| {
                 records.iter().find_map(|r| match r {
@@ -231,7 +261,10 @@ impl Writer {
         if closes {
             self.open.store(false, Ordering::Release);
         }
-        let result = self.append(&mut st, records).await;
+        let result = match ends {
+            Some((rider, state)) => self.append_riding(&**rider, state, &mut st, records).await,
+            None => self.append(&mut st, records).await,
+        };
         let err = match result {
             Ok(appended) => {
                 st.0 = appended.seq;
@@ -276,6 +309,40 @@ impl Writer {
             self.open.store(true, Ordering::Release);
         }
         Err(err)
+    }
+
+    /// Appends `records`, which end the task in `state`, after `st`, with
+    /// what `rider` boards, in one commit. If it boards nothing, or that
+    /// commit is refused (the rider's conditions may be the ones that
+    /// failed), the records are appended alone.
+    async fn append_riding(
+        &self,
+        rider: &dyn Rider,
+        state: TaskState,
+        st: &mut (u64, u64),
+        records: Vec<Record>,
+    ) -> Result<Appended, crate::log::LogError> {
+        let Some(mut boarded) = rider.board(self, state).await else {
+            return self.append(st, records).await;
+        };
+        let task = AppendRequest::new(
+            self.authority.clone(),
+            self.task_id.clone(),
+            st.0,
+            st.1,
+            records.clone(),
+        );
+        match self.log.append_all(vec![task, boarded.request()]).await {
+            Ok(mut out) if !out.is_empty() => {
+                boarded.landed();
+                self.carried.store(true, Ordering::Release);
+                Ok(out.swap_remove(0))
+            }
+            _ => {
+                drop(boarded);
+                self.append(st, records).await
+            }
+        }
     }
 
     /// Appends `records` after `st`. When the writer folds configs, a

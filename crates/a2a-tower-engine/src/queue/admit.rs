@@ -160,14 +160,17 @@ impl Start {
         if let Some(waited) = self.waited {
             a2a_tower_core::telemetry::admission_wait(&self.agent, waited);
         }
-        let writer = Arc::new(Writer::new(
-            core.shared.log.clone(),
-            slot.authority.clone(),
-            self.task_id,
-            slot.context_id.clone(),
-            appended.seq,
-            self.epoch,
-        ));
+        let writer = Arc::new(
+            Writer::new(
+                core.shared.log.clone(),
+                slot.authority.clone(),
+                self.task_id,
+                slot.context_id.clone(),
+                appended.seq,
+                self.epoch,
+            )
+            .riding(Some(core.rider.clone())),
+        );
         // A fresh admission: no writer of this task runs here.
         if core.shared.registry.claim(&writer) {
             let execution = Execution {

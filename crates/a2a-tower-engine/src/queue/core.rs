@@ -3,10 +3,12 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use super::closing::Settle;
 use super::drain;
 use super::stream::{Slot, Slots};
 use super::team::Team;
 use crate::engine::Shared;
+use crate::engine::ride::Rider;
 use crate::engine::writer::Writer;
 
 /// The engine's shared state, the team, and this host's contexts.
@@ -14,17 +16,24 @@ pub(crate) struct Core {
     pub(crate) shared: Arc<Shared>,
     pub(crate) team: Team,
     pub(crate) slots: Slots,
+    /// What the closing commits of the runs the queue admits carry.
+    pub(crate) rider: Arc<dyn Rider>,
 }
 
 impl Core {
     /// The core over the engine's `shared` state; every execution's end
     /// keeps the task it ended with (if terminal) for its settlement, then
-    /// drains its context.
+    /// drains its context, unless its closing commit settled it
+    /// (`closing`: nothing was queued, nothing is left to drain).
     pub(crate) fn new(mut shared: Shared, team: Team) -> Arc<Self> {
         Arc::new_cyclic(|me: &Weak<Self>| {
+            let rider = Arc::new(Settle { core: me.clone() });
             let me = me.clone();
             shared.appends = true;
             shared.on_end = Some(Arc::new(move |writer: &Writer| {
+                if writer.carried() {
+                    return;
+                }
                 if let Some(core) = me.upgrade() {
                     let slot = core.slots.get(&writer.authority, &writer.context_id);
                     if let Some(task) = writer.ended().filter(|t| t.status.state.is_terminal()) {
@@ -37,6 +46,7 @@ impl Core {
                 shared: Arc::new(shared),
                 team,
                 slots: Slots::default(),
+                rider,
             }
         })
     }

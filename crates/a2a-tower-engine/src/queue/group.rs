@@ -6,12 +6,18 @@
 //! their arrival order is their entries' order in the stream, as if they
 //! had been committed one after another with nothing between them.
 //!
-//! One flusher per context at a time, a task of its own (a caller that
-//! goes away does not take the others' commit with it): it takes the lock,
-//! takes every waiting input, commits them, answers each, and goes on while
-//! inputs wait.
+//! One flusher per context at a time: it takes the lock, takes every
+//! waiting input, commits them, answers each, and goes on while inputs
+//! wait. It runs in the future of the input that started it (an enqueue
+//! alone costs no task to spawn and no wake to hand its answer over) until
+//! that input is answered; then, or if that future is dropped first, what
+//! is left of it goes on in a task of its own, so a caller that goes away
+//! never takes a commit, or the others' answers, with it.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::Context;
 
 use tokio::sync::oneshot;
 
@@ -76,12 +82,51 @@ pub(crate) async fn submit(core: &Arc<Core>, slot: &Arc<Slot>, input: Input) -> 
         inner.waiting.push(Waiting { input, answer });
         !std::mem::replace(&mut inner.flushing, true)
     };
-    if start {
-        tokio::spawn(flush(core.clone(), slot.clone()));
-    }
-    answered.await.unwrap_or_else(|_| {
+    let mut flusher = Flusher {
+        flush: start.then(|| Box::pin(flush(core.clone(), slot.clone())) as _),
+        runtime: start.then(tokio::runtime::Handle::current),
+    };
+    let mut answered = std::pin::pin!(answered);
+    let out = std::future::poll_fn(|cx| {
+        flusher.poll(cx);
+        answered.as_mut().poll(cx)
+    })
+    .await;
+    // Answered: the rest of the flush (others' inputs) goes on apart.
+    drop(flusher);
+    out.unwrap_or_else(|_| {
         Err(A2aError::new(ErrorKind::Internal).with_message("The enqueue was interrupted"))
     })
+}
+
+/// A flusher run in a caller's future; what is left of it when that is
+/// dropped is spawned.
+struct Flusher {
+    flush: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
+    runtime: Option<tokio::runtime::Handle>,
+}
+
+impl Flusher {
+    fn poll(&mut self, cx: &mut Context<'_>) {
+        if let Some(flush) = self.flush.as_mut()
+            && flush.as_mut().poll(cx).is_ready()
+        {
+            self.flush = None;
+        }
+    }
+}
+
+impl Drop for Flusher {
+    fn drop(&mut self) {
+        let (Some(flush), Some(runtime)) = (self.flush.take(), self.runtime.take()) else {
+            return;
+        };
+        // A flusher that panicked is not polled again (its `Reset` has
+        // answered what it held when it was dropped).
+        if !std::thread::panicking() {
+            drop(runtime.spawn(flush));
+        }
+    }
 }
 
 /// The flusher of `slot`: commits what waits, batch after batch, until
@@ -235,6 +280,49 @@ mod tests {
         assert_eq!(entered[..3], ids[..]);
         // The stream's first append: its creation and the three entries.
         assert_eq!(stream.lock().unwrap()[0].1, 4);
+    }
+
+    #[tokio::test]
+    async fn a_caller_that_goes_away_strands_no_input() {
+        let (svc, _) = team().await;
+        let authority = svc.core.shared.authority.resolve(&CallContext::default());
+        let slot = svc.core.slots.get(&authority.unwrap(), "ctx");
+        let held = slot.state.lock().await;
+        let waiting = |n: usize| {
+            let slot = slot.clone();
+            async move {
+                while slot.pending.lock().waiting.len() < n {
+                    tokio::task::yield_now().await;
+                }
+            }
+        };
+        // The first input flushes in its caller's future, waiting for the
+        // lock; the second waits for that flush.
+        let first = tokio::spawn(svc.clone().oneshot(queued("ctx", "m0")));
+        waiting(1).await;
+        let second = tokio::spawn(svc.clone().oneshot(queued("ctx", "m1")));
+        waiting(2).await;
+        first.abort();
+        assert!(first.await.unwrap_err().is_cancelled());
+        drop(held);
+        // The flush goes on without its caller: both are committed.
+        let answer = tokio::time::timeout(std::time::Duration::from_secs(10), second)
+            .await
+            .expect("the second input is answered")
+            .unwrap();
+        assert!(answer.is_ok(), "{answer:?}");
+        let log = &svc.core.shared.log;
+        let stream = log.read(&slot.authority, &slot.id, 0).await.unwrap();
+        let entered = stream
+            .iter()
+            .filter(|r| {
+                matches!(
+                    QueueRecord::of(&r.record),
+                    Some(QueueRecord::Entered { .. })
+                )
+            })
+            .count();
+        assert_eq!(entered, 2);
     }
 
     #[tokio::test]

@@ -46,8 +46,9 @@ pub(crate) struct Slot {
     pub(crate) id: String,
     pub(crate) gate: DrainGate,
     /// Held across each decision and its commit: one change at a time per
-    /// context on this host (other hosts are held off by the revision).
-    pub(crate) state: tokio::sync::Mutex<ContextQueue>,
+    /// context on this host (other hosts are held off by the revision). A
+    /// run's closing commit that settles it holds it too (`closing`).
+    pub(crate) state: Arc<tokio::sync::Mutex<ContextQueue>>,
     /// The tasks of this host's runs in the context as their executions'
     /// end left them (terminal), until the queue settles them: the drain
     /// reads no task to learn that a run of its own ended.
@@ -164,7 +165,7 @@ impl Slots {
                     context_id: context_id.to_owned(),
                     id: stream_id(authority, context_id),
                     gate: DrainGate::default(),
-                    state: tokio::sync::Mutex::new(ContextQueue::default()),
+                    state: Arc::new(tokio::sync::Mutex::new(ContextQueue::default())),
                     ended: Mutex::default(),
                     pending: Pending::default(),
                 })

@@ -1,0 +1,137 @@
+//! A run settled in the commit that ends its task. When nothing is queued
+//! in its context, the closing commit of a run the queue admitted carries
+//! the run's `settled` record (appended at the view's revision, under the
+//! context's lock, atomically with the task's end): a message into an idle
+//! context then costs two commits (its enqueue with its admission, its
+//! run's end with its settlement), not three, and its end drains nothing.
+//!
+//! Anything else is settled by the drain as before: a run that ends while
+//! inputs wait (the next admission carries the settlement), whose reply
+//! may hand off (text with an `@`: the handoff's new inputs are committed
+//! with the settlement), or whose carrying commit is refused (the task's
+//! end is then committed alone, and what moved the stream, or the log
+//! error, is the drain's to meet).
+//!
+//! The closing commit waits for the context's lock under its writer's: no
+//! holder of a context's lock waits for a writer (a drain, an enqueue, a
+//! cancel of a queued input and a reorder only call the log; a run is
+//! started by spawning it, a run is canceled once the lock is released).
+
+use std::sync::{Arc, Weak};
+
+use tokio::sync::OwnedMutexGuard;
+
+use super::core::Core;
+use super::record::QueueRecord;
+use super::state::ContextQueue;
+use super::stream::Slot;
+use crate::engine::ride::{Boarded, Boarding, Rider};
+use crate::engine::writer::Writer;
+use crate::log::{AppendRequest, Record};
+use crate::types::{Message, Part, TaskState};
+
+/// The queue's [`Rider`]: the writers of the runs it admits carry their
+/// settlement when they can.
+pub(crate) struct Settle {
+    pub(crate) core: Weak<Core>,
+}
+
+impl Rider for Settle {
+    fn bars(&self, records: &[Record]) -> bool {
+        records.iter().any(may_name_an_agent)
+    }
+
+    fn board<'a>(&'a self, writer: &'a Writer, state: TaskState) -> Boarding<'a> {
+        Box::pin(async move {
+            let core = self.core.upgrade()?;
+            let slot = core.slots.get(&writer.authority, &writer.context_id);
+            let mut st = slot.state.clone().lock_owned().await;
+            slot.catch_up(&*core.shared.log, &mut st).await.ok()?;
+            if st.len() > 0 {
+                return None;
+            }
+            let agent = st
+                .active()
+                .iter()
+                .find(|(_, run)| run.task_id == writer.task_id)
+                .map(|(agent, _)| agent.clone())?;
+            let records = vec![QueueRecord::Settled {
+                task_id: writer.task_id.clone(),
+                agent,
+                completed: state == TaskState::Completed,
+            }];
+            Some(Box::new(Settling { slot, st, records }) as Box<dyn Boarded>)
+        })
+    }
+}
+
+/// A settlement boarded on a closing commit, the context's queue locked.
+struct Settling {
+    slot: Arc<Slot>,
+    st: OwnedMutexGuard<ContextQueue>,
+    records: Vec<QueueRecord>,
+}
+
+impl Boarded for Settling {
+    fn request(&mut self) -> AppendRequest {
+        self.slot.append(&self.st, self.records.clone())
+    }
+
+    fn landed(mut self: Box<Self>) {
+        Slot::applied(&mut self.st, &self.records);
+    }
+}
+
+/// Whether `record` carries text that may name an agent as `@name` (a
+/// reply's text is its status message's or its artifacts', see
+/// `handoff::reply_text`).
+fn may_name_an_agent(record: &Record) -> bool {
+    let parts = |parts: &[Part]| {
+        parts
+            .iter()
+            .any(|p| p.as_text().is_some_and(|t| t.contains('@')))
+    };
+    let message = |m: &Option<Message>| m.as_ref().is_some_and(|m| parts(&m.parts));
+    match record {
+        Record::ArtifactChunk { artifact, .. } => parts(&artifact.parts),
+        Record::StatusChanged { status } => message(&status.message),
+        Record::Replied { message, .. } => parts(&message.parts),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_name_an_agent;
+    use crate::log::Record;
+    use crate::types::{Artifact, Message, Part, TaskState, TaskStatus, Timestamp};
+
+    #[test]
+    fn text_with_an_at_sign_bars_the_settlement() {
+        let chunk = |text: &str| Record::ArtifactChunk {
+            artifact: Artifact {
+                parts: vec![Part::text(text)],
+                ..Artifact::default()
+            },
+            append: true,
+            last_chunk: false,
+        };
+        assert!(may_name_an_agent(&chunk("ask @upper")));
+        assert!(!may_name_an_agent(&chunk("hello")));
+        let replied = |text: &str| Record::Replied {
+            message: Message::agent("m", text),
+            at: Timestamp::now(),
+        };
+        assert!(may_name_an_agent(&replied("@")));
+        assert!(!may_name_an_agent(&replied("done")));
+        let status = Record::status(TaskStatus {
+            state: TaskState::Completed,
+            message: Some(Message::agent("m", "to @upper")),
+            timestamp: None,
+        });
+        assert!(may_name_an_agent(&status));
+        assert!(!may_name_an_agent(&Record::status(TaskStatus::new(
+            TaskState::Completed
+        ))));
+    }
+}
