@@ -10,6 +10,13 @@
 //! own. Applications use it through the `a2a-tower` facade (feature
 //! `postgres`) as `a2a_tower::log::PostgresTaskLog`.
 //!
+//! Upgrading hosts that share a schema: a host migrates the schema when it
+//! connects, and a host of an older version refuses to start on a schema
+//! newer than its own. Schema 6 (one entry row per append) and schema 7 (one
+//! notification per commit batch, which hosts of schema 6 cannot read) are
+//! not rolling upgrades: stop every host of the previous version before the
+//! first host of the new one starts.
+//!
 //! A bad setting is refused before any connection is made:
 //!
 //! ```
