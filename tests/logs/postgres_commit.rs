@@ -82,6 +82,24 @@ async fn committer(admin: &tokio_postgres::Client, name: &str) -> Vec<i32> {
         .collect()
 }
 
+/// The sizes of the commit batches `recorder` saw, in order.
+#[cfg(feature = "metrics")]
+fn batch_sizes(recorder: &metrics_util::debugging::DebuggingRecorder) -> Vec<f64> {
+    use metrics_util::debugging::DebugValue;
+    let name = a2a_tower::telemetry::names::LOG_COMMIT_BATCH;
+    recorder
+        .snapshotter()
+        .snapshot()
+        .into_vec()
+        .into_iter()
+        .filter(|(k, ..)| k.key().name() == name)
+        .flat_map(|(.., v)| match v {
+            DebugValue::Histogram(v) => v.into_iter().map(|x| x.into_inner()).collect::<Vec<f64>>(),
+            other => panic!("{name} is {other:?}"),
+        })
+        .collect()
+}
+
 async fn log_on(url: &str) -> PostgresTaskLog {
     PostgresTaskLog::builder(url)
         .pool_size(8)
@@ -173,21 +191,7 @@ async fn concurrent_appends_ride_one_transaction_refusals_answered_each() {
         );
         #[cfg(feature = "metrics")]
         {
-            use metrics_util::debugging::DebugValue;
-            let name = a2a_tower::telemetry::names::LOG_COMMIT_BATCH;
-            let sizes: Vec<f64> = recorder
-                .snapshotter()
-                .snapshot()
-                .into_vec()
-                .into_iter()
-                .filter(|(k, ..)| k.key().name() == name)
-                .flat_map(|(.., v)| match v {
-                    DebugValue::Histogram(v) => {
-                        v.into_iter().map(|x| x.into_inner()).collect::<Vec<f64>>()
-                    }
-                    other => panic!("{name} is {other:?}"),
-                })
-                .collect();
+            let sizes = batch_sizes(&recorder);
             // The batch of 24, then the 8 refused appends' locked retries
             // (each its own transaction, refused again).
             assert_eq!(sizes.first(), Some(&24.0), "{sizes:?}");
@@ -249,21 +253,7 @@ async fn one_batch_of_creations_answers_each_duplicates_refused() {
         }
         #[cfg(feature = "metrics")]
         {
-            use metrics_util::debugging::DebugValue;
-            let name = a2a_tower::telemetry::names::LOG_COMMIT_BATCH;
-            let sizes: Vec<f64> = recorder
-                .snapshotter()
-                .snapshot()
-                .into_vec()
-                .into_iter()
-                .filter(|(k, ..)| k.key().name() == name)
-                .flat_map(|(.., v)| match v {
-                    DebugValue::Histogram(v) => {
-                        v.into_iter().map(|x| x.into_inner()).collect::<Vec<f64>>()
-                    }
-                    other => panic!("{name} is {other:?}"),
-                })
-                .collect();
+            let sizes = batch_sizes(&recorder);
             assert_eq!(sizes.first(), Some(&5.0), "{sizes:?}");
         }
         // What is stored, read by another log (nothing from this one's
