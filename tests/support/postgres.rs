@@ -23,15 +23,31 @@ pub(crate) fn url() -> String {
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
 }
 
+/// Drops `schema`. A test's hosts may still be winding down (a committer or
+/// an outbox worker finishing a statement on the schema's tables), and
+/// PostgreSQL can then pick the DROP as a deadlock victim: the drop is
+/// retried until the stragglers have let go.
 pub(crate) async fn drop_schema(schema: &str) -> Result<(), tokio_postgres::Error> {
     let (client, conn) = tokio_postgres::connect(&url(), tokio_postgres::NoTls).await?;
     let driver = tokio::spawn(conn);
-    client
-        .batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"))
-        .await?;
+    let sql = format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE");
+    let mut tries = 0;
+    let out = loop {
+        match client.batch_execute(&sql).await {
+            Err(e)
+                if tries < 20
+                    && e.code()
+                        == Some(&tokio_postgres::error::SqlState::T_R_DEADLOCK_DETECTED) =>
+            {
+                tries += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            out => break out,
+        }
+    };
     drop(client);
     let _ = driver.await;
-    Ok(())
+    out
 }
 
 /// Runs `body` with a fresh schema name (`a2a_test_<uuid>`), then drops the
