@@ -12,6 +12,8 @@ mod multihost_queue;
 mod queue_commits;
 #[cfg(all(feature = "engine", feature = "sqlite"))]
 mod queue_compact;
+#[cfg(all(feature = "engine", feature = "sqlite"))]
+mod queue_contexts;
 #[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
 mod queue_extension;
 #[cfg(all(feature = "engine", feature = "sqlite"))]

@@ -61,6 +61,12 @@ impl Pending {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// No input waits and no flusher runs.
+    pub(crate) fn is_empty(&self) -> bool {
+        let inner = self.lock();
+        inner.waiting.is_empty() && !inner.flushing
+    }
+
     /// The waiting inputs, all of them; `None` (and the flusher ends) when
     /// none waits.
     fn take(&self) -> Option<Vec<Waiting>> {

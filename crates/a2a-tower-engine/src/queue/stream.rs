@@ -147,31 +147,77 @@ impl Slot {
     }
 }
 
-/// The contexts this host has touched, by `(authority, context)`.
+/// The contexts this host has touched, by `(authority, context)`; an idle
+/// context that nothing holds is forgotten (see [`Slots::get`]).
 #[derive(Debug, Default)]
 pub(crate) struct Slots {
-    map: Mutex<HashMap<(String, String), Arc<Slot>>>,
+    map: Mutex<Map>,
 }
+
+#[derive(Debug, Default)]
+struct Map {
+    slots: HashMap<(String, String), Arc<Slot>>,
+    /// The next sweep runs once the map holds this many slots.
+    sweep_at: usize,
+}
+
+/// The fewest slots a sweep is run for.
+const SWEEP_FLOOR: usize = 256;
 
 impl Slots {
     /// The slot of a context, made on first use.
+    ///
+    /// A slot is a cache of the log's queue stream (the view, caught up
+    /// before every decision) with this host's drain gate, so forgetting one
+    /// loses nothing once nobody uses it. When the map has grown to twice
+    /// what its last sweep left (at least [`SWEEP_FLOOR`]), the slots that
+    /// nothing else holds (no drain, no enqueue, no closing commit: the map's
+    /// `Arc` is the only one, of the slot and of its view's lock) and whose
+    /// view is idle (nothing queued, nothing running, so no input of this
+    /// host kept in it and no depth counted) are dropped, under the map's
+    /// lock: a context never has two slots on one host, and its next use
+    /// makes a fresh one that reads the stream from the log. Amortised, a
+    /// sweep costs O(1) per slot made; the map stays within twice the
+    /// contexts in use.
     pub(crate) fn get(&self, authority: &str, context_id: &str) -> Arc<Slot> {
         let mut map = lock(&self.map);
         let key = (authority.to_owned(), context_id.to_owned());
-        map.entry(key)
-            .or_insert_with(|| {
-                Arc::new(Slot {
-                    authority: authority.to_owned(),
-                    context_id: context_id.to_owned(),
-                    id: stream_id(authority, context_id),
-                    gate: DrainGate::default(),
-                    state: Arc::new(tokio::sync::Mutex::new(ContextQueue::default())),
-                    ended: Mutex::default(),
-                    pending: Pending::default(),
-                })
-            })
-            .clone()
+        if let Some(slot) = map.slots.get(&key) {
+            return slot.clone();
+        }
+        if map.slots.len() >= map.sweep_at.max(SWEEP_FLOOR) {
+            map.slots.retain(|_, slot| !forgettable(slot));
+            map.sweep_at = map.slots.len() * 2;
+        }
+        let slot = Arc::new(Slot {
+            authority: authority.to_owned(),
+            context_id: context_id.to_owned(),
+            id: stream_id(authority, context_id),
+            gate: DrainGate::default(),
+            state: Arc::new(tokio::sync::Mutex::new(ContextQueue::default())),
+            ended: Mutex::default(),
+            pending: Pending::default(),
+        });
+        map.slots.insert(key, slot.clone());
+        slot
     }
+
+    /// How many contexts this host keeps a slot for.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        lock(&self.map).slots.len()
+    }
+}
+
+/// Nothing but the map holds `slot` (nor its view's lock), no drain runs,
+/// and its view is idle: dropping it loses nothing the log does not hold.
+/// Called under the map's lock, so no new holder can appear meanwhile.
+fn forgettable(slot: &Arc<Slot>) -> bool {
+    Arc::strong_count(slot) == 1
+        && Arc::strong_count(&slot.state) == 1
+        && !slot.gate.is_running()
+        && slot.pending.is_empty()
+        && slot.state.try_lock().is_ok_and(|view| view.is_idle())
 }
 
 #[cfg(test)]
@@ -186,6 +232,52 @@ mod tests {
             crate::log::stream_of(&stream_id("a", "c")),
             Some((super::QUEUE_FEATURE, "1:a:c"))
         );
+    }
+
+    #[tokio::test]
+    async fn idle_contexts_nothing_holds_are_forgotten_and_no_other() {
+        let slots = Slots::default();
+        let forgotten = Arc::downgrade(&slots.get("a", "idle"));
+        let held = slots.get("a", "held");
+        let view = slots.get("a", "view").state.clone();
+        let locked = slots.get("a", "locked").state.clone().lock_owned().await;
+        let draining = slots.get("a", "draining");
+        assert!(draining.gate.notify());
+        let draining = Arc::downgrade(&draining);
+        let busy = Arc::downgrade(&slots.get("a", "busy"));
+        slots.get("a", "busy").state.lock().await.apply(
+            2,
+            &QueueRecord::Admitted {
+                task_id: "t-1".into(),
+                agent: "echo".into(),
+                hops: 0,
+            },
+        );
+        for i in 0..SWEEP_FLOOR - 6 {
+            slots.get("a", &format!("c-{i}"));
+        }
+        assert_eq!(slots.len(), SWEEP_FLOOR);
+        // At the floor, the next new context sweeps, then makes its own.
+        slots.get("a", "newest");
+        assert_eq!(slots.len(), 6, "the five in use and the newest");
+        assert!(forgotten.upgrade().is_none(), "an idle context nothing holds");
+        assert!(Arc::ptr_eq(&held, &slots.get("a", "held")));
+        assert!(Arc::ptr_eq(&view, &slots.get("a", "view").state));
+        assert!(Arc::ptr_eq(
+            tokio::sync::OwnedMutexGuard::mutex(&locked),
+            &slots.get("a", "locked").state
+        ));
+        let draining = draining.upgrade().expect("a context whose drain runs");
+        assert!(draining.gate.is_running());
+        assert!(busy.upgrade().is_some(), "a context with a run");
+        // The next sweep waits for the map to double what the last one left.
+        drop((held, view, locked, draining));
+        for i in 0..SWEEP_FLOOR - 6 {
+            slots.get("b", &format!("c-{i}"));
+        }
+        assert_eq!(slots.len(), SWEEP_FLOOR, "no sweep below the floor");
+        slots.get("b", "last");
+        assert_eq!(slots.len(), 3, "draining, busy and `last`");
     }
 
     #[test]
