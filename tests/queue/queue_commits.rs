@@ -1,17 +1,21 @@
 //! What the delivery queue commits per message, counted at the log: a
-//! blocking message into an idle context is two commits (its enqueue with
-//! its admission, and its run's end with its settlement); a run that ends
-//! while an input waits is settled with that input's admission; a reply
-//! that may hand off is settled by the drain with its handoff's input.
+//! blocking message to a quick agent in an idle context is one commit (its
+//! task created and ended, its entry, admission and settlement); to an
+//! agent that waits before it commits, two (the admission alone, then the
+//! run's end with its settlement); a run that ends while an input waits is
+//! settled with that input's admission; a reply that may hand off is
+//! settled by the drain with its handoff's input.
 
 use crate::support;
 
 use std::sync::{Arc, Mutex};
 
-use a2a_tower::engine::TaskLayer;
+use a2a_tower::BoxError;
+use a2a_tower::engine::{Agent, AgentInput, TaskLayer};
 use a2a_tower::log::{AppendRequest, TaskBackend, TaskStore};
-use a2a_tower::queue::{QueueRecord, TARGET_KEY, TeamService};
+use a2a_tower::queue::{QueueRecord, TARGET_KEY, Team, TeamService};
 use a2a_tower::types::TaskState;
+use futures_core::Stream;
 use support::gated::Gated;
 use support::queue::{
     AUTH, Lab, Store, card, echoes, held, input, queue_for, send, settles, until_queue,
@@ -52,6 +56,12 @@ struct Counted {
 
 async fn counted(store: &Store, names: &[&str]) -> Counted {
     let lab = Lab::default();
+    let team = echoes(&lab, names);
+    counted_team(store, lab, team).await
+}
+
+/// `team` over `store`, and every commit it makes.
+async fn counted_team(store: &Store, lab: Lab, team: Team) -> Counted {
     let commits = Commits::default();
     let seen = commits.clone();
     let log = store.open().await;
@@ -61,7 +71,7 @@ async fn counted(store: &Store, names: &[&str]) -> Counted {
             Ok(())
         })
     });
-    let svc = echoes(&lab, names).service(TaskLayer::new(card(), store).unwrap());
+    let svc = team.service(TaskLayer::new(card(), store).unwrap());
     svc.recover().await.unwrap();
     Counted {
         lab,
@@ -100,25 +110,91 @@ fn stream_commits(commits: &Commits) -> usize {
         .count()
 }
 
-async fn an_idle_context_costs_two_commits_per_message(store: Store) {
-    let Counted { svc, commits, .. } = counted(&store, &["a"]).await;
+/// A text agent replying with its input: its reply and its end are one
+/// commit.
+struct Echo;
+
+impl Agent for Echo {
+    fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
+        futures_util::stream::iter([Ok(input.text)])
+    }
+}
+
+async fn an_idle_context_costs_one_commit_per_quick_message(store: Store) {
+    let team = Team::builder().agent("a", Echo).build().unwrap();
+    let Counted { svc, commits, .. } = counted_team(&store, Lab::default(), team).await;
     let ctx = support::queue::context();
     for text in ["m1", "m2", "m3"] {
         let before = stream_commits(&commits);
         let done = send(&svc, input(&ctx, text, &[])).await.unwrap();
         assert_eq!(done.status.state, TaskState::Completed);
-        // Its settlement is committed by the time its answer is seen.
+        // Created, admitted, ended and settled: one commit of two appends.
+        let all = of(&commits, &done.id);
+        assert_eq!(all.len(), 1, "{all:?}");
         let (end, settled) = ending(&commits, &done.id);
         assert!(settled, "the run's end carries its settlement: {end:?}");
         assert_eq!(end.len(), 2, "the task and the queue stream: {end:?}");
-        // Admitted in its enqueue's commit, settled in its end's: two.
-        let by_queue: Vec<_> = of(&commits, &done.id)
-            .into_iter()
-            .filter(|c| c.iter().any(|a| !a.queue.is_empty()))
-            .collect();
-        assert_eq!(by_queue.len(), 2, "{by_queue:?}");
-        assert_eq!(stream_commits(&commits) - before, 2);
+        let queue: Vec<&QueueRecord> = end.iter().flat_map(|a| &a.queue).collect();
+        assert!(
+            matches!(
+                queue[..],
+                [
+                    QueueRecord::Entered { .. },
+                    QueueRecord::Admitted { .. },
+                    QueueRecord::Settled {
+                        completed: true,
+                        ..
+                    }
+                ]
+            ),
+            "{queue:?}"
+        );
+        assert_eq!(stream_commits(&commits) - before, 1);
     }
+}
+
+async fn a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end(store: Store) {
+    let Counted {
+        lab, svc, commits, ..
+    } = counted(&store, &["a"]).await;
+    let ctx = support::queue::context();
+    let before = stream_commits(&commits);
+    let sent = {
+        let svc = svc.clone();
+        let ctx = ctx.clone();
+        tokio::spawn(async move { send(&svc, input(&ctx, "hold:slow", &[])).await })
+    };
+    let run = lab.started("hold:slow").await;
+    // The agent waits before it emits anything: its admission is committed
+    // alone (the task WORKING, the stream's entry and admission).
+    let admitted = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        loop {
+            let all = of(&commits, &run.task_id);
+            if !all.is_empty() {
+                return all;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the admission committed");
+    assert_eq!(admitted.len(), 1, "{admitted:?}");
+    assert!(admitted[0].iter().all(|a| !a.ends), "{admitted:?}");
+    let queue: Vec<&QueueRecord> = admitted[0].iter().flat_map(|a| &a.queue).collect();
+    assert!(
+        matches!(
+            queue[..],
+            [QueueRecord::Entered { .. }, QueueRecord::Admitted { .. }]
+        ),
+        "{queue:?}"
+    );
+    lab.release("slow");
+    let done = sent.await.unwrap().unwrap();
+    assert_eq!(done.status.state, TaskState::Completed);
+    let (end, settled) = ending(&commits, &done.id);
+    assert!(settled, "the run's end carries its settlement: {end:?}");
+    // The queue stream: the admission's commit and the end's.
+    assert_eq!(stream_commits(&commits) - before, 2);
 }
 
 async fn a_run_ending_while_an_input_waits_is_settled_with_its_admission(store: Store) {
@@ -178,13 +254,23 @@ async fn a_reply_that_may_hand_off_is_settled_with_the_handoff(store: Store) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_idle_context_costs_two_commits_per_message_on_memory() {
-    an_idle_context_costs_two_commits_per_message(Store::memory()).await;
+async fn an_idle_context_costs_one_commit_per_quick_message_on_memory() {
+    an_idle_context_costs_one_commit_per_quick_message(Store::memory()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_idle_context_costs_two_commits_per_message_on_sqlite() {
-    an_idle_context_costs_two_commits_per_message(Store::sqlite()).await;
+async fn an_idle_context_costs_one_commit_per_quick_message_on_sqlite() {
+    an_idle_context_costs_one_commit_per_quick_message(Store::sqlite()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end_on_memory() {
+    a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end(Store::memory()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end_on_sqlite() {
+    a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end(Store::sqlite()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

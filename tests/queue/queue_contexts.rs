@@ -39,7 +39,11 @@ async fn a_context_come_back_to_is_read_from_its_stream(store: Store) {
     for done in others {
         let done = done.unwrap();
         assert_eq!(done.status.state, TaskState::Completed);
-        assert_eq!(meta(&done, AGENT_KEY), json!("b"), "a new context's default");
+        assert_eq!(
+            meta(&done, AGENT_KEY),
+            json!("b"),
+            "a new context's default"
+        );
     }
 
     let back = send(&svc, input(&ctx, "back", &[])).await.unwrap();

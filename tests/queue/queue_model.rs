@@ -62,7 +62,15 @@
 //!   one commit (`group.rs`), made under one lock hold as their steps one
 //!   after another with nothing between would be (which the model explores
 //!   among the other interleavings); only an input committed alone is
-//!   admitted at once.
+//!   admitted at once. An admission at once is committed by its run's
+//!   first commit (`at_once.rs`), the lock held from the decision until
+//!   that commit is made: the step is still one commit under the lock.
+//!   When the run's first commit also ends it, the commit carries its
+//!   settlement too (the queue is still empty, and the lock still held):
+//!   the run's end follows its admission with nothing between, one path
+//!   among those the model explores. A refused commit created nothing
+//!   (the enqueue is made again under a new task id): as if the step had
+//!   not been taken.
 //! - CancelTask (`cancel.rs`): a read of the task; a queued one is then,
 //!   under the lock, caught up, read again and, still queued, canceled and
 //!   removed from the queue in one commit; any other goes to the engine's

@@ -12,6 +12,7 @@
 
 use std::sync::Arc;
 
+use super::ride::Companion;
 use crate::log::Record;
 use crate::types::{Message, Metadata, Task, TaskState, TaskStatus, Timestamp};
 
@@ -24,6 +25,10 @@ pub(crate) struct Deferred {
     config: Option<Record>,
     /// The execution's `ExecutionStarted`.
     started: Record,
+    /// The task is WORKING from its admission on (a status of its own).
+    working: bool,
+    /// What the first commit carries beside the task.
+    companion: Option<Box<dyn Companion>>,
 }
 
 impl Deferred {
@@ -54,7 +59,34 @@ impl Deferred {
             task: Arc::new(task),
             config,
             started,
+            working: false,
+            companion: None,
         }
+    }
+
+    /// The admission makes the task WORKING (a status after its message):
+    /// the delivery queue's admission, which names the agent it runs for.
+    pub(crate) fn working(mut self) -> Self {
+        if let Some(task) = Arc::get_mut(&mut self.task) {
+            task.status = TaskStatus {
+                state: TaskState::Working,
+                message: None,
+                timestamp: Some(Timestamp::now()),
+            };
+            self.working = true;
+        }
+        self
+    }
+
+    /// `companion`'s append is committed with the admission, atomically.
+    pub(crate) fn with_companion(mut self, companion: Box<dyn Companion>) -> Self {
+        self.companion = Some(companion);
+        self
+    }
+
+    /// Takes what the first commit carries beside the task.
+    pub(crate) fn take_companion(&mut self) -> Option<Box<dyn Companion>> {
+        self.companion.take()
     }
 
     /// The task for the execution (shared).
@@ -75,7 +107,8 @@ impl Deferred {
             metadata,
             ..
         } = task;
-        let mut all = Vec::with_capacity(3 + usize::from(self.config.is_some()) + records.len());
+        let extra = usize::from(self.config.is_some()) + usize::from(self.working);
+        let mut all = Vec::with_capacity(3 + extra + records.len());
         all.push(Record::Created {
             task_id: id,
             context_id,
@@ -87,6 +120,9 @@ impl Deferred {
                 .pop()
                 .map(|message| Record::MessageAdmitted { message }),
         );
+        if self.working {
+            all.push(Record::status(status));
+        }
         all.extend(self.config);
         all.push(self.started);
         all.extend(records);

@@ -148,7 +148,7 @@
 pub(crate) mod admit;
 mod agent;
 mod authority;
-mod deferred;
+pub(crate) mod deferred;
 pub(crate) mod dispatch;
 pub(crate) mod executor;
 mod from_fn;

@@ -10,7 +10,7 @@ use tokio::sync::Notify;
 
 use super::deferred::Deferred;
 use super::executor::EmitError;
-use super::ride::{self, Rider};
+use super::ride::{self, Companion, Rider};
 use crate::log::{AppendRequest, Appended, LogErrorKind, Record, TaskLog};
 use crate::types::{Message, Task, TaskState, TaskStatus, Timestamp};
 
@@ -229,10 +229,13 @@ impl Writer {
         if !self.is_open() {
             return Err(EmitError::Closed);
         }
-        // Whether this append carries the deferred admission.
+        // Whether this append carries the deferred admission (and what
+        // rides with it).
         let admission = lock(&self.admission).take();
         let admits = admission.is_some();
-        if let Some(admission) = admission {
+        let mut companion = None;
+        if let Some(mut admission) = admission {
+            companion = admission.take_companion();
             records = admission.records_before(records);
         } else if records.is_empty() {
             return Err(EmitError::Invalid);
@@ -241,15 +244,20 @@ impl Writer {
             .iter()
             .filter_map(Record::state)
             .any(|s| s.is_terminal() || s.is_interrupted());
-        // What this commit may carry: only a closing one to a task that
-        // exists (no admission in it), nothing barred it before.
+        // What this commit may carry: nothing once a commit's records barred
+        // it; on a task that exists, only a closing commit's rider; on the
+        // first, its companion (told whether the commit ends the task).
         let rider = self.rider.as_ref().filter(|r| {
             if !self.barred.load(Ordering::Relaxed) && r.bars(&records) {
                 self.barred.store(true, Ordering::Relaxed);
             }
-            !admits && !self.barred.load(Ordering::Relaxed)
+            !self.barred.load(Ordering::Relaxed)
         });
         let ends = rider.zip(ride::terminal(&records));
+        let (ends, carries) = match admits {
+            true => (None, ends.map(|(_, state)| state)),
+            false => (ends, None),
+        };
         let reply = (closes && self.keeps_outcome)
             .then(|| {
                 records.iter().find_map(|r| match r {
@@ -261,9 +269,12 @@ impl Writer {
         if closes {
             self.open.store(false, Ordering::Release);
         }
-        let result = match ends {
-            Some((rider, state)) => self.append_riding(&**rider, state, &mut st, records).await,
-            None => self.append(&mut st, records).await,
+        let result = match (companion, ends) {
+            (Some(c), _) => self.append_with(c, carries, &st, records).await,
+            (None, Some((rider, state))) => {
+                self.append_riding(&**rider, state, &mut st, records).await
+            }
+            (None, None) => self.append(&mut st, records).await,
         };
         let err = match result {
             Ok(appended) => {
@@ -309,6 +320,44 @@ impl Writer {
             self.open.store(true, Ordering::Release);
         }
         Err(err)
+    }
+
+    /// Appends `records`, the task's first (its admission), with
+    /// `companion`'s append, in one commit, made again while the companion
+    /// asks (each attempt then sends a copy); `ends`: the terminal state
+    /// they end the task in, if the companion may settle what it carries.
+    async fn append_with(
+        &self,
+        mut companion: Box<dyn Companion>,
+        ends: Option<TaskState>,
+        st: &(u64, u64),
+        records: Vec<Record>,
+    ) -> Result<Appended, crate::log::LogError> {
+        loop {
+            let task = AppendRequest::new(
+                self.authority.clone(),
+                self.task_id.clone(),
+                st.0,
+                st.1,
+                records.clone(),
+            );
+            let with = companion.request(ends);
+            let e = match self.log.append_all(vec![task, with]).await {
+                Ok(mut out) if !out.is_empty() => {
+                    let task = out.swap_remove(0);
+                    companion.landed(&task);
+                    if ends.is_some() {
+                        self.carried.store(true, Ordering::Release);
+                    }
+                    return Ok(task);
+                }
+                Ok(_) => crate::log::LogError::backend("an append_all answered nothing"),
+                Err(e) => e,
+            };
+            if !companion.refused(e.kind()).await {
+                return Err(e);
+            }
+        }
     }
 
     /// Appends `records`, which end the task in `state`, after `st`, with

@@ -143,18 +143,6 @@ pub(crate) struct Start {
 }
 
 impl Start {
-    /// The run of a task admitted in the commit that creates it (epoch 1),
-    /// its input never queued.
-    pub(crate) fn at_once(task_id: String, message: Message, agent: String) -> Self {
-        Self {
-            task_id,
-            epoch: 1,
-            message,
-            agent,
-            waited: Some(std::time::Duration::ZERO),
-        }
-    }
-
     /// Starts the run of the task admitted as `appended`.
     pub(crate) fn run(self, core: &Arc<Core>, slot: &Slot, appended: Appended) {
         if let Some(waited) = self.waited {

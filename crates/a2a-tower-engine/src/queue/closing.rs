@@ -13,9 +13,12 @@
 //! error, is the drain's to meet).
 //!
 //! The closing commit waits for the context's lock under its writer's: no
-//! holder of a context's lock waits for a writer (a drain, an enqueue, a
-//! cancel of a queued input and a reorder only call the log; a run is
-//! started by spawning it, a run is canceled once the lock is released).
+//! holder of a context's lock waits for a writer's lock (a drain, a cancel
+//! of a queued input and a reorder only call the log; a run is started by
+//! spawning it, a run is canceled once the lock is released). The one wait
+//! on a writer under the lock, an enqueue's for the first commit of the run
+//! it admits at once (`at_once`), is for a commit that takes no context
+//! lock: what this rider would board there, its companion carries.
 
 use std::sync::{Arc, Weak};
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::admit::{Start, admission, resolve_agent, with_agent};
+use super::admit::resolve_agent;
 use super::core::Core;
 use super::entry::{Entry, Priority};
 use super::record::{QueueRecord, QueuedInput};
@@ -94,7 +94,8 @@ pub(crate) fn directives(core: &Core, message: &Message) -> Result<Directives, A
 
 /// What an enqueue left.
 pub(crate) struct Enqueued {
-    /// The task as created: queued, or admitted at once.
+    /// The task as created: queued, or, admitted at once, as its run's
+    /// first commit left it.
     pub(crate) snapshot: Snapshot,
     /// For a steer: the run of its target in the context when it was queued.
     pub(crate) steered: Option<String>,
@@ -125,6 +126,26 @@ pub(crate) struct Input {
     at_once: bool,
 }
 
+impl Input {
+    /// The input's queue entry, at `position` (a steer's).
+    fn entry(&self, position: Option<i64>) -> Entry {
+        Entry {
+            task_id: self.task_id.clone(),
+            target: self.target.clone(),
+            priority: self.priority,
+            position,
+            arrival: 0,
+            hops: 0,
+        }
+    }
+
+    /// A new task id for the input, whose task was never created.
+    fn renew(&mut self) {
+        self.task_id = crate::engine::id_text(uuid::Uuid::now_v7());
+        self.message.task_id.clone_from(&self.task_id);
+    }
+}
+
 /// Queues `req` (a message without a task id) as a new SUBMITTED task of
 /// its context: the task and its queue entry in one commit (shared with the
 /// other inputs of the context waiting for its queue); with `watch`, also a
@@ -133,9 +154,10 @@ pub(crate) struct Input {
 /// With `at_once` (a blocking send, whose caller sees the task only once
 /// its run ends or asks for input), an input without a push config,
 /// committed alone, that would be the head of an empty queue with its agent
-/// free is admitted in that same commit: the task is created WORKING for
-/// the agent, and the queue stream records its entry and its admission
-/// together, as a drain would have right after.
+/// free is admitted at once, in its run's first commit (`at_once`): the
+/// task is created WORKING for the agent with what the agent first emits,
+/// and the queue stream records its entry and its admission beside it, as
+/// a drain would have right after.
 pub(crate) async fn enqueue(
     core: &Arc<Core>,
     authority: &str,
@@ -175,7 +197,7 @@ pub(crate) async fn enqueue(
 /// fails alone).
 pub(crate) async fn commit(
     core: &Arc<Core>,
-    slot: &Slot,
+    slot: &Arc<Slot>,
     st: &mut ContextQueue,
     batch: Vec<Input>,
 ) -> Vec<Result<Enqueued, A2aError>> {
@@ -200,18 +222,41 @@ pub(crate) async fn commit(
 /// queue lost and retried at most 64 times; `batch` back on a refusal.
 async fn commit_all(
     core: &Arc<Core>,
-    slot: &Slot,
+    slot: &Arc<Slot>,
     st: &mut ContextQueue,
     batch: Vec<Input>,
 ) -> Result<Vec<Result<Enqueued, A2aError>>, (A2aError, Vec<Input>)> {
     let log = &*core.shared.log;
+    let mut batch = batch;
     for _ in 0..64 {
         if let Err(e) = slot.catch_up(log, st).await {
             return Err((e.into(), batch));
         }
-        let (requests, records, agent) = plan(core, slot, st, &batch);
+        if let Some((entry, agent)) = at_once(core, st, &batch) {
+            let input = &mut batch[0];
+            let message = (input.message.clone(), input.metadata.as_ref());
+            match super::at_once::admit(core, slot, st, message, &entry, agent).await {
+                Ok(snapshot) => {
+                    return Ok(vec![Ok(Enqueued {
+                        snapshot,
+                        steered: None,
+                        watch: None,
+                        admitted: true,
+                    })]);
+                }
+                // Nothing was created, and the admission no longer stands
+                // (another host changed the queue): enqueued again, under a
+                // new id (the stopped run's writer may hold its id yet). The
+                // agent saw that run start, as an engine's deferred admission
+                // that fails lets it.
+                Err(LogErrorKind::Conflict | LogErrorKind::Fenced) => input.renew(),
+                Err(kind) => return Err((refusal(LogError::new(kind)), batch)),
+            }
+            continue;
+        }
+        let (requests, records) = plan(slot, st, &batch);
         match log.append_all(requests).await {
-            Ok(out) => return Ok(committed(core, slot, st, batch, &records, agent, out).await),
+            Ok(out) => return Ok(committed(core, slot, st, batch, &records, out).await),
             Err(e) if matches!(e.kind(), LogErrorKind::Conflict | LogErrorKind::Fenced) => {}
             Err(e) => return Err((refusal(e), batch)),
         }
@@ -228,21 +273,38 @@ fn refusal(e: LogError) -> A2aError {
     }
 }
 
+/// The input admitted in its run's first commit (`at_once`), if `batch` is
+/// one: a blocking send without a push config (an inline config's receiver
+/// sees the task from its creation on: SUBMITTED first, as queued), alone
+/// into an empty queue (the drain would admit it next), its agent free.
+/// Its entry, and its agent.
+fn at_once(core: &Core, st: &ContextQueue, batch: &[Input]) -> Option<(Entry, String)> {
+    let [input] = batch else { return None };
+    if !input.at_once || input.push.is_some() || st.len() > 0 {
+        return None;
+    }
+    let entry = input.entry(input.steer.then(|| st.front()));
+    let agent = resolve_agent(core, st, &entry).ok()?;
+    Some((entry, agent))
+}
+
+/// The record that enters `entry` into the queue.
+fn entered(entry: Entry) -> QueueRecord {
+    QueueRecord::Entered {
+        task_id: entry.task_id,
+        target: entry.target,
+        priority: entry.priority,
+        position: entry.position,
+        hops: entry.hops,
+    }
+}
+
 /// The appends of `batch`'s commit on the view `st`: each task, then the
-/// queue stream's records; and the agent of an input admitted at once.
-fn plan(
-    core: &Core,
-    slot: &Slot,
-    st: &ContextQueue,
-    batch: &[Input],
-) -> (Vec<AppendRequest>, Vec<QueueRecord>, Option<String>) {
+/// queue stream's records.
+fn plan(slot: &Slot, st: &ContextQueue, batch: &[Input]) -> (Vec<AppendRequest>, Vec<QueueRecord>) {
     let mut requests = Vec::with_capacity(batch.len() + 1);
-    let mut records = Vec::with_capacity(batch.len() + 1);
-    // Alone into an empty queue: the drain would admit it next, so the
-    // enqueue does if its agent is free.
-    let alone = batch.len() == 1 && st.len() == 0;
+    let mut records = Vec::with_capacity(batch.len());
     let mut front = st.front();
-    let mut admitted = None;
     for input in batch {
         // Each steer before every entry, the batch's earlier ones included.
         let position = input.steer.then(|| {
@@ -250,93 +312,43 @@ fn plan(
             front = p.saturating_sub(1);
             p
         });
-        let entry = Entry {
-            task_id: input.task_id.clone(),
-            target: input.target.clone(),
-            priority: input.priority,
-            position,
-            arrival: 0,
-            hops: 0,
-        };
-        // An inline push config's receiver sees the task from its creation
-        // on: SUBMITTED first, as queued.
-        let agent = match alone && input.at_once && input.push.is_none() {
-            true => resolve_agent(core, st, &entry).ok(),
-            false => None,
-        };
         let mut created = Record::created(input.task_id.clone(), slot.context_id.clone());
         if let Record::Created { metadata, .. } = &mut created {
-            *metadata = match &agent {
-                Some(agent) => Some(with_agent(input.metadata.as_ref(), agent)),
-                None => input.metadata.clone(),
-            };
+            metadata.clone_from(&input.metadata);
         }
-        let mut task = vec![created];
-        if agent.is_none() {
-            let queued = QueuedInput::Message {
-                message: input.message.clone(),
-            };
-            task.push(queued.record());
-        }
+        let queued = QueuedInput::Message {
+            message: input.message.clone(),
+        };
+        let mut task = vec![created, queued.record()];
         task.extend(crate::engine::push_config::inline_record(
             input.push.clone(),
             &input.task_id,
         ));
-        if agent.is_some() {
-            task.extend(admission(core, &input.message));
-        }
         requests.push(AppendRequest::create(
             slot.authority.clone(),
             input.task_id.clone(),
             task,
         ));
-        records.push(QueueRecord::Entered {
-            task_id: entry.task_id,
-            target: entry.target,
-            priority: entry.priority,
-            position: entry.position,
-            hops: 0,
-        });
-        if let Some(agent) = agent {
-            records.push(QueueRecord::Admitted {
-                task_id: input.task_id.clone(),
-                agent: agent.clone(),
-                hops: 0,
-            });
-            admitted = Some(agent);
-        }
+        records.push(entered(input.entry(position)));
     }
     requests.push(slot.append(st, records.clone()));
-    (requests, records, admitted)
+    (requests, records)
 }
 
 /// After the commit of `batch` (`out`: each task, then the stream): the view
 /// at this commit, and for each input its task and message kept for its
-/// admission (none is read back), its watch, or its run started.
+/// admission (none is read back), and its watch.
 async fn committed(
     core: &Arc<Core>,
-    slot: &Slot,
+    slot: &Arc<Slot>,
     st: &mut ContextQueue,
     batch: Vec<Input>,
     records: &[QueueRecord],
-    mut agent: Option<String>,
     out: Vec<Appended>,
 ) -> Vec<Result<Enqueued, A2aError>> {
     Slot::applied(st, records);
     let mut answers = Vec::with_capacity(batch.len());
     for (input, appended) in batch.into_iter().zip(out) {
-        if let Some(agent) = agent.take() {
-            // Admitted at once (a batch of one).
-            let snapshot = appended.snapshot.clone();
-            Start::at_once(input.task_id, input.message, agent).run(core, slot, appended);
-            answers.push(Ok(Enqueued {
-                snapshot,
-                steered: None,
-                watch: None,
-                admitted: true,
-            }));
-            continue;
-        }
         let snapshot = appended.snapshot;
         st.keep_input(input.message, snapshot.clone());
         // Still under `st`, which every drain pass of this host holds.

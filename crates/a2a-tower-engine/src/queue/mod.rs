@@ -108,6 +108,7 @@
 //! ```
 
 mod admit;
+mod at_once;
 mod cancel;
 mod closing;
 mod compact;

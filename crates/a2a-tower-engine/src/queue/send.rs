@@ -103,6 +103,11 @@ async fn answer(
     if immediately {
         return Ok(task_response(view(&snapshot.task, history, true)));
     }
+    let ends = |s: crate::types::TaskState| s.is_terminal() || s.is_interrupted();
+    if ends(snapshot.state()) {
+        // Admitted at once and ended in its run's first commit.
+        return Ok(task_response(view(&snapshot.task, history, true)));
+    }
     let task_id = snapshot.task.id.clone();
     // Not held while the run goes on: its commits update the task in place.
     drop(snapshot);

@@ -128,19 +128,24 @@ impl Slot {
     /// The append of `records` to the stream at the view's revision
     /// (creating the stream first if it has none).
     pub(crate) fn append(&self, state: &ContextQueue, records: Vec<QueueRecord>) -> AppendRequest {
+        self.append_at(state.seq, records)
+    }
+
+    /// [`append`](Self::append) at the revision `seq`.
+    pub(crate) fn append_at(&self, seq: u64, records: Vec<QueueRecord>) -> AppendRequest {
         let mut all = Vec::with_capacity(records.len() + 1);
-        if state.seq == 0 {
+        if seq == 0 {
             all.push(Record::created(self.id.clone(), self.context_id.clone()));
         }
         let mut records = records.iter();
-        if state.seq == 0 {
+        if seq == 0 {
             all.extend(records.next().map(QueueRecord::first_record));
         }
         all.extend(records.map(QueueRecord::record));
         AppendRequest::new(
             self.authority.clone(),
             self.id.clone(),
-            state.seq,
+            seq,
             STREAM_EPOCH,
             all,
         )
@@ -260,7 +265,10 @@ mod tests {
         // At the floor, the next new context sweeps, then makes its own.
         slots.get("a", "newest");
         assert_eq!(slots.len(), 6, "the five in use and the newest");
-        assert!(forgotten.upgrade().is_none(), "an idle context nothing holds");
+        assert!(
+            forgotten.upgrade().is_none(),
+            "an idle context nothing holds"
+        );
         assert!(Arc::ptr_eq(&held, &slots.get("a", "held")));
         assert!(Arc::ptr_eq(&view, &slots.get("a", "view").state));
         assert!(Arc::ptr_eq(

@@ -1,0 +1,213 @@
+//! An input admitted at once, in its run's first commit.
+//!
+//! A blocking send into an idle context, its agent free, is admitted by its
+//! enqueue (see `enqueue::enqueue`). Its caller sees the task only when the
+//! run ends or asks for input, so the task need not exist before the run's
+//! first commit: as the engine defers a new task's admission
+//! ([`Deferred`]), the queue's admission rides that commit too. One commit
+//! then creates the task WORKING for its agent with what the agent first
+//! emits, and appends the queue stream's `entered` and `admitted` records
+//! beside it (its [`Companion`]); when that commit also ends the task (a
+//! quick agent, and no `@` in its reply), the stream's `settled` record is in
+//! it as well. A message to a quick agent in an idle context is one commit
+//! of two appends, as a SendMessage to a plain engine is one of one.
+//!
+//! The enqueue holds the context's lock until that commit is made or
+//! refused, so nothing of this host changes the queue between the decision
+//! and its commit (other hosts are held off by the revision, as ever). It
+//! waits for one poll of the agent at most: a run that waits for anything
+//! before committing has its admission committed alone at once by its
+//! driver. The first commit takes no context lock (its companion settles
+//! what a closing commit's rider would), so the wait cannot close a cycle.
+//!
+//! A refused commit created nothing: the run is stopped before anything of
+//! it is seen, and the enqueue is made again under a new task id (a lost
+//! race with another host) or answers the error.
+
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::admit::{resolve_agent, with_agent};
+use super::core::Core;
+use super::entry::Entry;
+use super::record::QueueRecord;
+use super::state::ContextQueue;
+use super::stream::Slot;
+use super::team::Dispatch;
+use crate::CallContext;
+use crate::engine::deferred::Deferred;
+use crate::engine::executor::{Emitter, Execution};
+use crate::engine::ride::{Again, Companion};
+use crate::engine::run::Driver;
+use crate::engine::writer::Writer;
+use crate::log::{AppendRequest, Appended, LogErrorKind, Record, Snapshot};
+use crate::types::{Message, Metadata, TaskState};
+
+/// What the first commit tells the enqueue waiting for it.
+enum Event {
+    /// Made: the task as it left it, and the queue records it appended.
+    Landed(Snapshot, Vec<QueueRecord>),
+    /// Refused for a `kind` error: the revision to make it again at, if the
+    /// admission still stands there.
+    Refused(LogErrorKind, oneshot::Sender<Option<u64>>),
+}
+
+/// The queue stream's part of the first commit.
+struct Opening {
+    slot: Arc<Slot>,
+    /// The view's revision the admission stands on.
+    seq: u64,
+    task_id: String,
+    agent: String,
+    /// `entered` and `admitted`.
+    records: [QueueRecord; 2],
+    /// The records of the last request.
+    sent: Vec<QueueRecord>,
+    events: mpsc::Sender<Event>,
+}
+
+impl Companion for Opening {
+    fn request(&mut self, ends: Option<TaskState>) -> AppendRequest {
+        self.sent = self.records.to_vec();
+        if let Some(state) = ends {
+            self.sent.push(QueueRecord::Settled {
+                task_id: self.task_id.clone(),
+                agent: self.agent.clone(),
+                completed: state == TaskState::Completed,
+            });
+        }
+        self.slot.append_at(self.seq, self.sent.clone())
+    }
+
+    fn landed(self: Box<Self>, task: &Appended) {
+        let _ = self
+            .events
+            .try_send(Event::Landed(task.snapshot.clone(), self.sent));
+    }
+
+    fn refused(&mut self, kind: LogErrorKind) -> Again<'_> {
+        Box::pin(async move {
+            let (tell, told) = oneshot::channel();
+            if self.events.send(Event::Refused(kind, tell)).await.is_err() {
+                return false;
+            }
+            match told.await {
+                Ok(Some(seq)) => {
+                    self.seq = seq;
+                    true
+                }
+                _ => false,
+            }
+        })
+    }
+}
+
+/// How many times a refused first commit is made again (as an enqueue's
+/// lost races are).
+const AGAIN: usize = 64;
+
+/// The input `message` (its ids set), with its task's `metadata`, entered
+/// into `slot`'s queue as `entry` and admitted for `agent` in its run's first
+/// commit, `st` (locked) its view: the task as that commit left it, and the
+/// view at it. `Err`: nothing was committed.
+///
+/// A commit refused for a lost race (another host's change, a compaction's
+/// restatement) is made again, the view caught up, while the admission still
+/// stands on it (nothing queued, the agent free): the run, already started,
+/// is not started twice.
+pub(crate) async fn admit(
+    core: &Arc<Core>,
+    slot: &Arc<Slot>,
+    st: &mut ContextQueue,
+    (message, metadata): (Message, Option<&Metadata>),
+    entry: &Entry,
+    agent: String,
+) -> Result<Snapshot, LogErrorKind> {
+    let task_id = message.task_id.clone();
+    let entered = QueueRecord::Entered {
+        task_id: task_id.clone(),
+        target: entry.target.clone(),
+        priority: entry.priority,
+        position: entry.position,
+        hops: entry.hops,
+    };
+    let admitted = QueueRecord::Admitted {
+        task_id: task_id.clone(),
+        agent: agent.clone(),
+        hops: entry.hops,
+    };
+    let (events, mut told) = mpsc::channel(1);
+    let opening = Opening {
+        slot: slot.clone(),
+        seq: st.seq,
+        task_id: task_id.clone(),
+        agent: agent.clone(),
+        records: [entered, admitted],
+        sent: Vec::new(),
+        events,
+    };
+    let deferred = Deferred::new(
+        task_id.clone(),
+        slot.context_id.clone(),
+        Some(with_agent(metadata, &agent)),
+        message.clone(),
+        None,
+        Record::ExecutionStarted {
+            host: core.shared.host_id.clone(),
+        },
+    )
+    .working()
+    .with_companion(Box::new(opening));
+    let writer = Arc::new(
+        Writer::new(
+            core.shared.log.clone(),
+            slot.authority.clone(),
+            task_id,
+            slot.context_id.clone(),
+            0,
+            1,
+        )
+        .riding(Some(core.rider.clone())),
+    );
+    // A fresh task id: no writer of it runs here.
+    if !core.shared.registry.claim(&writer) {
+        return Err(LogErrorKind::Conflict);
+    }
+    let execution = Execution {
+        message,
+        task: deferred.task(),
+        context: CallContext::default(),
+        inputs: writer.open_inputs(),
+        emit: Emitter::new(writer.clone()),
+    };
+    writer.defer_admission(deferred);
+    let dispatch = Dispatch {
+        team: core.team.clone(),
+    };
+    a2a_tower_core::telemetry::admission_wait(&agent, std::time::Duration::ZERO);
+    Driver::new(core.shared.clone(), dispatch, execution, writer).detach();
+    let mut again = 0;
+    loop {
+        match told.recv().await {
+            Some(Event::Landed(snapshot, records)) => {
+                Slot::applied(st, &records);
+                return Ok(snapshot);
+            }
+            Some(Event::Refused(kind, tell)) => {
+                let stands = again < AGAIN
+                    && matches!(kind, LogErrorKind::Conflict | LogErrorKind::Fenced)
+                    && slot.catch_up(&*core.shared.log, st).await.is_ok()
+                    && st.len() == 0
+                    && resolve_agent(core, st, entry).is_ok_and(|a| a == agent);
+                again += 1;
+                let _ = tell.send(stands.then_some(st.seq));
+                if !stands {
+                    return Err(kind);
+                }
+            }
+            // The writer went without committing (a runtime shutting down).
+            None => return Err(LogErrorKind::Backend),
+        }
+    }
+}
