@@ -109,8 +109,8 @@ const AGAIN: usize = 64;
 
 /// The input `message` (its ids set), with its task's `metadata`, entered
 /// into `slot`'s queue as `entry` and admitted for `agent` in its run's first
-/// commit, `st` (locked) its view: the task as that commit left it, and the
-/// view at it. `Err`: nothing was committed.
+/// commit, `st` (locked) its view: the task as that commit left it (the view
+/// then at it), and the rest of the run. `Err`: nothing was committed.
 ///
 /// A commit refused for a lost race (another host's change, a compaction's
 /// restatement) is made again, the view caught up, while the admission still
@@ -123,7 +123,7 @@ pub(crate) async fn admit(
     (message, metadata): (Message, Option<&Metadata>),
     entry: &Entry,
     agent: String,
-) -> Result<Snapshot, LogErrorKind> {
+) -> Result<(Snapshot, Run), LogErrorKind> {
     let task_id = message.task_id.clone();
     let entered = QueueRecord::Entered {
         task_id: task_id.clone(),
@@ -186,28 +186,61 @@ pub(crate) async fn admit(
         team: core.team.clone(),
     };
     a2a_tower_core::telemetry::admission_wait(&agent, std::time::Duration::ZERO);
-    Driver::new(core.shared.clone(), dispatch, execution, writer).detach();
+    let mut driver = Driver::new(core.shared.clone(), dispatch, execution, writer.clone());
     let mut again = 0;
-    loop {
-        match told.recv().await {
-            Some(Event::Landed(snapshot, records)) => {
-                Slot::applied(st, &records);
-                return Ok(snapshot);
-            }
-            Some(Event::Refused(kind, tell)) => {
-                let stands = again < AGAIN
-                    && matches!(kind, LogErrorKind::Conflict | LogErrorKind::Fenced)
-                    && slot.catch_up(&*core.shared.log, st).await.is_ok()
-                    && st.len() == 0
-                    && resolve_agent(core, st, entry).is_ok_and(|a| a == agent);
-                again += 1;
-                let _ = tell.send(stands.then_some(st.seq));
-                if !stands {
-                    return Err(kind);
+    let landed = {
+        // The run goes on in this future until its first commit (no task to
+        // spawn, no wake to hand the commit over).
+        let mut drive = std::pin::pin!(driver.drive());
+        let mut driven = false;
+        loop {
+            let event = tokio::select! {
+                biased;
+                event = told.recv() => event,
+                () = &mut drive, if !driven => {
+                    driven = true;
+                    continue;
                 }
+            };
+            match event {
+                Some(Event::Landed(snapshot, records)) => {
+                    Slot::applied(st, &records);
+                    break Ok(snapshot);
+                }
+                Some(Event::Refused(kind, tell)) => {
+                    let stands = again < AGAIN
+                        && matches!(kind, LogErrorKind::Conflict | LogErrorKind::Fenced)
+                        && slot.catch_up(&*core.shared.log, st).await.is_ok()
+                        && st.len() == 0
+                        && resolve_agent(core, st, entry).is_ok_and(|a| a == agent);
+                    again += 1;
+                    let _ = tell.send(stands.then_some(st.seq));
+                    if !stands {
+                        break Err(kind);
+                    }
+                }
+                // The writer went without committing (a runtime shutting
+                // down).
+                None => break Err(LogErrorKind::Backend),
             }
-            // The writer went without committing (a runtime shutting down).
-            None => return Err(LogErrorKind::Backend),
         }
+    };
+    // Not driven further here: the rest of the run is the caller's to drive
+    // (or, dropped, goes on in a task of its own).
+    landed.map(|snapshot| (snapshot, Run { driver, writer }))
+}
+
+/// The rest of a run admitted at once, for its caller to drive.
+pub(crate) struct Run {
+    driver: Driver,
+    writer: Arc<Writer>,
+}
+
+impl Run {
+    /// Drives the run to its end in the calling future: the task as its
+    /// closing commit left it (terminal, or waiting for input), if one did.
+    pub(crate) async fn finish(mut self) -> Option<Arc<crate::types::Task>> {
+        self.driver.drive().await;
+        self.writer.ended()
     }
 }

@@ -103,9 +103,10 @@ pub(crate) struct Enqueued {
     /// any drain of this host can admit the task, so its run cannot end
     /// first (and a memory log pack the task away before it is watched).
     pub(crate) watch: Option<Watch>,
-    /// Admitted in its enqueue's commit: the queue is left empty and no
-    /// drain has anything to do for it (its run's end drains the context).
-    pub(crate) admitted: bool,
+    /// Admitted at once: the rest of its run, for the caller to drive. The
+    /// queue is left empty and no drain has anything to do for it (its
+    /// run's end drains the context).
+    pub(crate) run: Option<super::at_once::Run>,
 }
 
 /// A new input, checked, on its way to its enqueue commit.
@@ -124,6 +125,9 @@ pub(crate) struct Input {
     watch: bool,
     /// A blocking send: may be admitted in its enqueue's commit.
     at_once: bool,
+    /// Its context is new, made for it by this enqueue: no queue stream of
+    /// it can exist yet.
+    new_context: bool,
 }
 
 impl Input {
@@ -170,7 +174,8 @@ pub(crate) async fn enqueue(
     let mut message = req.message;
     message.role = Role::User;
     let task_id = crate::engine::id_text(uuid::Uuid::now_v7());
-    if message.context_id.is_empty() {
+    let new_context = message.context_id.is_empty();
+    if new_context {
         message.context_id = crate::engine::id_text(uuid::Uuid::now_v7());
     }
     message.task_id.clone_from(&task_id);
@@ -185,6 +190,7 @@ pub(crate) async fn enqueue(
         steer: d.mode == Mode::Steer,
         watch,
         at_once,
+        new_context,
     };
     super::group::submit(core, &slot, input).await
 }
@@ -228,20 +234,23 @@ async fn commit_all(
 ) -> Result<Vec<Result<Enqueued, A2aError>>, (A2aError, Vec<Input>)> {
     let log = &*core.shared.log;
     let mut batch = batch;
-    for _ in 0..64 {
-        if let Err(e) = slot.catch_up(log, st).await {
+    for attempt in 0..64 {
+        // A context made by this enqueue has no stream to read (nobody else
+        // knows its id before it is answered).
+        let new = attempt == 0 && st.seq == 0 && matches!(&batch[..], [i] if i.new_context);
+        if !new && let Err(e) = slot.catch_up(log, st).await {
             return Err((e.into(), batch));
         }
         if let Some((entry, agent)) = at_once(core, st, &batch) {
             let input = &mut batch[0];
             let message = (input.message.clone(), input.metadata.as_ref());
             match super::at_once::admit(core, slot, st, message, &entry, agent).await {
-                Ok(snapshot) => {
+                Ok((snapshot, run)) => {
                     return Ok(vec![Ok(Enqueued {
                         snapshot,
                         steered: None,
                         watch: None,
-                        admitted: true,
+                        run: Some(run),
                     })]);
                 }
                 // Nothing was created, and the admission no longer stands
@@ -378,7 +387,7 @@ async fn committed(
             snapshot,
             steered,
             watch,
-            admitted: false,
+            run: None,
         }));
     }
     answers

@@ -56,18 +56,37 @@ pub(crate) async fn send(
         };
         let _ = crate::engine::ops::cancel(&core.shared, cancel, &context).await;
     }
-    if !queued.admitted {
+    let Some(run) = queued.run else {
         core.notify(&authority, &snapshot.task.context_id);
+        return answer(
+            core,
+            &authority,
+            snapshot,
+            queued.watch,
+            immediately,
+            history,
+        )
+        .await;
+    };
+    // Admitted at once: the run goes on in this future (dropped, in a task
+    // of its own) until it ends or asks for input.
+    let task_id = snapshot.task.id.clone();
+    let ended = match ends(snapshot.state()) {
+        true => Some(snapshot.task),
+        false => {
+            drop(snapshot);
+            run.finish().await
+        }
+    };
+    match ended {
+        Some(task) => Ok(task_response(view(&task, history, true))),
+        // Its writer was superseded (another host took the task over): the
+        // task as the log has it once it ends.
+        None => {
+            let task = settled(core.shared.log.as_ref(), &authority, &task_id).await?;
+            Ok(task_response(view(&task, history, true)))
+        }
     }
-    answer(
-        core,
-        &authority,
-        snapshot,
-        queued.watch,
-        immediately,
-        history,
-    )
-    .await
 }
 
 /// The answer to a queued input: the stream of its task from SUBMITTED on
@@ -103,16 +122,16 @@ async fn answer(
     if immediately {
         return Ok(task_response(view(&snapshot.task, history, true)));
     }
-    let ends = |s: crate::types::TaskState| s.is_terminal() || s.is_interrupted();
-    if ends(snapshot.state()) {
-        // Admitted at once and ended in its run's first commit.
-        return Ok(task_response(view(&snapshot.task, history, true)));
-    }
     let task_id = snapshot.task.id.clone();
     // Not held while the run goes on: its commits update the task in place.
     drop(snapshot);
     let task = settled(log.as_ref(), authority, &task_id).await?;
     Ok(task_response(view(&task, history, true)))
+}
+
+/// The state ends a blocking send's wait: terminal, or waiting for input.
+fn ends(state: crate::types::TaskState) -> bool {
+    state.is_terminal() || state.is_interrupted()
 }
 
 /// The task once it is terminal or waits for input, as the watch's
@@ -123,7 +142,6 @@ async fn settled(
     authority: &str,
     task_id: &str,
 ) -> Result<Arc<crate::types::Task>, A2aError> {
-    let ends = |s: crate::types::TaskState| s.is_terminal() || s.is_interrupted();
     loop {
         let watch = log.watch(authority, task_id, None).await?;
         if ends(watch.snapshot.state()) {
