@@ -197,6 +197,39 @@ async fn a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end(store:
     assert_eq!(stream_commits(&commits) - before, 2);
 }
 
+// The caller of a blocking send drives its run admitted at once; a caller
+// that goes away leaves the run going on its own, to its end and settlement.
+async fn a_caller_that_goes_away_leaves_its_run_going(store: Store) {
+    let Counted { lab, log, svc, .. } = counted(&store, &["a"]).await;
+    let ctx = support::queue::context();
+    let sent = {
+        let svc = svc.clone();
+        let ctx = ctx.clone();
+        tokio::spawn(async move { send(&svc, input(&ctx, "hold:gone", &[])).await })
+    };
+    let run = lab.started("hold:gone").await;
+    sent.abort();
+    assert!(sent.await.unwrap_err().is_cancelled());
+    // The agent waits: its admission is committed alone, at once.
+    tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        while log.snapshot(AUTH, &run.task_id).await.is_err() {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the admission committed");
+    lab.release("gone");
+    let done = until_terminal(&*log, AUTH, &run.task_id).await;
+    assert_eq!(done.status.state, TaskState::Completed);
+    until_queue(&*log, &ctx, "the run settled", |recs| {
+        recs.iter().any(settles(&run.task_id))
+    })
+    .await;
+    // The context is free for the next message.
+    let next = send(&svc, input(&ctx, "next", &[])).await.unwrap();
+    assert_eq!(next.status.state, TaskState::Completed);
+}
+
 async fn a_run_ending_while_an_input_waits_is_settled_with_its_admission(store: Store) {
     let Counted {
         lab,
@@ -271,6 +304,16 @@ async fn a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end_on_mem
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end_on_sqlite() {
     a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end(Store::sqlite()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_that_goes_away_leaves_its_run_going_on_memory() {
+    a_caller_that_goes_away_leaves_its_run_going(Store::memory()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_that_goes_away_leaves_its_run_going_on_sqlite() {
+    a_caller_that_goes_away_leaves_its_run_going(Store::sqlite()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
