@@ -322,6 +322,17 @@ impl Writer {
         Err(err)
     }
 
+    /// The append of `records` to this writer's task after `st`.
+    fn request(&self, st: &(u64, u64), records: Vec<Record>) -> AppendRequest {
+        AppendRequest::new(
+            self.authority.clone(),
+            self.task_id.clone(),
+            st.0,
+            st.1,
+            records,
+        )
+    }
+
     /// Appends `records`, the task's first (its admission), with
     /// `companion`'s append, in one commit, made again while the companion
     /// asks (each attempt then sends a copy); `ends`: the terminal state
@@ -334,13 +345,7 @@ impl Writer {
         records: Vec<Record>,
     ) -> Result<Appended, crate::log::LogError> {
         loop {
-            let task = AppendRequest::new(
-                self.authority.clone(),
-                self.task_id.clone(),
-                st.0,
-                st.1,
-                records.clone(),
-            );
+            let task = self.request(st, records.clone());
             let with = companion.request(ends);
             let e = match self.log.append_all(vec![task, with]).await {
                 Ok(mut out) if !out.is_empty() => {
@@ -374,13 +379,7 @@ impl Writer {
         let Some(mut boarded) = rider.board(self, state).await else {
             return self.append(st, records).await;
         };
-        let task = AppendRequest::new(
-            self.authority.clone(),
-            self.task_id.clone(),
-            st.0,
-            st.1,
-            records.clone(),
-        );
+        let task = self.request(st, records.clone());
         match self.log.append_all(vec![task, boarded.request()]).await {
             Ok(mut out) if !out.is_empty() => {
                 boarded.landed();
@@ -403,15 +402,7 @@ impl Writer {
         st: &mut (u64, u64),
         records: Vec<Record>,
     ) -> Result<Appended, crate::log::LogError> {
-        let request = |st: &(u64, u64), records| {
-            AppendRequest::new(
-                self.authority.clone(),
-                self.task_id.clone(),
-                st.0,
-                st.1,
-                records,
-            )
-        };
+        let request = |st: &(u64, u64), records| self.request(st, records);
         // A creation is never overtaken by push configs alone (its conflict
         // means the task exists already): its records are not copied.
         if !self.folds_configs || st.0 == 0 {
