@@ -185,6 +185,32 @@ mod tests {
         assert_eq!(**p.task(), *task, "held by the execution: copied");
     }
 
+    // The queue's admission: WORKING from the first record on.
+    #[test]
+    fn a_working_admission_is_a_status_after_the_message() {
+        let d = deferred().working();
+        let task = d.task();
+        assert_eq!(task.status.state, TaskState::Working);
+        let records = d.records_before(Vec::new());
+        let names: Vec<_> = records
+            .iter()
+            .map(|r| serde_json::to_value(r).unwrap())
+            .map(|v| v.as_object().unwrap().keys().next().unwrap().clone())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "created",
+                "messageAdmitted",
+                "statusChanged",
+                "pushConfigSet",
+                "executionStarted"
+            ]
+        );
+        let p = Projection::replay(&records).unwrap();
+        assert_eq!(**p.task(), *task);
+    }
+
     // Dropped by the execution, the task gives its values to the records.
     #[test]
     fn a_dropped_task_is_moved_into_the_records() {

@@ -68,3 +68,133 @@ pub(crate) fn terminal(records: &[Record]) -> Option<TaskState> {
         .filter_map(Record::state)
         .find(|s| s.is_terminal())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::engine::deferred::Deferred;
+    use crate::log::{LogErrorKind, MemoryTaskLog, TaskLog};
+    use crate::types::{Message, TaskStatus};
+
+    /// What a companion was asked and told, in order.
+    type Seen = Arc<Mutex<Vec<String>>>;
+
+    /// Creates the stream `s` beside the task, first at revision `seq`
+    /// (refused when not 0), then at 0 if it asks again.
+    struct Stream {
+        seq: u64,
+        again: bool,
+        seen: Seen,
+    }
+
+    impl Companion for Stream {
+        fn request(&mut self, ends: Option<TaskState>) -> AppendRequest {
+            let ends = ends.map(|s| s.as_str());
+            self.seen
+                .lock()
+                .unwrap()
+                .push(format!("request {} {ends:?}", self.seq));
+            let created = vec![Record::created("s", "c")];
+            AppendRequest::new("a", "s", self.seq, 1, created)
+        }
+
+        fn landed(self: Box<Self>, task: &Appended) {
+            let landed = format!("landed {}", task.snapshot.task.id);
+            self.seen.lock().unwrap().push(landed);
+        }
+
+        fn refused(&mut self, _: LogErrorKind) -> Again<'_> {
+            Box::pin(async move {
+                self.seen.lock().unwrap().push("refused".into());
+                self.seq = 0;
+                std::mem::replace(&mut self.again, false)
+            })
+        }
+    }
+
+    /// A rider that bars nothing and boards nothing.
+    struct Idle;
+
+    impl Rider for Idle {
+        fn bars(&self, _: &[Record]) -> bool {
+            false
+        }
+
+        fn board<'a>(&'a self, _: &'a Writer, _: TaskState) -> Boarding<'a> {
+            Box::pin(async { None })
+        }
+    }
+
+    /// A writer of the task `t` whose admission rides its first commit with
+    /// `companion`.
+    fn writer(log: Arc<dyn TaskLog>, companion: Stream) -> Writer {
+        let mut message = Message::user("m", "hi");
+        message.task_id = "t".into();
+        message.context_id = "c".into();
+        let started = Record::ExecutionStarted { host: "h".into() };
+        let admission = Deferred::new("t".into(), "c".into(), None, message, None, started)
+            .working()
+            .with_companion(Box::new(companion));
+        let writer =
+            Writer::new(log, "a".into(), "t".into(), "c".into(), 0, 1).riding(Some(Arc::new(Idle)));
+        writer.defer_admission(admission);
+        writer
+    }
+
+    #[tokio::test]
+    async fn a_refused_first_commit_is_made_again_while_its_companion_asks() {
+        let log = Arc::new(MemoryTaskLog::new());
+        let seen = Seen::default();
+        let again = true;
+        let w = writer(
+            log.clone(),
+            Stream {
+                seq: 7,
+                again,
+                seen: seen.clone(),
+            },
+        );
+        let done = Record::status(TaskStatus::new(TaskState::Completed));
+        let task = w.commit(vec![done]).await.unwrap();
+        assert_eq!(task.snapshot.task.status.state, TaskState::Completed);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [
+                "request 7 Some(\"TASK_STATE_COMPLETED\")",
+                "refused",
+                "request 0 Some(\"TASK_STATE_COMPLETED\")",
+                "landed t",
+            ]
+        );
+        assert!(w.carried(), "the companion carried the task's end");
+        let stored = log.snapshot("a", "t").await.unwrap();
+        assert_eq!(stored.task.status.state, TaskState::Completed);
+        assert!(log.snapshot("a", "s").await.is_ok(), "the stream too");
+    }
+
+    #[tokio::test]
+    async fn a_first_commit_its_companion_gives_up_creates_nothing() {
+        let log = Arc::new(MemoryTaskLog::new());
+        let seen = Seen::default();
+        let again = false;
+        let w = writer(
+            log.clone(),
+            Stream {
+                seq: 7,
+                again,
+                seen: seen.clone(),
+            },
+        );
+        let working = Record::status(TaskStatus::new(TaskState::Working));
+        assert!(w.commit(vec![working]).await.is_err());
+        assert_eq!(*seen.lock().unwrap(), ["request 7 None", "refused"]);
+        assert!(!w.is_open(), "the writer closes: there is no task");
+        assert!(w.cancel.is_set(), "and the execution is asked to stop");
+        for id in ["t", "s"] {
+            let read = log.snapshot("a", id).await;
+            assert_eq!(read.err().map(|e| e.kind()), Some(LogErrorKind::NotFound));
+        }
+    }
+}
