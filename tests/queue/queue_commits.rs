@@ -230,6 +230,22 @@ async fn a_caller_that_goes_away_leaves_its_run_going(store: Store) {
     assert_eq!(next.status.state, TaskState::Completed);
 }
 
+// A blocking caller is answered once its run asks for input, though the
+// agent goes on running after asking.
+async fn a_caller_is_answered_when_its_run_asks_for_input(store: Store) {
+    let Counted { lab, svc, .. } = counted(&store, &["a"]).await;
+    let ctx = support::queue::context();
+    let asked = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        send(&svc, input(&ctx, "ask then hold:on", &[])),
+    )
+    .await
+    .expect("answered while the agent still runs")
+    .unwrap();
+    assert_eq!(asked.status.state, TaskState::InputRequired);
+    lab.release("on");
+}
+
 async fn a_run_ending_while_an_input_waits_is_settled_with_its_admission(store: Store) {
     let Counted {
         lab,
@@ -314,6 +330,16 @@ async fn a_caller_that_goes_away_leaves_its_run_going_on_memory() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_caller_that_goes_away_leaves_its_run_going_on_sqlite() {
     a_caller_that_goes_away_leaves_its_run_going(Store::sqlite()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_is_answered_when_its_run_asks_for_input_on_memory() {
+    a_caller_is_answered_when_its_run_asks_for_input(Store::memory()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_is_answered_when_its_run_asks_for_input_on_sqlite() {
+    a_caller_is_answered_when_its_run_asks_for_input(Store::sqlite()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -200,6 +200,14 @@ impl Executor for Probe {
             emit.input_required("and then?").await?;
             return Ok(());
         }
+        if let Some(key) = text.strip_prefix("ask then hold:") {
+            // Says something (its first commit), asks, then goes on until
+            // released, deaf to being stopped.
+            emit.artifact(artifact("thinking"), false, true).await?;
+            emit.input_required("and then?").await?;
+            self.lab.released(key).await;
+            return Ok(());
+        }
         if text == "fail" || text.starts_with("chunks:") {
             emit.artifact(artifact("one"), false, false).await?;
             emit.artifact(artifact("two"), true, false).await?;

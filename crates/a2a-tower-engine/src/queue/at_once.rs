@@ -168,7 +168,9 @@ pub(crate) async fn admit(
             0,
             1,
         )
-        .riding(Some(core.rider.clone())),
+        .riding(Some(core.rider.clone()))
+        // Its closing commit fires `closed`, which `Run::finish` waits for.
+        .keeping_outcome(),
     );
     // A fresh task id: no writer of it runs here.
     if !core.shared.registry.claim(&writer) {
@@ -237,10 +239,17 @@ pub(crate) struct Run {
 }
 
 impl Run {
-    /// Drives the run to its end in the calling future: the task as its
-    /// closing commit left it (terminal, or waiting for input), if one did.
+    /// Drives the run in the calling future until it closes its task
+    /// (terminal, or waiting for input), is fenced, or ends: the task as its
+    /// closing commit left it, if one did. An agent still running after
+    /// that goes on in a task of its own (`Driver`'s drop), as after the
+    /// engine's blocking SendMessage.
     pub(crate) async fn finish(mut self) -> Option<Arc<crate::types::Task>> {
-        self.driver.drive().await;
+        tokio::select! {
+            biased;
+            () = self.driver.drive() => {}
+            () = self.writer.closed.wait() => {}
+        }
         self.writer.ended()
     }
 }
