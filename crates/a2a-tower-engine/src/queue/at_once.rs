@@ -221,8 +221,8 @@ pub(crate) async fn admit(
                         break Err(kind);
                     }
                 }
-                // The writer went without committing (a runtime shutting
-                // down).
+                // The companion was dropped unanswered: no commit was made
+                // (not seen: a writer closes only by committing).
                 None => break Err(LogErrorKind::Backend),
             }
         }
