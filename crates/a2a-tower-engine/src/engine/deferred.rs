@@ -158,6 +158,15 @@ mod tests {
         )
     }
 
+    /// Each record's name (its serde tag).
+    fn names(records: &[Record]) -> Vec<String> {
+        records
+            .iter()
+            .map(|r| serde_json::to_value(r).unwrap())
+            .map(|v| v.as_object().unwrap().keys().next().unwrap().clone())
+            .collect()
+    }
+
     // The task the execution gets is what the log makes of the records.
     #[test]
     fn the_task_is_the_projection_of_the_records() {
@@ -165,11 +174,7 @@ mod tests {
         let task = d.task();
         let working = Record::status(TaskStatus::new(TaskState::Working));
         let records = d.records_before(vec![working.clone()]);
-        let names: Vec<_> = records
-            .iter()
-            .map(|r| serde_json::to_value(r).unwrap())
-            .map(|v| v.as_object().unwrap().keys().next().unwrap().clone())
-            .collect();
+        let names = names(&records);
         assert_eq!(
             names,
             [
@@ -192,11 +197,7 @@ mod tests {
         let task = d.task();
         assert_eq!(task.status.state, TaskState::Working);
         let records = d.records_before(Vec::new());
-        let names: Vec<_> = records
-            .iter()
-            .map(|r| serde_json::to_value(r).unwrap())
-            .map(|v| v.as_object().unwrap().keys().next().unwrap().clone())
-            .collect();
+        let names = names(&records);
         assert_eq!(
             names,
             [

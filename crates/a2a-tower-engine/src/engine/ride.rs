@@ -143,19 +143,23 @@ mod tests {
         writer
     }
 
-    #[tokio::test]
-    async fn a_refused_first_commit_is_made_again_while_its_companion_asks() {
+    /// A memory log, and a writer of `t` on it whose companion's first
+    /// request is refused; it asks again if `again`.
+    fn refused_once(again: bool) -> (Arc<MemoryTaskLog>, Seen, Writer) {
         let log = Arc::new(MemoryTaskLog::new());
         let seen = Seen::default();
-        let again = true;
-        let w = writer(
-            log.clone(),
-            Stream {
-                seq: 7,
-                again,
-                seen: seen.clone(),
-            },
-        );
+        let companion = Stream {
+            seq: 7,
+            again,
+            seen: seen.clone(),
+        };
+        let w = writer(log.clone(), companion);
+        (log, seen, w)
+    }
+
+    #[tokio::test]
+    async fn a_refused_first_commit_is_made_again_while_its_companion_asks() {
+        let (log, seen, w) = refused_once(true);
         let done = Record::status(TaskStatus::new(TaskState::Completed));
         let task = w.commit(vec![done]).await.unwrap();
         assert_eq!(task.snapshot.task.status.state, TaskState::Completed);
@@ -176,17 +180,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_first_commit_its_companion_gives_up_creates_nothing() {
-        let log = Arc::new(MemoryTaskLog::new());
-        let seen = Seen::default();
-        let again = false;
-        let w = writer(
-            log.clone(),
-            Stream {
-                seq: 7,
-                again,
-                seen: seen.clone(),
-            },
-        );
+        let (log, seen, w) = refused_once(false);
         let working = Record::status(TaskStatus::new(TaskState::Working));
         assert!(w.commit(vec![working]).await.is_err());
         assert_eq!(*seen.lock().unwrap(), ["request 7 None", "refused"]);
