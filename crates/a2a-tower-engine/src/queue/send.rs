@@ -24,11 +24,8 @@ pub(crate) async fn send(
 ) -> Result<A2aResponse, A2aError> {
     let d = directives(core, &req.message)?;
     let authority = core.shared.authority.resolve(&context)?;
-    // The two rarer paths are boxed: their futures (the engine's SendMessage
-    // is ≈ 6 KiB) would otherwise make every queued message's future, which
-    // the dispatch boxes and moves, as large as theirs.
     if d.mode == Mode::Append {
-        return Box::pin(append(core, &authority, req, stream)).await;
+        return append(core, &authority, req, stream).await;
     }
     if !req.message.task_id.is_empty() {
         // A continuation of a task waiting for input: the engine's path.
@@ -37,9 +34,9 @@ pub(crate) async fn send(
             team: core.team.clone(),
         };
         return if stream {
-            Box::pin(crate::engine::send::stream(shared, inner, req, context)).await
+            crate::engine::send::stream(shared, inner, req, context).await
         } else {
-            Box::pin(crate::engine::send::send(shared, inner, req, context)).await
+            crate::engine::send::send(shared, inner, req, context).await
         };
     }
     let (immediately, history) = req
