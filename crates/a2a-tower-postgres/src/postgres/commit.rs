@@ -322,6 +322,17 @@ async fn lost(lost: &mut Option<oneshot::Receiver<()>>) {
 type Pending<'a> =
     Pin<Box<MaybeDone<Pin<Box<dyn Future<Output = Result<Vec<i64>, Failure>> + Send + 'a>>>>>;
 
+/// A statement of a pipeline that takes no parameters and counts no rows
+/// (`BEGIN`, `COMMIT`).
+fn control<'a>(c: &'a Client, statement: &'a Statement) -> Pending<'a> {
+    Box::pin(maybe_done(Box::pin(async move {
+        c.execute(statement, &[])
+            .await
+            .map(|_| Vec::new())
+            .map_err(Failure::from)
+    })))
+}
+
 /// Why a batch failed, shared by every job of it.
 #[derive(Debug, Clone)]
 enum Failure {
@@ -511,12 +522,7 @@ impl Run {
         // end, all or nothing): BEGIN and COMMIT only around several.
         let block = usize::from(!created.is_empty()) + updates.len() > 1;
         if block {
-            sent.push(Box::pin(maybe_done(Box::pin(async move {
-                c.execute(&conn.begin, &[])
-                    .await
-                    .map(|_| Vec::new())
-                    .map_err(Failure::from)
-            }))));
+            sent.push(control(c, &conn.begin));
         }
         if !created.is_empty() {
             let creates = &creates;
@@ -545,12 +551,7 @@ impl Run {
             }))));
         }
         if block {
-            sent.push(Box::pin(maybe_done(Box::pin(async move {
-                c.execute(&conn.commit, &[])
-                    .await
-                    .map(|_| Vec::new())
-                    .map_err(Failure::from)
-            }))));
+            sent.push(control(c, &conn.commit));
         }
         // Polled in order, so sent in order: each request goes out at its
         // future's first poll, before any answer is awaited.
