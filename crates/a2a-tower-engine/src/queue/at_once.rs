@@ -60,30 +60,29 @@ struct Opening {
     seq: u64,
     task_id: String,
     agent: String,
-    /// `entered` and `admitted`.
-    records: [QueueRecord; 2],
-    /// The records of the last request.
-    sent: Vec<QueueRecord>,
+    /// `entered` and `admitted`, then `settled` if the last request
+    /// carried it: the records of the last request.
+    records: Vec<QueueRecord>,
     events: mpsc::Sender<Event>,
 }
 
 impl Companion for Opening {
     fn request(&mut self, ends: Option<TaskState>) -> AppendRequest {
-        self.sent = self.records.to_vec();
+        self.records.truncate(2);
         if let Some(state) = ends {
-            self.sent.push(QueueRecord::Settled {
+            self.records.push(QueueRecord::Settled {
                 task_id: self.task_id.clone(),
                 agent: self.agent.clone(),
                 completed: state == TaskState::Completed,
             });
         }
-        self.slot.append_at(self.seq, self.sent.clone())
+        self.slot.append_at(self.seq, &self.records)
     }
 
     fn landed(self: Box<Self>, task: &Appended) {
         let _ = self
             .events
-            .try_send(Event::Landed(task.snapshot.clone(), self.sent));
+            .try_send(Event::Landed(task.snapshot.clone(), self.records));
     }
 
     fn refused(&mut self, kind: LogErrorKind) -> Again<'_> {
@@ -143,8 +142,11 @@ pub(crate) async fn admit(
         seq: st.seq,
         task_id: task_id.clone(),
         agent: agent.clone(),
-        records: [entered, admitted],
-        sent: Vec::new(),
+        records: {
+            let mut records = Vec::with_capacity(3);
+            records.extend([entered, admitted]);
+            records
+        },
         events,
     };
     let deferred = Deferred::new(
@@ -241,15 +243,17 @@ pub(crate) struct Run {
 impl Run {
     /// Drives the run in the calling future until it closes its task
     /// (terminal, or waiting for input), is fenced, or ends: the task as its
-    /// closing commit left it, if one did. An agent still running after
-    /// that goes on in a task of its own (`Driver`'s drop), as after the
-    /// engine's blocking SendMessage.
-    pub(crate) async fn finish(mut self) -> Option<Arc<crate::types::Task>> {
+    /// closing commit left it, else (none did) its id. An agent still
+    /// running after that goes on in a task of its own (`Driver`'s drop), as
+    /// after the engine's blocking SendMessage.
+    pub(crate) async fn finish(mut self) -> Result<Arc<crate::types::Task>, String> {
         tokio::select! {
             biased;
             () = self.driver.drive() => {}
             () = self.writer.closed.wait() => {}
         }
-        self.writer.ended()
+        self.writer
+            .ended()
+            .ok_or_else(|| self.writer.task_id.clone())
     }
 }

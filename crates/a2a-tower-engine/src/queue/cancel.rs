@@ -56,7 +56,7 @@ pub(crate) async fn cancel(
         match core
             .shared
             .log
-            .append_all(vec![task, slot.append(&st, removed.to_vec())])
+            .append_all(vec![task, slot.append(&st, &removed)])
             .await
         {
             Ok(out) => {

@@ -77,7 +77,7 @@ struct Settling {
 
 impl Boarded for Settling {
     fn request(&mut self) -> AppendRequest {
-        self.slot.append(&self.st, self.records.clone())
+        self.slot.append(&self.st, &self.records)
     }
 
     fn landed(mut self: Box<Self>) {

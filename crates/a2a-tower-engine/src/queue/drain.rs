@@ -108,7 +108,7 @@ async fn commit(
         start,
         kept,
     } = plan;
-    tasks.push(slot.append(st, records.clone()));
+    tasks.push(slot.append(st, &records));
     let Some(mut out) = try_commit(core, tasks).await? else {
         if let Some(task_id) = kept {
             st.forget_task(&task_id);

@@ -340,7 +340,7 @@ fn plan(slot: &Slot, st: &ContextQueue, batch: &[Input]) -> (Vec<AppendRequest>,
         ));
         records.push(entered(input.entry(position)));
     }
-    requests.push(slot.append(st, records.clone()));
+    requests.push(slot.append(st, &records));
     (requests, records)
 }
 

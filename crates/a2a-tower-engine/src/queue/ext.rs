@@ -128,7 +128,7 @@ pub(crate) async fn reorder(
     match core
         .shared
         .log
-        .append_all(vec![slot.append(&st, vec![reordered])])
+        .append_all(vec![slot.append(&st, std::slice::from_ref(&reordered))])
         .await
     {
         Ok(_) => {}

@@ -70,23 +70,20 @@ pub(crate) async fn send(
     };
     // Admitted at once: the run goes on in this future (dropped, in a task
     // of its own) until it ends or asks for input.
-    let task_id = snapshot.task.id.clone();
     let ended = match ends(snapshot.state()) {
-        true => Some(snapshot.task),
+        true => Ok(snapshot.task),
         false => {
             drop(snapshot);
             run.finish().await
         }
     };
-    match ended {
-        Some(task) => Ok(task_response(view(&task, history, true))),
+    let task = match ended {
+        Ok(task) => task,
         // Its writer was superseded (another host took the task over): the
         // task as the log has it once it ends.
-        None => {
-            let task = settled(core.shared.log.as_ref(), &authority, &task_id).await?;
-            Ok(task_response(view(&task, history, true)))
-        }
-    }
+        Err(task_id) => settled(core.shared.log.as_ref(), &authority, &task_id).await?,
+    };
+    Ok(task_response(view(&task, history, true)))
 }
 
 /// The answer to a queued input: the stream of its task from SUBMITTED on

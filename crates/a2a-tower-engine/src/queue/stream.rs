@@ -127,12 +127,12 @@ impl Slot {
 
     /// The append of `records` to the stream at the view's revision
     /// (creating the stream first if it has none).
-    pub(crate) fn append(&self, state: &ContextQueue, records: Vec<QueueRecord>) -> AppendRequest {
+    pub(crate) fn append(&self, state: &ContextQueue, records: &[QueueRecord]) -> AppendRequest {
         self.append_at(state.seq, records)
     }
 
     /// [`append`](Self::append) at the revision `seq`.
-    pub(crate) fn append_at(&self, seq: u64, records: Vec<QueueRecord>) -> AppendRequest {
+    pub(crate) fn append_at(&self, seq: u64, records: &[QueueRecord]) -> AppendRequest {
         let mut all = Vec::with_capacity(records.len() + 1);
         if seq == 0 {
             all.push(Record::created(self.id.clone(), self.context_id.clone()));
