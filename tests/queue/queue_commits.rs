@@ -3,8 +3,8 @@
 //! task created and ended, its entry, admission and settlement); to an
 //! agent that waits before it commits, two (the admission alone, then the
 //! run's end with its settlement); a run that ends while an input waits is
-//! settled with that input's admission; a reply that may hand off is
-//! settled by the drain with its handoff's input.
+//! settled, and that input admitted, in the commit that ends it; a reply
+//! that may hand off is settled by the drain with its handoff's input.
 
 use crate::support;
 
@@ -246,7 +246,10 @@ async fn a_caller_is_answered_when_its_run_asks_for_input(store: Store) {
     lab.release("on");
 }
 
-async fn a_run_ending_while_an_input_waits_is_settled_with_its_admission(store: Store) {
+// The commit that ends a run while an input waits for its agent settles it
+// and admits that input: one commit on the queue's critical path per
+// message.
+async fn a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit(store: Store) {
     let Counted {
         lab,
         log,
@@ -262,13 +265,58 @@ async fn a_run_ending_while_an_input_waits_is_settled_with_its_admission(store: 
     })
     .await;
     let (end, settled) = ending(&commits, &first);
-    assert!(!settled, "settled with the next admission: {end:?}");
-    let with_admission = commits.lock().unwrap().iter().any(|c| {
-        let queue: Vec<&QueueRecord> = c.iter().flat_map(|a| &a.queue).collect();
-        queue.iter().any(|r| settles(&first)(r))
-            && queue.iter().any(|r| support::queue::admits(&second)(r))
-    });
-    assert!(with_admission, "{:?}", commits.lock().unwrap());
+    assert!(settled, "settled by its closing commit: {end:?}");
+    let queue: Vec<&QueueRecord> = end.iter().flat_map(|a| &a.queue).collect();
+    assert!(
+        queue.iter().any(|r| support::queue::admits(&second)(r)),
+        "which admits the next input: {end:?}"
+    );
+    assert!(end.iter().any(|a| a.task_id == second), "{end:?}");
+    let admissions = commits
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|c| {
+            c.iter()
+                .flat_map(|a| &a.queue)
+                .any(support::queue::admits(&second))
+        })
+        .count();
+    assert_eq!(admissions, 1, "{:?}", commits.lock().unwrap());
+    // With nothing queued behind it, the second's end settles it.
+    let done = until_terminal(&*log, AUTH, &second).await;
+    assert_eq!(done.status.state, TaskState::Completed);
+    assert!(ending(&commits, &second).1);
+}
+
+// A head that another agent can run, behind the input a closing commit
+// admits, runs at once too (the drain's), not after the admitted run.
+async fn a_head_behind_the_closing_admission_runs_if_its_agent_is_free(store: Store) {
+    let Counted {
+        lab,
+        log,
+        svc,
+        commits,
+    } = counted(&store, &["a", "b"]).await;
+    let ctx = support::queue::context();
+    let first = held(&svc, &lab, &ctx, "a", "first").await;
+    let second = queue_for(&svc, &ctx, "a", "hold:second").await;
+    let third = queue_for(&svc, &ctx, "b", "third").await;
+    lab.release("first");
+    let done = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        until_terminal(&*log, AUTH, &third),
+    )
+    .await
+    .expect("the third ran while the second holds its agent");
+    assert_eq!(done.status.state, TaskState::Completed);
+    let (end, _) = ending(&commits, &first);
+    let admitted = end
+        .iter()
+        .flat_map(|a| &a.queue)
+        .any(support::queue::admits(&second));
+    assert!(admitted, "the second rode the first's end: {end:?}");
+    lab.release("second");
     until_terminal(&*log, AUTH, &second).await;
 }
 
@@ -343,13 +391,23 @@ async fn a_caller_is_answered_when_its_run_asks_for_input_on_sqlite() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_run_ending_while_an_input_waits_is_settled_with_its_admission_on_memory() {
-    a_run_ending_while_an_input_waits_is_settled_with_its_admission(Store::memory()).await;
+async fn a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit_on_memory() {
+    a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit(Store::memory()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_run_ending_while_an_input_waits_is_settled_with_its_admission_on_sqlite() {
-    a_run_ending_while_an_input_waits_is_settled_with_its_admission(Store::sqlite()).await;
+async fn a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit_on_sqlite() {
+    a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit(Store::sqlite()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_head_behind_the_closing_admission_runs_if_its_agent_is_free_on_memory() {
+    a_head_behind_the_closing_admission_runs_if_its_agent_is_free(Store::memory()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_head_behind_the_closing_admission_runs_if_its_agent_is_free_on_sqlite() {
+    a_head_behind_the_closing_admission_runs_if_its_agent_is_free(Store::sqlite()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

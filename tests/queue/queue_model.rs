@@ -85,10 +85,13 @@
 //!   got there first; its writer closed first), then the end-of-execution
 //!   hook, which keeps the task the run ended with and `notify`s. A
 //!   COMPLETED reply without a handoff, or a FAILED end, waits for its
-//!   host's lock, catches up and, with nothing queued, carries the run's
-//!   settlement in the same commit (`closing.rs`); its end hook then
-//!   notifies nothing. A cancel through the writer of a run on the
-//!   cancel's host (`ops::cancel`) carries it the same way.
+//!   host's lock, catches up and carries the run's settlement in the same
+//!   commit (`closing.rs`), with what the head does next, decided on the
+//!   queue with the run settled: a canceled head's removal, or the head's
+//!   admission (its run started) when its agent is free; then, if the new
+//!   head could run, `notify`; its end hook then notifies nothing. A cancel
+//!   through the writer of a run on the cancel's host (`ops::cancel`)
+//!   carries it the same way.
 //! - the drain (`core.rs`, `drain.rs`, `admit.rs`): the gate's loop; a pass
 //!   takes the lock and catches up, looks at the active runs one by one
 //!   until one has ended (a run of its own host whose writer is open is
@@ -723,19 +726,40 @@ struct Stats {
     max_depth: usize,
 }
 
+/// What the model runs: the queue's code, or one part of it broken (a
+/// negative control).
+#[derive(Debug, Clone, Copy, Default)]
+struct Code {
+    fault: OnFault,
+    compact: OnCompact,
+    ride: OnRide,
+}
+
+/// What a closing commit that admitted the head does about the head behind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum OnRide {
+    /// Wakes the drain if that head could run (`closing.rs`).
+    #[default]
+    Wakes,
+    /// Broken: nothing (that head waits for the next event).
+    Silent,
+}
+
 /// How the sweeper restates the queue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum OnCompact {
     /// Conditionally on the revision it read (`log::restate_stream`).
+    #[default]
     Conditional,
     /// Broken: whatever the queue became since it read it.
     Blind,
 }
 
 /// What a drain does with a pass that failed on a log error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum OnFault {
     /// Passes again after a backoff (`core.rs`).
+    #[default]
     Retry,
     /// Broken: ends the pass as if it had found nothing (`finish_pass`).
     GiveUp,
@@ -750,8 +774,7 @@ struct Explorer<'a, G> {
     stats: Stats,
     /// The rules of a resting context that are checked.
     rest_rules: &'static [&'static str],
-    on_fault: OnFault,
-    on_compact: OnCompact,
+    code: Code,
 }
 
 /// Every rule of a resting context.
@@ -762,8 +785,7 @@ const REST_RULES: &[&str] = &[STUCK, HEAD_IGNORED, UNSETTLED, LOST];
 fn explore<G: Gate>(
     sc: &Scenario,
     rest_rules: &'static [&'static str],
-    on_fault: OnFault,
-    on_compact: OnCompact,
+    code: Code,
 ) -> Result<Stats, Violation> {
     let mut ex = Explorer {
         sc,
@@ -772,8 +794,7 @@ fn explore<G: Gate>(
         path: Vec::new(),
         stats: Stats::default(),
         rest_rules,
-        on_fault,
-        on_compact,
+        code,
     };
     if let Err(broken) = ex.dfs(sc.initial()) {
         return Err(Violation {
@@ -1018,7 +1039,12 @@ impl<G: Gate> Explorer<'_, G> {
                         Outcome::InputRequired => TaskState::InputRequired(agent),
                     });
                     if matches!(outcome, Outcome::Completed | Outcome::Failed) {
-                        n.runs[i].settled = ride(&mut n, run.host, run.tid);
+                        // The ride may admit (and start) a run: `i` may
+                        // no longer be this one's index.
+                        let settled = self.ride(&mut n, run.host, run.tid)?;
+                        for r in n.runs.iter_mut().filter(|r| r.tid == run.tid) {
+                            r.settled = settled;
+                        }
                     }
                 }
             }
@@ -1039,7 +1065,7 @@ impl<G: Gate> Explorer<'_, G> {
                     self.drain(&mut n, h, i)?;
                 }
                 let host = &mut n.hosts[usize::from(h)];
-                host.drainers[i] = match self.on_fault {
+                host.drainers[i] = match self.code.fault {
                     OnFault::Retry => Drainer::Backoff,
                     OnFault::GiveUp => Drainer::AfterPass,
                 };
@@ -1143,7 +1169,7 @@ impl<G: Gate> Explorer<'_, G> {
                     done(client);
                 } else {
                     task.commit(TaskState::Canceled);
-                    cancel_here(n, tid, h);
+                    self.cancel_here(n, tid, h)?;
                     n.clients[c].phase = Phase::Notify;
                 }
             }
@@ -1151,7 +1177,7 @@ impl<G: Gate> Explorer<'_, G> {
                 let task = &mut n.tasks[usize::from(run)];
                 if !task.state.terminal() {
                     task.commit(TaskState::Canceled);
-                    cancel_here(n, run, h);
+                    self.cancel_here(n, run, h)?;
                 }
                 n.clients[c].phase = Phase::Notify;
             }
@@ -1326,7 +1352,7 @@ impl<G: Gate> Explorer<'_, G> {
                 n.sweeper = Some((n.log.rev, n.log.last_replier));
             }
             Some((rev, last_replier)) => {
-                if rev == n.log.rev || self.on_compact == OnCompact::Blind {
+                if rev == n.log.rev || self.code.compact == OnCompact::Blind {
                     self.stats.compactions += 1;
                     n.log = Queue {
                         rev: n.log.rev + 1,
@@ -1339,6 +1365,65 @@ impl<G: Gate> Explorer<'_, G> {
                 }
             }
         }
+    }
+
+    /// The engine's cancel on host `h` of `tid`'s run there goes through
+    /// its writer, which closes (`ops::cancel`), its CANCELED commit
+    /// carrying the settlement when it can (`ride`); a run on another host
+    /// keeps its writer open.
+    fn cancel_here(&mut self, n: &mut State, tid: Tid, h: u8) -> Result<(), Broken> {
+        if !open_here(&n.runs, tid, h) {
+            return Ok(());
+        }
+        let settled = self.ride(n, h, tid)?;
+        for r in n.runs.iter_mut().filter(|r| r.tid == tid && r.host == h) {
+            r.closed = true;
+            r.settled = settled;
+        }
+        Ok(())
+    }
+
+    /// The closing commit of `tid`'s run on host `h`, just committed (its
+    /// task terminal, no handoff), carries the run's settlement when, under
+    /// the host's lock (free: the caller's step waits for it) and caught
+    /// up, the run is active (`closing.rs`); with it, what the head does
+    /// next, decided on the queue with the run settled as a drain's look
+    /// decides it: a canceled head's removal, or the head's admission if
+    /// its agent is free. A head that could run behind it is then the
+    /// drain's (`notify`). Whether it settled.
+    fn ride(&mut self, n: &mut State, h: u8, tid: Tid) -> Result<bool, Broken> {
+        let hu = usize::from(h);
+        debug_assert!(!n.hosts[hu].locked());
+        let state = n.tasks[usize::from(tid)].state;
+        let run = n.log.active.iter().find(|r| r.1 == tid).copied();
+        let Some((agent, _, _)) = run else {
+            n.hosts[hu].view = n.log.clone();
+            return Ok(false);
+        };
+        settle(&mut n.log, agent, tid, state);
+        let head = n.log.entries.first().copied();
+        let queued = |e: &QEntry| n.tasks[usize::from(e.tid)].state == TaskState::Queued;
+        match head {
+            Some(e) if !queued(&e) => {
+                n.log.rev += 1;
+                n.log.remove(e.tid);
+            }
+            Some(e) => match n.log.resolve(&e) {
+                Some(next) => self.admit(n, h, e.tid, next)?,
+                None => n.log.rev += 1,
+            },
+            None => n.log.rev += 1,
+        }
+        n.hosts[hu].view = n.log.clone();
+        let runnable = n
+            .log
+            .entries
+            .first()
+            .is_some_and(|e| n.log.resolve(e).is_some());
+        if runnable && self.code.ride == OnRide::Wakes {
+            self.notify(n, h);
+        }
+        Ok(true)
     }
 
     /// The admission commit, and the rules it must keep.
@@ -1384,43 +1469,10 @@ impl<G: Gate> Explorer<'_, G> {
     }
 }
 
-/// The engine's cancel on host `h` of `tid`'s run there goes through its
-/// writer, which closes (`ops::cancel`), its CANCELED commit carrying the
-/// settlement when it can (`ride`); a run on another host keeps its writer
-/// open.
-fn cancel_here(n: &mut State, tid: Tid, h: u8) {
-    if !open_here(&n.runs, tid, h) {
-        return;
-    }
-    let settled = ride(n, h, tid);
-    for r in n.runs.iter_mut().filter(|r| r.tid == tid && r.host == h) {
-        r.closed = true;
-        r.settled = settled;
-    }
-}
-
 /// A run of `tid` on host `h` has its writer open.
 fn open_here(runs: &[Run], tid: Tid, h: u8) -> bool {
     runs.iter()
         .any(|r| r.tid == tid && r.host == h && !r.closed)
-}
-
-/// The closing commit of `tid`'s run on host `h`, just committed (its task
-/// terminal, no handoff), carries the run's settlement when, under the
-/// host's lock (free: the caller's step waits for it) and caught up,
-/// nothing is queued and the run is active (`closing.rs`). Whether it did.
-fn ride(n: &mut State, h: u8, tid: Tid) -> bool {
-    let hu = usize::from(h);
-    debug_assert!(!n.hosts[hu].locked());
-    n.hosts[hu].view = n.log.clone();
-    let state = n.tasks[usize::from(tid)].state;
-    let run = n.log.active.iter().find(|r| r.1 == tid).copied();
-    let Some((agent, _, _)) = run.filter(|_| n.log.entries.is_empty()) else {
-        return false;
-    };
-    n.log.rev += 1;
-    settle(&mut n.log, agent, tid, state);
-    true
 }
 
 /// A `Settled` record of `agent`'s run of `tid`, ended in `state`, applied
@@ -1559,12 +1611,11 @@ fn blocking(ev: Ev) -> Ev {
 fn run<G: Gate>(
     sc: Scenario,
     rest_rules: &'static [&'static str],
-    on_fault: OnFault,
-    on_compact: OnCompact,
+    code: Code,
 ) -> Result<Stats, Violation> {
     std::thread::Builder::new()
         .stack_size(512 << 20)
-        .spawn(move || explore::<G>(&sc, rest_rules, on_fault, on_compact))
+        .spawn(move || explore::<G>(&sc, rest_rules, code))
         .unwrap()
         .join()
         .unwrap()
@@ -1573,7 +1624,7 @@ fn run<G: Gate>(
 /// Every interleaving of `sc` keeps every rule, with the real gate.
 fn verify(sc: Scenario) {
     let name = sc.name;
-    match run::<DrainGate>(sc, REST_RULES, OnFault::Retry, OnCompact::Conditional) {
+    match run::<DrainGate>(sc, REST_RULES, Code::default()) {
         Ok(stats) => println!("{name}: {stats:?}"),
         Err(v) => panic!("{name}: {v}"),
     }
@@ -1584,8 +1635,7 @@ fn verify(sc: Scenario) {
 /// other rules of rest are left out, so that it is this one that fails).
 fn refute<G: Gate>(sc: Scenario) {
     let name = sc.name;
-    let v = run::<G>(sc, &[STUCK], OnFault::Retry, OnCompact::Conditional)
-        .expect_err("a broken gate must be caught");
+    let v = run::<G>(sc, &[STUCK], Code::default()).expect_err("a broken gate must be caught");
     println!("{name} with {}: caught\n{v}", std::any::type_name::<G>());
     assert_eq!(v.rule, STUCK, "{name}: {v}");
 }
@@ -1800,8 +1850,15 @@ fn log_faults_on_two_hosts() {
 #[test]
 fn a_drain_that_gives_up_on_a_log_error_is_caught() {
     let sc = with_faults(strict_head(), 1);
-    let v = run::<DrainGate>(sc, &[STUCK], OnFault::GiveUp, OnCompact::Conditional)
-        .expect_err("a drain that gives up must be caught");
+    let v = run::<DrainGate>(
+        sc,
+        &[STUCK],
+        Code {
+            fault: OnFault::GiveUp,
+            ..Code::default()
+        },
+    )
+    .expect_err("a drain that gives up must be caught");
     println!("strict_head giving up on a fault: caught\n{v}");
     assert_eq!(v.rule, STUCK, "{v}");
 }
@@ -1854,10 +1911,30 @@ fn compactions_on_two_hosts() {
 #[test]
 fn a_restatement_not_conditional_on_the_revision_is_caught() {
     let sc = with_compactions(strict_head(), 1);
-    let v = run::<DrainGate>(sc, &[LOST], OnFault::Retry, OnCompact::Blind)
-        .expect_err("a blind restatement must be caught");
+    let v = run::<DrainGate>(
+        sc,
+        &[LOST],
+        Code {
+            compact: OnCompact::Blind,
+            ..Code::default()
+        },
+    )
+    .expect_err("a blind restatement must be caught");
     println!("strict_head with a blind sweeper: caught\n{v}");
     assert!([LOST, TWO_RUNS, NOT_HEAD].contains(&v.rule), "{v}");
+}
+
+#[test]
+fn a_closing_admission_that_wakes_nothing_is_caught() {
+    let sc = strict_head();
+    let silent = Code {
+        ride: OnRide::Silent,
+        ..Code::default()
+    };
+    let v = run::<DrainGate>(sc, &[HEAD_IGNORED], silent)
+        .expect_err("a runnable head left behind a closing admission must be caught");
+    println!("strict_head with a silent ride: caught\n{v}");
+    assert_eq!(v.rule, HEAD_IGNORED, "{v}");
 }
 
 /// Blocking sends beside queued ones: an input into an empty queue whose

@@ -29,14 +29,15 @@ pub(crate) trait Rider: Send + Sync {
     fn board<'a>(&'a self, writer: &'a Writer, state: TaskState) -> Boarding<'a>;
 }
 
-/// The append a closing commit carries, its conditions its own.
+/// The appends a closing commit carries, their conditions their own.
 pub(crate) trait Boarded: Send {
-    /// The append, committed atomically with the task's.
-    fn request(&mut self) -> AppendRequest;
+    /// The appends (at least one), committed atomically with the task's.
+    fn requests(&mut self) -> Vec<AppendRequest>;
 
-    /// The commit carrying it was made. Dropped without this call: it was
-    /// not (the task's records are then committed alone).
-    fn landed(self: Box<Self>);
+    /// The commit carrying them was made; `appended`: theirs, in order.
+    /// Dropped without this call: it was not (the task's records are then
+    /// committed alone).
+    fn landed(self: Box<Self>, appended: Vec<Appended>);
 }
 
 /// What [`Companion::refused`] answers: whether to make the commit again.

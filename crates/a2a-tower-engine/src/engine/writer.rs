@@ -379,12 +379,14 @@ impl Writer {
         let Some(mut boarded) = rider.board(self, state).await else {
             return self.append(st, records).await;
         };
-        let task = self.request(st, records.clone());
-        match self.log.append_all(vec![task, boarded.request()]).await {
+        let mut requests = vec![self.request(st, records.clone())];
+        requests.extend(boarded.requests());
+        match self.log.append_all(requests).await {
             Ok(mut out) if !out.is_empty() => {
-                boarded.landed();
+                let task = out.remove(0);
+                boarded.landed(out);
                 self.carried.store(true, Ordering::Release);
-                Ok(out.swap_remove(0))
+                Ok(task)
             }
             _ => {
                 drop(boarded);

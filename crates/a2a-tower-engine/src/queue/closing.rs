@@ -1,16 +1,22 @@
-//! A run settled in the commit that ends its task. When nothing is queued
-//! in its context, the closing commit of a run the queue admitted carries
-//! the run's `settled` record (appended at the view's revision, under the
-//! context's lock, atomically with the task's end): a message into an idle
-//! context then costs two commits (its enqueue with its admission, its
-//! run's end with its settlement), not three, and its end drains nothing.
+//! A run settled in the commit that ends its task, with what its end lets
+//! the head do. The closing commit of a run the queue admitted carries the
+//! run's `settled` record (appended at the view's revision, under the
+//! context's lock, atomically with the task's end) and, when inputs wait,
+//! what the drain would commit next for the head, decided on the queue
+//! with the run settled: the head's admission (its run starts once the
+//! commit is made), its visible failure, or its removal (canceled while
+//! queued). A message into an idle context then costs two commits (its
+//! enqueue with its admission, its run's end with its settlement), and a
+//! context with a queue admits its next input in the commit that ends the
+//! run before it: one commit per message on its critical path, not two.
+//! If a head behind the one admitted can run too (another agent's), the
+//! drain is woken for it; otherwise the end drains nothing.
 //!
-//! Anything else is settled by the drain as before: a run that ends while
-//! inputs wait (the next admission carries the settlement), whose reply
-//! may hand off (text with an `@`: the handoff's new inputs are committed
-//! with the settlement), or whose carrying commit is refused (the task's
-//! end is then committed alone, and what moved the stream, or the log
-//! error, is the drain's to meet).
+//! Anything else is settled by the drain as before: a run whose reply may
+//! hand off (text with an `@`: the handoff's new inputs are committed with
+//! the settlement), or whose carrying commit is refused (the task's end is
+//! then committed alone, and what moved the stream or the head's task, or
+//! the log error, is the drain's to meet).
 //!
 //! The closing commit waits for the context's lock under its writer's: no
 //! holder of a context's lock waits for a writer's lock (a drain, a cancel
@@ -24,13 +30,15 @@ use std::sync::{Arc, Weak};
 
 use tokio::sync::OwnedMutexGuard;
 
+use super::admit::resolve_agent;
 use super::core::Core;
+use super::drain::{Plan, head};
 use super::record::QueueRecord;
 use super::state::ContextQueue;
 use super::stream::Slot;
 use crate::engine::ride::{Boarded, Boarding, Rider};
 use crate::engine::writer::Writer;
-use crate::log::{AppendRequest, Record};
+use crate::log::{AppendRequest, Appended, Record};
 use crate::types::{Message, Part, TaskState};
 
 /// The queue's [`Rider`]: the writers of the runs it admits carry their
@@ -50,38 +58,85 @@ impl Rider for Settle {
             let slot = core.slots.get(&writer.authority, &writer.context_id);
             let mut st = slot.state.clone().lock_owned().await;
             slot.catch_up(&*core.shared.log, &mut st).await.ok()?;
-            if st.len() > 0 {
-                return None;
-            }
             let agent = st
                 .active()
                 .iter()
                 .find(|(_, run)| run.task_id == writer.task_id)
                 .map(|(agent, _)| agent.clone())?;
-            let records = vec![QueueRecord::Settled {
+            let completed = state == TaskState::Completed;
+            let mut plan = Plan::default();
+            plan.records.push(QueueRecord::Settled {
                 task_id: writer.task_id.clone(),
-                agent,
-                completed: state == TaskState::Completed,
-            }];
-            Some(Box::new(Settling { slot, st, records }) as Box<dyn Boarded>)
+                agent: agent.clone(),
+                completed,
+            });
+            if st.len() > 0 {
+                // What the head does next, decided on the queue with the
+                // run settled, as the drain would decide it; a log error
+                // leaves it to the drain.
+                let undo = st.settle(&agent, completed);
+                let headed = head(&core, &slot, &st, &mut plan).await;
+                st.undo(undo);
+                headed.ok()?;
+            }
+            Some(Box::new(Settling {
+                core,
+                slot,
+                st,
+                plan,
+            }) as Box<dyn Boarded>)
         })
     }
 }
 
-/// A settlement boarded on a closing commit, the context's queue locked.
+/// A settlement boarded on a closing commit, with what the head does next
+/// (`plan`), the context's queue locked.
 struct Settling {
+    core: Arc<Core>,
     slot: Arc<Slot>,
     st: OwnedMutexGuard<ContextQueue>,
-    records: Vec<QueueRecord>,
+    plan: Plan,
 }
 
 impl Boarded for Settling {
-    fn request(&mut self) -> AppendRequest {
-        self.slot.append(&self.st, &self.records)
+    fn requests(&mut self) -> Vec<AppendRequest> {
+        let mut requests = std::mem::take(&mut self.plan.tasks);
+        requests.push(self.slot.append(&self.st, &self.plan.records));
+        requests
     }
 
-    fn landed(mut self: Box<Self>) {
-        Slot::applied(&mut self.st, &self.records);
+    fn landed(mut self: Box<Self>, mut appended: Vec<Appended>) {
+        let Self {
+            core,
+            slot,
+            st,
+            plan,
+        } = &mut *self;
+        Slot::applied(st, &plan.records);
+        plan.kept = None;
+        if let Some(start) = plan.start.take() {
+            // Its task's append is the first of the plan's.
+            start.run(core, slot, appended.swap_remove(0));
+        }
+        // A head behind the one admitted (or removed) may be admissible
+        // too: that is the drain's (a head that waits is woken by what it
+        // waits for).
+        if st
+            .head()
+            .is_some_and(|h| resolve_agent(core, st, h).is_ok())
+        {
+            core.wake(slot.clone());
+        }
+    }
+}
+
+impl Drop for Settling {
+    fn drop(&mut self) {
+        // Not committed: the head's task as its enqueue committed it may
+        // be what failed; it is read next time.
+        if let Some(task_id) = self.plan.kept.take() {
+            self.st.forget_task(&task_id);
+        }
     }
 }
 

@@ -23,8 +23,8 @@ pub(crate) struct Core {
 impl Core {
     /// The core over the engine's `shared` state; every execution's end
     /// keeps the task it ended with (if terminal) for its settlement, then
-    /// drains its context, unless its closing commit settled it
-    /// (`closing`: nothing was queued, nothing is left to drain).
+    /// drains its context, unless its closing commit settled it (`closing`:
+    /// that commit did what the head could do next).
     pub(crate) fn new(mut shared: Shared, team: Team) -> Arc<Self> {
         Arc::new_cyclic(|me: &Weak<Self>| {
             let rider = Arc::new(Settle { core: me.clone() });
@@ -65,7 +65,7 @@ impl Core {
     }
 
     /// [`notify`](Self::notify) for a context's slot.
-    fn wake(self: &Arc<Self>, slot: Arc<Slot>) {
+    pub(crate) fn wake(self: &Arc<Self>, slot: Arc<Slot>) {
         if !slot.gate.notify() {
             return;
         }

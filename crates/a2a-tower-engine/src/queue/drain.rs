@@ -208,7 +208,7 @@ async fn settle(
 
 /// Decides about the head, and only the head, adding what it does to
 /// `plan` (nothing: it waits, or nothing is queued).
-async fn head(
+pub(crate) async fn head(
     core: &Arc<Core>,
     slot: &Slot,
     st: &ContextQueue,

@@ -41,10 +41,10 @@
 //!   then does the agent run. Hosts sharing a PostgreSQL log are serialised
 //!   by the revision: an entry is never admitted twice or out of order.
 //! - **One terminal per run, in place**: the run's task ends COMPLETED,
-//!   FAILED or CANCELED with everything it streamed. With nothing queued in
-//!   its context (and no handoff in its reply), the commit that ends the
-//!   task also settles the run in the queue; otherwise the drain settles it
-//!   with what the head does next.
+//!   FAILED or CANCELED with everything it streamed. Unless its reply may
+//!   hand off, the commit that ends the task also settles the run in the
+//!   queue, and admits the next input it lets run; otherwise the drain
+//!   settles it with what the head does next.
 //! - **Event-driven drain** ([`DrainGate`]): an enqueue, a cancel, a
 //!   reorder, a run's end or a start-up drains the context; an event during
 //!   a drain forces one more pass. No timers, no polling.
