@@ -252,6 +252,8 @@ struct Held {
     context: String,
     /// The queue stream's authority and id.
     stream: (String, String),
+    /// The queue stream's last record read.
+    seen: u64,
     medians: Vec<Duration>,
     enqueue_medians: Vec<Duration>,
 }
@@ -298,10 +300,20 @@ async fn hold(
         rates.join(", ")
     );
     let stream = stream_of(log, &context).await;
+    // Read once: a sample reads only what its probe added (a read of the
+    // whole queue per sample would measure the reader, and leave its
+    // allocations to be freed in the measured part).
+    let seen = log
+        .read(&stream.0, &stream.1, 0)
+        .await
+        .expect("read the queue")
+        .last()
+        .map_or(0, |r| r.seq);
     Held {
         k,
         context,
         stream,
+        seen,
         medians: Vec::new(),
         enqueue_medians: Vec::new(),
     }
@@ -312,14 +324,10 @@ async fn sample(
     svc: &TeamService,
     log: &dyn TaskBackend,
     probe: &mut mpsc::UnboundedReceiver<Started>,
-    held: &Held,
+    held: &mut Held,
 ) -> (Duration, Duration) {
     let (authority, stream) = &held.stream;
-    let mut seen = log
-        .read(authority, stream, 0)
-        .await
-        .expect("read the queue")
-        .len() as u64;
+    let mut seen = held.seen;
     let m = message(&held.context, "probe", Some("probe"), true);
     let t0 = Instant::now();
     let task = send(svc, m, true).await;
@@ -344,6 +352,7 @@ async fn sample(
         }
         tokio::time::sleep(Duration::from_millis(1)).await;
     }
+    held.seen = seen;
     (at - t0, acked)
 }
 
