@@ -31,7 +31,8 @@ pub(crate) trait Rider: Send + Sync {
 
 /// The appends a closing commit carries, their conditions their own.
 pub(crate) trait Boarded: Send {
-    /// The appends (at least one), committed atomically with the task's.
+    /// The appends (at least one), committed atomically with the task's;
+    /// asked once.
     fn requests(&mut self) -> Vec<AppendRequest>;
 
     /// The commit carrying them was made; `appended`: theirs, in order.
