@@ -3,16 +3,18 @@
 //! task created and ended, its entry, admission and settlement); to an
 //! agent that waits before it commits, two (the admission alone, then the
 //! run's end with its settlement); a run that ends while an input waits is
-//! settled, and that input admitted, in the commit that ends it; a reply
-//! that may hand off is settled by the drain with its handoff's input.
+//! settled, and that input admitted, in the commit that ends it (refused,
+//! the end is committed alone and the drain does both); a reply that may
+//! hand off is settled by the drain with its handoff's input.
 
 use crate::support;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use a2a_tower::BoxError;
 use a2a_tower::engine::{Agent, AgentInput, TaskLayer};
-use a2a_tower::log::{AppendRequest, TaskBackend, TaskStore};
+use a2a_tower::log::{AppendRequest, LogError, LogErrorKind, TaskBackend, TaskStore};
 use a2a_tower::queue::{QueueRecord, TARGET_KEY, Team, TeamService};
 use a2a_tower::types::TaskState;
 use futures_core::Stream;
@@ -62,12 +64,28 @@ async fn counted(store: &Store, names: &[&str]) -> Counted {
 
 /// `team` over `store`, and every commit it makes.
 async fn counted_team(store: &Store, lab: Lab, team: Team) -> Counted {
+    refusing_once(store, lab, team, |_| false).await
+}
+
+/// [`counted_team`], the first commit `refuse` picks refused as a lost race
+/// (and not counted).
+async fn refusing_once(
+    store: &Store,
+    lab: Lab,
+    team: Team,
+    refuse: impl Fn(&[Append]) -> bool + Send + Sync + 'static,
+) -> Counted {
     let commits = Commits::default();
     let seen = commits.clone();
+    let refused = AtomicBool::new(false);
     let log = store.open().await;
     let store = TaskStore::from(log.clone()).map_records(move |inner| {
         Gated::new(inner, move |requests| {
-            seen.lock().unwrap().push(appends(requests));
+            let made = appends(requests);
+            if refuse(&made) && !refused.swap(true, Ordering::SeqCst) {
+                return Err(LogError::new(LogErrorKind::Conflict));
+            }
+            seen.lock().unwrap().push(made);
             Ok(())
         })
     });
@@ -289,6 +307,42 @@ async fn a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit(store
     assert!(ending(&commits, &second).1);
 }
 
+// A closing commit whose carried admission is refused (the queue or the
+// head's task moved meanwhile) ends the run alone; the drain then settles
+// it and admits the head, which it reads again.
+async fn a_refused_closing_admission_is_left_to_the_drain(store: Store) {
+    let lab = Lab::default();
+    let team = echoes(&lab, &["a"]);
+    let carries = |made: &[Append]| {
+        made.iter().any(|a| a.ends)
+            && made
+                .iter()
+                .flat_map(|a| &a.queue)
+                .any(|r| matches!(r, QueueRecord::Admitted { .. }))
+    };
+    let Counted {
+        lab,
+        log,
+        svc,
+        commits,
+    } = refusing_once(&store, lab, team, carries).await;
+    let ctx = support::queue::context();
+    let first = held(&svc, &lab, &ctx, "a", "first").await;
+    let second = queue_for(&svc, &ctx, "a", "second").await;
+    lab.release("first");
+    let done = until_terminal(&*log, AUTH, &second).await;
+    assert_eq!(done.status.state, TaskState::Completed);
+    let (end, settled) = ending(&commits, &first);
+    assert!(!settled, "the end committed alone: {end:?}");
+    let by_drain = commits.lock().unwrap().iter().any(|c| {
+        let queue: Vec<&QueueRecord> = c.iter().flat_map(|a| &a.queue).collect();
+        !c.iter().any(|a| a.ends)
+            && queue.iter().any(|r| settles(&first)(r))
+            && queue.iter().any(|r| support::queue::admits(&second)(r))
+    });
+    assert!(by_drain, "{:?}", commits.lock().unwrap());
+}
+
 // A head that another agent can run, behind the input a closing commit
 // admits, runs at once too (the drain's), not after the admitted run.
 async fn a_head_behind_the_closing_admission_runs_if_its_agent_is_free(store: Store) {
@@ -398,6 +452,16 @@ async fn a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit_on_me
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit_on_sqlite() {
     a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit(Store::sqlite()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_closing_admission_is_left_to_the_drain_on_memory() {
+    a_refused_closing_admission_is_left_to_the_drain(Store::memory()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_closing_admission_is_left_to_the_drain_on_sqlite() {
+    a_refused_closing_admission_is_left_to_the_drain(Store::sqlite()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
