@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use a2a_tower::BoxError;
 use a2a_tower::engine::{Agent, AgentInput, TaskLayer};
 use a2a_tower::log::{AppendRequest, LogError, LogErrorKind, TaskBackend, TaskStore};
-use a2a_tower::queue::{QueueRecord, TARGET_KEY, Team, TeamService};
-use a2a_tower::types::TaskState;
+use a2a_tower::queue::{AGENT_KEY, QueueRecord, TARGET_KEY, Team, TeamService};
+use a2a_tower::types::{Task, TaskState};
 use futures_core::Stream;
 use support::gated::Gated;
 use support::queue::{
@@ -135,6 +135,20 @@ struct Echo;
 impl Agent for Echo {
     fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
         futures_util::stream::iter([Ok(input.text)])
+    }
+}
+
+/// A text agent replying with its input in one commit, or failing on
+/// `fail`.
+struct Quick;
+
+impl Agent for Quick {
+    fn run(&self, input: AgentInput) -> impl Stream<Item = Result<String, BoxError>> + Send {
+        let reply = match input.text.as_str() {
+            "fail" => Err("it fails".into()),
+            _ => Ok(input.text),
+        };
+        futures_util::stream::iter([reply])
     }
 }
 
@@ -343,6 +357,60 @@ async fn a_refused_closing_admission_is_left_to_the_drain(store: Store) {
     assert!(by_drain, "{:?}", commits.lock().unwrap());
 }
 
+// A blocking message without a context id whose run ends in the commit that
+// creates its task keeps no queue stream: one commit of one append, as on
+// the engine alone. The context's next message naming no agent still goes
+// to the agent that replied, on this host and on another (which finds it
+// among the context's tasks), and the stream that message creates starts
+// with that replier, so a third host reading the stream agrees.
+async fn a_one_message_context_keeps_no_stream(store: Store) {
+    let quick = || {
+        Team::builder()
+            .agent("a", Quick)
+            .agent("b", Quick)
+            .build()
+            .unwrap()
+    };
+    let Counted {
+        log, svc, commits, ..
+    } = counted_team(&store, Lab::default(), quick()).await;
+    let agent = |t: &Task| t.metadata.as_ref().unwrap()[AGENT_KEY].clone();
+    let to_b = [(TARGET_KEY, "b")];
+    let first = send(&svc, input("", "hello", &to_b)).await.unwrap();
+    assert_eq!(first.status.state, TaskState::Completed);
+    {
+        let made = commits.lock().unwrap();
+        assert_eq!(made.len(), 1, "{made:?}");
+        assert_eq!(made[0].len(), 1, "the task alone: {made:?}");
+        assert!(made[0][0].queue.is_empty(), "{made:?}");
+    }
+    // On this host.
+    let again = send(&svc, input(&first.context_id, "again", &[]))
+        .await
+        .unwrap();
+    assert_eq!(agent(&again), "b", "the replier, not the default agent");
+    // On another host: a context with no stream, its replier read from its
+    // tasks; its message fails, so `b` stays the last replier.
+    let lone = send(&svc, input("", "hello", &to_b)).await.unwrap();
+    assert_eq!(
+        stream_commits(&commits),
+        1,
+        "the second context kept none either"
+    );
+    let other = support::queue::serve(log.clone(), quick()).await;
+    let failed = send(&other, input(&lone.context_id, "fail", &[]))
+        .await
+        .unwrap();
+    assert_eq!(failed.status.state, TaskState::Failed);
+    assert_eq!(agent(&failed), "b");
+    // A third host reads the stream the failed message created.
+    let third = support::queue::serve(log.clone(), quick()).await;
+    let next = send(&third, input(&lone.context_id, "next", &[]))
+        .await
+        .unwrap();
+    assert_eq!(agent(&next), "b", "the stream starts with the replier");
+}
+
 // A head that another agent can run, behind the input a closing commit
 // admits, runs at once too (the drain's), not after the admitted run.
 async fn a_head_behind_the_closing_admission_runs_if_its_agent_is_free(store: Store) {
@@ -452,6 +520,16 @@ async fn a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit_on_me
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit_on_sqlite() {
     a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit(Store::sqlite()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_one_message_context_keeps_no_stream_on_memory() {
+    a_one_message_context_keeps_no_stream(Store::memory()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_one_message_context_keeps_no_stream_on_sqlite() {
+    a_one_message_context_keeps_no_stream(Store::sqlite()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -68,7 +68,13 @@
 //!   When the run's first commit also ends it, the commit carries its
 //!   settlement too (the queue is still empty, and the lock still held):
 //!   the run's end follows its admission with nothing between, one path
-//!   among those the model explores. A refused commit created nothing
+//!   among those the model explores. (A context the message opens itself
+//!   then keeps no stream at all: the queue is left idle with the run's
+//!   agent as its last replier, which is what a view of a context with no
+//!   stream reads from the context's tasks and what the stream created
+//!   next starts with; only the revision differs, and a revision is only
+//!   compared by the next conditional append, at 0 a creation, so the
+//!   model's step is the same.) A refused commit created nothing
 //!   (the enqueue is made again under a new task id): as if the step had
 //!   not been taken.
 //! - CancelTask (`cancel.rs`): a read of the task; a queued one is then,

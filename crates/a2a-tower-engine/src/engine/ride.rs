@@ -48,11 +48,12 @@ pub(crate) type Again<'a> = Pin<Box<dyn Future<Output = bool> + Send + 'a>>;
 /// admission deferred), its conditions its own. A refused commit created
 /// nothing; the companion decides whether it is made again.
 pub(crate) trait Companion: Send {
-    /// The append, committed atomically with the task's first. `ends`: the
-    /// terminal state that commit ends the task in, when the rider does not
-    /// bar it (what a closing commit's rider would have boarded then rides
-    /// here: the lock a rider takes is the companion's).
-    fn request(&mut self, ends: Option<TaskState>) -> AppendRequest;
+    /// The append, committed atomically with the task's first, if any
+    /// (`None`: the task's alone). `ends`: the terminal state that commit
+    /// ends the task in, when the rider does not bar it (what a closing
+    /// commit's rider would have boarded then rides here: the lock a rider
+    /// takes is the companion's).
+    fn request(&mut self, ends: Option<TaskState>) -> Option<AppendRequest>;
 
     /// The commit was made; `task` is the task's append.
     fn landed(self: Box<Self>, task: &Appended);
@@ -92,14 +93,14 @@ mod tests {
     }
 
     impl Companion for Stream {
-        fn request(&mut self, ends: Option<TaskState>) -> AppendRequest {
+        fn request(&mut self, ends: Option<TaskState>) -> Option<AppendRequest> {
             let ends = ends.map(|s| s.as_str());
             self.seen
                 .lock()
                 .unwrap()
                 .push(format!("request {} {ends:?}", self.seq));
             let created = vec![Record::created("s", "c")];
-            AppendRequest::new("a", "s", self.seq, 1, created)
+            Some(AppendRequest::new("a", "s", self.seq, 1, created))
         }
 
         fn landed(self: Box<Self>, task: &Appended) {

@@ -334,9 +334,10 @@ impl Writer {
     }
 
     /// Appends `records`, the task's first (its admission), with
-    /// `companion`'s append, in one commit, made again while the companion
-    /// asks (each attempt then sends a copy); `ends`: the terminal state
-    /// they end the task in, if the companion may settle what it carries.
+    /// `companion`'s append (if it makes one), in one commit, made again
+    /// while the companion asks (each attempt then sends a copy); `ends`:
+    /// the terminal state they end the task in, if the companion may settle
+    /// what it carries.
     async fn append_with(
         &self,
         mut companion: Box<dyn Companion>,
@@ -345,9 +346,9 @@ impl Writer {
         records: Vec<Record>,
     ) -> Result<Appended, crate::log::LogError> {
         loop {
-            let task = self.request(st, records.clone());
-            let with = companion.request(ends);
-            let e = match self.log.append_all(vec![task, with]).await {
+            let mut requests = vec![self.request(st, records.clone())];
+            requests.extend(companion.request(ends));
+            let e = match self.log.append_all(requests).await {
                 Ok(mut out) if !out.is_empty() => {
                     let task = out.swap_remove(0);
                     companion.landed(&task);

@@ -10,7 +10,12 @@
 //! beside it (its [`Companion`]); when that commit also ends the task (a
 //! quick agent, and no `@` in its reply), the stream's `settled` record is in
 //! it as well. A message to a quick agent in an idle context is one commit
-//! of two appends, as a SendMessage to a plain engine is one of one.
+//! of two appends. Into a context it opens itself (no context id), whose
+//! run ends in that commit, it is one append, as a SendMessage to a plain
+//! engine: the queue it would leave is idle and its only state, the last
+//! replier, is the task's agent, which a view of a context with no stream
+//! reads from the context's tasks (`Slot::catch_up`); a stream created
+//! later starts with it.
 //!
 //! The enqueue holds the context's lock until that commit is made or
 //! refused, so nothing of this host changes the queue between the decision
@@ -46,8 +51,9 @@ use crate::types::{Message, Metadata, TaskState};
 
 /// What the first commit tells the enqueue waiting for it.
 enum Event {
-    /// Made: the task as it left it, and the queue records it appended.
-    Landed(Snapshot, Vec<QueueRecord>),
+    /// Made: the task as it left it, and the queue records it appended
+    /// (`None`: it kept no stream, see [`Opening::streamless`]).
+    Landed(Snapshot, Option<Vec<QueueRecord>>),
     /// Refused for a `kind` error: the revision to make it again at, if the
     /// admission still stands there.
     Refused(LogErrorKind, oneshot::Sender<Option<u64>>),
@@ -60,14 +66,30 @@ struct Opening {
     seq: u64,
     task_id: String,
     agent: String,
+    /// The last replier the view knew without a stream (its revision 0):
+    /// a stream created starts with it.
+    replier: Option<String>,
     /// `entered` and `admitted`, then `settled` if the last request
     /// carried it: the records of the last request.
     records: Vec<QueueRecord>,
+    /// The context was made by this enqueue (nobody else knows its id): if
+    /// the first commit also ends the task, no stream is created. The
+    /// queue it would hold is idle, its last replier the task's agent if
+    /// it completed, which is what a view of a context with no stream
+    /// reads from its tasks (`Slot::catch_up`). A one-message context then
+    /// costs one append, as on the engine alone.
+    streamless: bool,
+    /// The last request kept no stream.
+    kept_none: bool,
     events: mpsc::Sender<Event>,
 }
 
 impl Companion for Opening {
-    fn request(&mut self, ends: Option<TaskState>) -> AppendRequest {
+    fn request(&mut self, ends: Option<TaskState>) -> Option<AppendRequest> {
+        self.kept_none = self.streamless && ends.is_some();
+        if self.kept_none {
+            return None;
+        }
         self.records.truncate(2);
         if let Some(state) = ends {
             self.records.push(QueueRecord::Settled {
@@ -76,13 +98,15 @@ impl Companion for Opening {
                 completed: state == TaskState::Completed,
             });
         }
-        self.slot.append_at(self.seq, &self.records)
+        let replier = self.replier.as_deref();
+        Some(self.slot.append_at(self.seq, replier, &self.records))
     }
 
     fn landed(self: Box<Self>, task: &Appended) {
+        let records = (!self.kept_none).then_some(self.records);
         let _ = self
             .events
-            .try_send(Event::Landed(task.snapshot.clone(), self.records));
+            .try_send(Event::Landed(task.snapshot.clone(), records));
     }
 
     fn refused(&mut self, kind: LogErrorKind) -> Again<'_> {
@@ -122,6 +146,7 @@ pub(crate) async fn admit(
     (message, metadata): (Message, Option<&Metadata>),
     entry: &Entry,
     agent: String,
+    streamless: bool,
 ) -> Result<(Snapshot, Run), LogErrorKind> {
     let task_id = message.task_id.clone();
     let entered = QueueRecord::Entered {
@@ -142,11 +167,14 @@ pub(crate) async fn admit(
         seq: st.seq,
         task_id: task_id.clone(),
         agent: agent.clone(),
+        replier: st.last_replier().map(str::to_owned),
         records: {
             let mut records = Vec::with_capacity(3);
             records.extend([entered, admitted]);
             records
         },
+        streamless,
+        kept_none: false,
         events,
     };
     let deferred = Deferred::new(
@@ -207,8 +235,13 @@ pub(crate) async fn admit(
                 }
             };
             match event {
-                Some(Event::Landed(snapshot, records)) => {
+                Some(Event::Landed(snapshot, Some(records))) => {
                     Slot::applied(st, &records);
+                    break Ok(snapshot);
+                }
+                Some(Event::Landed(snapshot, None)) => {
+                    let completed = snapshot.task.status.state == TaskState::Completed;
+                    st.without_stream(completed.then(|| agent.clone()));
                     break Ok(snapshot);
                 }
                 Some(Event::Refused(kind, tell)) => {

@@ -244,7 +244,8 @@ async fn commit_all(
         if let Some((entry, agent)) = at_once(core, st, &batch) {
             let input = &mut batch[0];
             let message = (input.message.clone(), input.metadata.as_ref());
-            match super::at_once::admit(core, slot, st, message, &entry, agent).await {
+            let streamless = input.new_context;
+            match super::at_once::admit(core, slot, st, message, &entry, agent, streamless).await {
                 Ok((snapshot, run)) => {
                     return Ok(vec![Ok(Enqueued {
                         snapshot,

@@ -21,7 +21,10 @@
 //!   task; a stream starts with it. A blocking SendMessage (without a push
 //!   config) into a context with nothing queued and its agent free is
 //!   admitted in that same commit (its caller never sees it queued): the
-//!   queue stream records its entry and its admission together.
+//!   queue stream records its entry and its admission together. A context
+//!   such a message opens itself (no context id), its run ending in that
+//!   commit, keeps no queue stream: its next message finds the last replier
+//!   among the context's tasks.
 //! - **One comparator.** Manual position first, then urgent before normal,
 //!   then arrival order, then task id ([`Entry::order`]).
 //! - **Strict head.** The drain looks only at the head: if its agent already

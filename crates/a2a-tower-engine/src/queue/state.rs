@@ -48,6 +48,10 @@ pub(crate) struct ContextQueue {
     /// Not a host's view (a compaction's reading): the queue-depth gauge
     /// is left alone.
     unmetered: bool,
+    /// With no stream yet (revision 0): the last replier was found among
+    /// the context's tasks, or the context's one message kept no stream
+    /// (see [`without_stream`](Self::without_stream)).
+    derived: bool,
 }
 
 /// An input this host queued, as its enqueue committed it.
@@ -288,6 +292,23 @@ impl ContextQueue {
     /// The agent that last completed a reply in the context.
     pub(crate) fn last_replier(&self) -> Option<&str> {
         self.last_replier.as_deref()
+    }
+
+    /// Whether the view at revision 0 knows its last replier without a
+    /// stream (derived, or left by a message that kept none).
+    pub(crate) fn derived(&self) -> bool {
+        self.derived
+    }
+
+    /// The context has no stream, and `replier` (if any) last completed a
+    /// reply in it: a context whose one message ended in the commit that
+    /// created its task kept no stream, and a context with no stream had
+    /// its tasks read for this. A stream created later starts with it
+    /// (`Restated`).
+    pub(crate) fn without_stream(&mut self, replier: Option<String>) {
+        debug_assert_eq!(self.seq, 0, "a context with a stream has its own replier");
+        self.last_replier = replier;
+        self.derived = true;
     }
 
     /// A manual position before every entry (a steer's).

@@ -15,8 +15,8 @@ use super::gate::DrainGate;
 use super::group::Pending;
 use super::record::{QUEUE_FEATURE, QueueRecord};
 use super::state::ContextQueue;
-use crate::log::{AppendRequest, LogError, LogErrorKind, Record, TaskLog};
-use crate::types::Task;
+use crate::log::{AppendRequest, ListQuery, LogError, LogErrorKind, Record, TaskLog};
+use crate::types::{Task, TaskState};
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -97,7 +97,13 @@ impl Slot {
         }
         let records = match log.read(&self.authority, &self.id, state.seq).await {
             Ok(r) => r,
-            Err(e) if e.kind() == LogErrorKind::NotFound => return Ok(()),
+            Err(e) if e.kind() == LogErrorKind::NotFound => {
+                if state.seq == 0 && !state.derived() {
+                    let replier = self.streamless_replier(log).await?;
+                    state.without_stream(replier);
+                }
+                return Ok(());
+            }
             Err(e) => return Err(e),
         };
         for r in records {
@@ -110,14 +116,37 @@ impl Slot {
         Ok(())
     }
 
+    /// The last replier of a context with no stream: the agent of its
+    /// latest completed task, if the context may hold one whose message
+    /// kept no stream (its id is one a host made: a UUIDv7; see
+    /// `at_once`). Any other context with no stream has no replier.
+    async fn streamless_replier(&self, log: &dyn TaskLog) -> Result<Option<String>, LogError> {
+        let made_here =
+            uuid::Uuid::try_parse(&self.context_id).is_ok_and(|u| u.get_version_num() == 7);
+        if !made_here {
+            return Ok(None);
+        }
+        let query = ListQuery {
+            context_id: Some(self.context_id.clone()),
+            page_size: 8,
+            ..ListQuery::default()
+        };
+        let page = log.list(&self.authority, &query).await?;
+        Ok(page.tasks.iter().find_map(|t| {
+            let agent = t.metadata.as_ref()?.get(super::AGENT_KEY)?.as_str()?;
+            (t.status.state == TaskState::Completed).then(|| agent.to_owned())
+        }))
+    }
+
     /// Applies `records`, committed by this host with
     /// [`append`](Self::append) at the view's revision, as the catch-up
     /// would read them back: the view is then at their commit, with no read.
     pub(crate) fn applied(state: &mut ContextQueue, records: &[QueueRecord]) {
         let mut seq = state.seq;
         if seq == 0 {
-            // The stream's `created` record.
-            seq = 1;
+            // The stream's `created` record, and the restatement of a last
+            // replier the view knew without a stream (already its own).
+            seq = 1 + u64::from(state.last_replier().is_some());
         }
         for record in records {
             seq += 1;
@@ -128,16 +157,26 @@ impl Slot {
     /// The append of `records` to the stream at the view's revision
     /// (creating the stream first if it has none).
     pub(crate) fn append(&self, state: &ContextQueue, records: &[QueueRecord]) -> AppendRequest {
-        self.append_at(state.seq, records)
+        self.append_at(state.seq, state.last_replier(), records)
     }
 
-    /// [`append`](Self::append) at the revision `seq`.
-    pub(crate) fn append_at(&self, seq: u64, records: &[QueueRecord]) -> AppendRequest {
-        let mut all = Vec::with_capacity(records.len() + 1);
+    /// [`append`](Self::append) at the revision `seq`; a stream created
+    /// (`seq` 0) starts with `replier`, the last replier its view knew
+    /// without it.
+    pub(crate) fn append_at(
+        &self,
+        seq: u64,
+        replier: Option<&str>,
+        records: &[QueueRecord],
+    ) -> AppendRequest {
+        let mut all = Vec::with_capacity(records.len() + 2);
+        let restated = replier.filter(|_| seq == 0).map(|r| QueueRecord::Restated {
+            last_replier: Some(r.to_owned()),
+        });
         if seq == 0 {
             all.push(Record::created(self.id.clone(), self.context_id.clone()));
         }
-        let mut records = records.iter();
+        let mut records = restated.iter().chain(records);
         if seq == 0 {
             all.extend(records.next().map(QueueRecord::first_record));
         }
