@@ -55,8 +55,9 @@ enum Event {
     /// (`None`: it kept no stream, see [`Opening::streamless`]).
     Landed(Snapshot, Option<Vec<QueueRecord>>),
     /// Refused for a `kind` error: the revision to make it again at, if the
-    /// admission still stands there.
-    Refused(LogErrorKind, oneshot::Sender<Option<u64>>),
+    /// admission still stands there, and the last replier the view knows
+    /// without a stream at revision 0.
+    Refused(LogErrorKind, oneshot::Sender<Option<(u64, Option<String>)>>),
 }
 
 /// The queue stream's part of the first commit.
@@ -116,8 +117,9 @@ impl Companion for Opening {
                 return false;
             }
             match told.await {
-                Ok(Some(seq)) => {
+                Ok(Some((seq, replier))) => {
                     self.seq = seq;
+                    self.replier = replier;
                     true
                 }
                 _ => false,
@@ -251,7 +253,8 @@ pub(crate) async fn admit(
                         && st.len() == 0
                         && resolve_agent(core, st, entry).is_ok_and(|a| a == agent);
                     again += 1;
-                    let _ = tell.send(stands.then_some(st.seq));
+                    let again = (st.seq, st.last_replier().map(str::to_owned));
+                    let _ = tell.send(stands.then_some(again));
                     if !stands {
                         break Err(kind);
                     }

@@ -106,6 +106,10 @@ impl Slot {
             }
             Err(e) => return Err(e),
         };
+        if state.seq == 0 && !records.is_empty() {
+            // The stream is the queue now, not what was read without it.
+            state.without_stream(None);
+        }
         for r in records {
             if let Some(q) = QueueRecord::of(&r.record) {
                 state.apply(r.seq, &q);
