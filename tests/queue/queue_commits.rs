@@ -532,6 +532,25 @@ async fn a_one_message_context_keeps_no_stream_on_sqlite() {
     a_one_message_context_keeps_no_stream(Store::sqlite()).await;
 }
 
+#[cfg(feature = "postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_one_message_context_keeps_no_stream_on_postgres() {
+    support::postgres::with_schema(|schema| async move {
+        a_one_message_context_keeps_no_stream(Store::Postgres(schema)).await;
+    })
+    .await;
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit_on_postgres() {
+    support::postgres::with_schema(|schema| async move {
+        a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit(Store::Postgres(schema))
+            .await;
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_closing_admission_is_left_to_the_drain_on_memory() {
     a_refused_closing_admission_is_left_to_the_drain(Store::memory()).await;
