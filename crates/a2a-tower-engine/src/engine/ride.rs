@@ -31,9 +31,9 @@ pub(crate) trait Rider: Send + Sync {
 
 /// The appends a closing commit carries, their conditions their own.
 pub(crate) trait Boarded: Send {
-    /// The appends (at least one), committed atomically with the task's;
-    /// asked once.
-    fn requests(&mut self) -> Vec<AppendRequest>;
+    /// Pushes its appends (at least one) onto `requests`, after the
+    /// task's, to be committed atomically with it; asked once.
+    fn requests(&mut self, requests: &mut Vec<AppendRequest>);
 
     /// The commit carrying them was made; `appended`: theirs, in order.
     /// Dropped without this call: it was not (the task's records are then

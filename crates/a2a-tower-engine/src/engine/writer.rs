@@ -346,7 +346,8 @@ impl Writer {
         records: Vec<Record>,
     ) -> Result<Appended, crate::log::LogError> {
         loop {
-            let mut requests = vec![self.request(st, records.clone())];
+            let mut requests = Vec::with_capacity(2);
+            requests.push(self.request(st, records.clone()));
             requests.extend(companion.request(ends));
             let e = match self.log.append_all(requests).await {
                 Ok(mut out) if !out.is_empty() => {
@@ -380,8 +381,9 @@ impl Writer {
         let Some(mut boarded) = rider.board(self, state).await else {
             return self.append(st, records).await;
         };
-        let mut requests = vec![self.request(st, records.clone())];
-        requests.extend(boarded.requests());
+        let mut requests = Vec::with_capacity(3);
+        requests.push(self.request(st, records.clone()));
+        boarded.requests(&mut requests);
         match self.log.append_all(requests).await {
             Ok(mut out) if !out.is_empty() => {
                 let task = out.remove(0);

@@ -128,6 +128,12 @@ impl Companion for Opening {
     }
 }
 
+/// The last replier a stream created on the view `st` starts with: the
+/// one it knows without a stream, at revision 0 (not copied otherwise).
+fn restated(st: &ContextQueue) -> Option<String> {
+    st.last_replier().filter(|_| st.seq == 0).map(str::to_owned)
+}
+
 /// How many times a refused first commit is made again (as an enqueue's
 /// lost races are).
 const AGAIN: usize = 64;
@@ -169,7 +175,7 @@ pub(crate) async fn admit(
         seq: st.seq,
         task_id: task_id.clone(),
         agent: agent.clone(),
-        replier: st.last_replier().map(str::to_owned),
+        replier: restated(st),
         records: {
             let mut records = Vec::with_capacity(3);
             records.extend([entered, admitted]);
@@ -253,7 +259,7 @@ pub(crate) async fn admit(
                         && st.len() == 0
                         && resolve_agent(core, st, entry).is_ok_and(|a| a == agent);
                     again += 1;
-                    let again = (st.seq, st.last_replier().map(str::to_owned));
+                    let again = (st.seq, restated(st));
                     let _ = tell.send(stands.then_some(again));
                     if !stands {
                         break Err(kind);

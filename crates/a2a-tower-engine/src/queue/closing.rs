@@ -99,10 +99,9 @@ struct Settling {
 }
 
 impl Boarded for Settling {
-    fn requests(&mut self) -> Vec<AppendRequest> {
-        let mut requests = std::mem::take(&mut self.plan.tasks);
+    fn requests(&mut self, requests: &mut Vec<AppendRequest>) {
+        requests.append(&mut self.plan.tasks);
         requests.push(self.slot.append(&self.st, &self.plan.records));
-        requests
     }
 
     fn landed(mut self: Box<Self>, mut appended: Vec<Appended>) {
