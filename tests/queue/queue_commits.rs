@@ -20,7 +20,7 @@ use a2a_tower::types::{Task, TaskState};
 use futures_core::Stream;
 use support::gated::Gated;
 use support::queue::{
-    AUTH, Lab, Store, card, echoes, held, input, queue_for, send, settles, until_queue,
+    AUTH, Lab, Store, card, echoes, held, input, queue_cases, queue_for, send, settles, until_queue,
 };
 use support::tasks::until_terminal;
 
@@ -472,111 +472,17 @@ async fn a_reply_that_may_hand_off_is_settled_with_the_handoff(store: Store) {
         .await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_idle_context_costs_one_commit_per_quick_message_on_memory() {
-    an_idle_context_costs_one_commit_per_quick_message(Store::memory()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_idle_context_costs_one_commit_per_quick_message_on_sqlite() {
-    an_idle_context_costs_one_commit_per_quick_message(Store::sqlite()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end_on_memory() {
-    a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end(Store::memory()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end_on_sqlite() {
-    a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end(Store::sqlite()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_caller_that_goes_away_leaves_its_run_going_on_memory() {
-    a_caller_that_goes_away_leaves_its_run_going(Store::memory()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_caller_that_goes_away_leaves_its_run_going_on_sqlite() {
-    a_caller_that_goes_away_leaves_its_run_going(Store::sqlite()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_caller_is_answered_when_its_run_asks_for_input_on_memory() {
-    a_caller_is_answered_when_its_run_asks_for_input(Store::memory()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_caller_is_answered_when_its_run_asks_for_input_on_sqlite() {
-    a_caller_is_answered_when_its_run_asks_for_input(Store::sqlite()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit_on_memory() {
-    a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit(Store::memory()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit_on_sqlite() {
-    a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit(Store::sqlite()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_one_message_context_keeps_no_stream_on_memory() {
-    a_one_message_context_keeps_no_stream(Store::memory()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_one_message_context_keeps_no_stream_on_sqlite() {
-    a_one_message_context_keeps_no_stream(Store::sqlite()).await;
-}
-
-#[cfg(feature = "postgres")]
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_one_message_context_keeps_no_stream_on_postgres() {
-    support::postgres::with_schema(|schema| async move {
-        a_one_message_context_keeps_no_stream(Store::Postgres(schema)).await;
-    })
-    .await;
-}
-
-#[cfg(feature = "postgres")]
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit_on_postgres() {
-    support::postgres::with_schema(|schema| async move {
-        a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit(Store::Postgres(schema))
-            .await;
-    })
-    .await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refused_closing_admission_is_left_to_the_drain_on_memory() {
-    a_refused_closing_admission_is_left_to_the_drain(Store::memory()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refused_closing_admission_is_left_to_the_drain_on_sqlite() {
-    a_refused_closing_admission_is_left_to_the_drain(Store::sqlite()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_head_behind_the_closing_admission_runs_if_its_agent_is_free_on_memory() {
-    a_head_behind_the_closing_admission_runs_if_its_agent_is_free(Store::memory()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_head_behind_the_closing_admission_runs_if_its_agent_is_free_on_sqlite() {
-    a_head_behind_the_closing_admission_runs_if_its_agent_is_free(Store::sqlite()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reply_that_may_hand_off_is_settled_with_the_handoff_on_memory() {
-    a_reply_that_may_hand_off_is_settled_with_the_handoff(Store::memory()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reply_that_may_hand_off_is_settled_with_the_handoff_on_sqlite() {
-    a_reply_that_may_hand_off_is_settled_with_the_handoff(Store::sqlite()).await;
+queue_cases! {
+    every: [
+        an_idle_context_costs_one_commit_per_quick_message,
+        a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end,
+        a_caller_that_goes_away_leaves_its_run_going,
+        a_caller_is_answered_when_its_run_asks_for_input,
+        a_run_ending_while_an_input_waits_admits_it_in_its_closing_commit,
+        a_one_message_context_keeps_no_stream,
+        a_refused_closing_admission_is_left_to_the_drain,
+        a_head_behind_the_closing_admission_runs_if_its_agent_is_free,
+        a_reply_that_may_hand_off_is_settled_with_the_handoff,
+    ],
+    durable: [],
 }
