@@ -70,5 +70,6 @@ pub type A2aExtensionsLayer = ExtensionsLayer;
 #[deprecated(note = "renamed to `ExtensionsService`")]
 pub type A2aExtensionsService<S> = ExtensionsService<S>;
 
-/// The request and response header listing extension URIs.
-const A2A_EXTENSIONS: &str = "A2A-Extensions";
+/// The request and response header listing extension URIs (a name: a
+/// lookup by `&str` parses it on every request).
+const A2A_EXTENSIONS: http::HeaderName = http::HeaderName::from_static("a2a-extensions");

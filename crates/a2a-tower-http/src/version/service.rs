@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http::{HeaderMap, Request, Response};
+use http::{HeaderMap, HeaderName, Request, Response};
 use tower_service::Service;
 
 use super::ResponseFuture;
@@ -13,8 +13,11 @@ use crate::plumbing::future::EdgeFuture;
 use crate::plumbing::routes::{Binding, error_response};
 use crate::{A2aError, Body, BoxError, ErrorKind, ProtocolVersion};
 
-/// The header and query parameter carrying the requested version.
+/// The query parameter carrying the requested version.
 const A2A_VERSION: &str = "A2A-Version";
+/// The header carrying it, as a name (a lookup by `&str` parses the name
+/// on every request).
+const A2A_VERSION_HEADER: HeaderName = HeaderName::from_static("a2a-version");
 
 /// Checks `A2A-Version`; built by [`VersionLayer`](super::VersionLayer).
 #[derive(Debug, Clone)]
@@ -51,7 +54,7 @@ fn query_param(query: &str) -> Option<&str> {
 
 /// The requested version: header first, then the query parameter.
 fn requested(headers: &HeaderMap, query: Option<&str>) -> Requested {
-    if let Some(value) = headers.get(A2A_VERSION) {
+    if let Some(value) = headers.get(A2A_VERSION_HEADER) {
         match value.to_str() {
             Ok(text) if !text.trim().is_empty() => return parse(text),
             Ok(_) => {}
@@ -90,12 +93,14 @@ impl Config {
         requested: Requested,
     ) -> Result<ProtocolVersion, A2aError> {
         let supported = self.supported(binding);
-        let list = joined(supported);
+        // The list is only for the error's text: not built for a request
+        // that is served (every one of them, nearly).
         let version = match requested {
             Requested::Version(v) => v,
             Requested::Missing if self.lenient => ProtocolVersion::V1_0,
             Requested::Missing => ProtocolVersion::V0_3,
             Requested::Malformed => {
+                let list = joined(supported);
                 return Err(A2aError::new(ErrorKind::VersionNotSupported)
                     .with_message(format!(
                         "A2A-Version is not a Major.Minor version; supported: {list}"
@@ -106,6 +111,7 @@ impl Config {
         if supported.contains(&version) {
             return Ok(version);
         }
+        let list = joined(supported);
         let message = if requested == Requested::Missing {
             format!("A2A-Version is missing, which means {version}; supported: {list}")
         } else {
