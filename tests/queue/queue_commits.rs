@@ -185,6 +185,33 @@ async fn an_idle_context_costs_one_commit_per_quick_message(store: Store) {
     }
 }
 
+async fn quick_messages_sent_at_once_are_admitted_one_by_one(store: Store) {
+    let team = Team::builder().agent("a", Echo).build().unwrap();
+    let Counted { svc, commits, .. } = counted_team(&store, Lab::default(), team).await;
+    let ctx = support::queue::context();
+    // Sent together: the first may open the context's stream, the rest
+    // wait for the context's lock as one batch.
+    let sends: Vec<_> = (0..8)
+        .map(|i| {
+            let (svc, ctx) = (svc.clone(), ctx.clone());
+            tokio::spawn(async move { send(&svc, input(&ctx, &format!("m{i}"), &[])).await })
+        })
+        .collect();
+    for sent in sends {
+        let done = sent.await.unwrap().unwrap();
+        assert_eq!(done.status.state, TaskState::Completed);
+        // Each finds the context idle as the one before it ended: created,
+        // admitted, ended and settled in one commit, as if sent alone
+        // (queued together, each would be entered, admitted and ended
+        // apart).
+        let all = of(&commits, &done.id);
+        assert_eq!(all.len(), 1, "{all:?}");
+        let (end, settled) = ending(&commits, &done.id);
+        assert!(settled, "the run's end carries its settlement: {end:?}");
+        assert!(end.len() <= 2, "the task and the queue stream: {end:?}");
+    }
+}
+
 async fn a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end(store: Store) {
     let Counted {
         lab, svc, commits, ..
@@ -475,6 +502,7 @@ async fn a_reply_that_may_hand_off_is_settled_with_the_handoff(store: Store) {
 queue_cases! {
     every: [
         an_idle_context_costs_one_commit_per_quick_message,
+        quick_messages_sent_at_once_are_admitted_one_by_one,
         a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end,
         a_caller_that_goes_away_leaves_its_run_going,
         a_caller_is_answered_when_its_run_asks_for_input,

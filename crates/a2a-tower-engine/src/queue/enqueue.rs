@@ -298,6 +298,20 @@ fn at_once(core: &Core, st: &ContextQueue, batch: &[Input]) -> Option<(Entry, St
     Some((entry, agent))
 }
 
+/// Whether `input`, first of several waiting inputs, would be admitted at
+/// once if committed alone (see [`at_once`]), on the view `st` caught up
+/// (a log error: no, the group's commit meets it).
+pub(crate) async fn leads_at_once(
+    core: &Core,
+    slot: &Slot,
+    st: &mut ContextQueue,
+    input: &Input,
+) -> bool {
+    input.at_once
+        && slot.catch_up(&*core.shared.log, st).await.is_ok()
+        && at_once(core, st, std::slice::from_ref(input)).is_some()
+}
+
 /// The record that enters `entry` into the queue.
 fn entered(entry: Entry) -> QueueRecord {
     QueueRecord::Entered {

@@ -5,6 +5,9 @@
 //! Each input is still answered only once the commit holding it is made;
 //! their arrival order is their entries' order in the stream, as if they
 //! had been committed one after another with nothing between them.
+//! Leading inputs of a batch that the idle context would admit at once
+//! (`enqueue::leads_at_once`) are committed one at a time first: a quick
+//! run ends in its first commit, so each costs what it costs sent alone.
 //!
 //! One flusher per context at a time: it takes the lock, takes every
 //! waiting input, commits them, answers each, and goes on while inputs
@@ -22,7 +25,7 @@ use std::task::Context;
 use tokio::sync::oneshot;
 
 use super::core::Core;
-use super::enqueue::{Enqueued, Input, commit};
+use super::enqueue::{Enqueued, Input, commit, leads_at_once};
 use super::stream::Slot;
 use crate::{A2aError, ErrorKind};
 
@@ -145,8 +148,25 @@ async fn flush(core: Arc<Core>, slot: Arc<Slot>) {
         let Some(batch) = slot.pending.take() else {
             return;
         };
-        let (inputs, answers): (Vec<Input>, Vec<_>) =
-            batch.into_iter().map(|w| (w.input, w.answer)).unzip();
+        let mut batch = batch.into_iter().peekable();
+        // Leading blocking inputs that an idle context would admit at once
+        // go one at a time, each answered as its run's first commit is
+        // made: a quick run ends in that commit and leaves the context idle
+        // for the next (two appends per input), where queued together they
+        // would each be created, admitted and ended apart (four).
+        while batch.len() > 1
+            && let Some(next) = batch.peek()
+            && leads_at_once(&core, &slot, &mut st, &next.input).await
+        {
+            let Some(Waiting { input, answer }) = batch.next() else {
+                break;
+            };
+            let out = commit(&core, &slot, &mut st, vec![input]).await;
+            if let Some(result) = out.into_iter().next() {
+                let _ = answer.send(result);
+            }
+        }
+        let (inputs, answers): (Vec<Input>, Vec<_>) = batch.map(|w| (w.input, w.answer)).unzip();
         let out = commit(&core, &slot, &mut st, inputs).await;
         // Answered under the lock: what the next holder sees is committed.
         for (answer, result) in answers.into_iter().zip(out) {
