@@ -27,7 +27,7 @@
 //!    alternate for `QUEUE_ROUNDS` rounds.
 //!
 //! `QUEUE_ONLY=latency` or `throughput` runs one part; `QUEUE_ONLY=queue`
-//! the throughput of the queue alone (for profiling).
+//! or `engine` the throughput of that side alone (for profiling).
 
 #[path = "common/proc.rs"]
 mod proc;
@@ -482,7 +482,15 @@ where
     }
 }
 
-async fn throughput(rounds: usize, queue_only: bool) {
+/// Which side of the throughput part runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Sides {
+    Both,
+    Queue,
+    Engine,
+}
+
+async fn throughput(rounds: usize, sides: Sides) {
     let contexts = env_or("QUEUE_CONTEXTS", 64) as usize;
     let n = env_or("QUEUE_MESSAGES", 16) as usize;
     let team = Team::builder().agent("reply", Reply).build().expect("team");
@@ -500,6 +508,11 @@ async fn throughput(rounds: usize, queue_only: bool) {
         .layer(AgentExecutor::service(Reply));
     let (mut q, mut e) = (Vec::new(), Vec::new());
     for round in 1..=rounds {
+        if sides == Sides::Engine {
+            let b = burst(&engine, &engine_log, contexts, n).await;
+            println!("round {round}: {contexts} contexts x {n} messages: engine alone {b}");
+            continue;
+        }
         calls.take();
         let a = burst(&queued, &team_log, contexts, n).await;
         let per = calls.take().map(|c| c as f64 / (contexts * n) as f64);
@@ -507,7 +520,7 @@ async fn throughput(rounds: usize, queue_only: bool) {
             "          queue side, per message: {:.1} queue stream reads, {:.1} task reads, {:.1} snapshots, {:.1} watches, {:.1} commits",
             per[0], per[1], per[2], per[3], per[4]
         );
-        if queue_only {
+        if sides == Sides::Queue {
             println!("round {round}: {contexts} contexts x {n} messages: queue {a}");
             continue;
         }
@@ -516,7 +529,7 @@ async fn throughput(rounds: usize, queue_only: bool) {
         q.push(a.rate);
         e.push(b.rate);
     }
-    if queue_only {
+    if sides != Sides::Both {
         return;
     }
     let med = |v: &mut Vec<f64>| {
@@ -534,10 +547,15 @@ async fn throughput(rounds: usize, queue_only: bool) {
 async fn main() {
     let rounds = env_or("QUEUE_ROUNDS", 5) as usize;
     let only = std::env::var("QUEUE_ONLY").unwrap_or_default();
-    if only != "throughput" && only != "queue" {
+    if !matches!(only.as_str(), "throughput" | "queue" | "engine") {
         latency(rounds).await;
     }
     if only != "latency" {
-        throughput(rounds, only == "queue").await;
+        let sides = match only.as_str() {
+            "queue" => Sides::Queue,
+            "engine" => Sides::Engine,
+            _ => Sides::Both,
+        };
+        throughput(rounds, sides).await;
     }
 }
