@@ -500,6 +500,27 @@ mod tests {
             assert!(batch.is_empty());
         }
 
+        /// A writer whose log holds the task `old` at sequence number 1.
+        fn with_old() -> Self {
+            let mut w = Self::new();
+            let (job, rx) = w.one(create("old"));
+            w.commit(vec![job]);
+            assert!(outcome(rx).is_ok());
+            w
+        }
+
+        /// Plants the entry at sequence number 1 of `id`, which has no
+        /// row: creating `id` then fails midway, after its row is inserted.
+        fn plant_entry(&self, id: &str) {
+            self.conn
+                .execute(
+                    "INSERT INTO entries (task_id, seq, first, epoch, records, created_at) \
+                     VALUES (?1, 1, 1, 1, '[]', 0)",
+                    [id],
+                )
+                .unwrap();
+        }
+
         /// The committed sequence number of a task's row.
         fn seq(&self, id: &str) -> Option<u64> {
             super::super::read::row(&self.conn, id)
@@ -514,19 +535,8 @@ mod tests {
 
     #[test]
     fn a_refused_group_leaves_the_rest_of_the_batch_committed() {
-        let mut w = Writer::new();
-        let (job, rx) = w.one(create("old"));
-        w.commit(vec![job]);
-        assert!(outcome(rx).is_ok());
-        // A task whose entry at sequence number 1 exists already: creating
-        // it fails midway, after its row was inserted.
-        w.conn
-            .execute(
-                "INSERT INTO entries (task_id, seq, first, epoch, records, created_at) \
-                 VALUES ('y', 1, 1, 1, '[]', 0)",
-                [],
-            )
-            .unwrap();
+        let mut w = Writer::with_old();
+        w.plant_entry("y");
         let (a, ra) = w.one(next("old", 1));
         let (b, rb) = w.all(vec![next("old", 2), create("new"), next("missing", 1)]);
         let (c, rc) = w.one(next("old", 2));
@@ -556,9 +566,7 @@ mod tests {
 
     #[test]
     fn a_refused_group_puts_pending_back() {
-        let mut w = Writer::new();
-        let (job, _rx) = w.one(create("old"));
-        w.commit(vec![job]);
+        let mut w = Writer::with_old();
         exec(&w.conn, "BEGIN IMMEDIATE").unwrap();
         let mut first = w.append(next("old", 1));
         let out = one(&w.conn, &w.heads, &mut w.pending, &mut first).unwrap();
@@ -588,10 +596,7 @@ mod tests {
 
     #[test]
     fn a_group_creating_a_task_that_exists_first_writes_nothing() {
-        let mut w = Writer::new();
-        let (job, rx) = w.one(create("old"));
-        w.commit(vec![job]);
-        assert!(outcome(rx).is_ok());
+        let mut w = Writer::with_old();
         // A task in the database that the writer has not seen: only its
         // INSERT can refuse its creation.
         w.conn
@@ -620,9 +625,7 @@ mod tests {
 
     #[test]
     fn a_group_checked_first_refuses_before_writing() {
-        let mut w = Writer::new();
-        let (job, _rx) = w.one(create("old"));
-        w.commit(vec![job]);
+        let mut w = Writer::with_old();
         exec(&w.conn, "BEGIN IMMEDIATE").unwrap();
         // The second append's check fails: the first is not written.
         let mut group = vec![w.append(next("old", 1)), w.append(next("old2", 1))];
@@ -635,19 +638,11 @@ mod tests {
 
     #[test]
     fn a_failed_write_outside_a_savepoint_rolls_the_batch_back() {
-        let mut w = Writer::new();
-        let (job, _rx) = w.one(create("old"));
-        w.commit(vec![job]);
+        let mut w = Writer::with_old();
         // Creating `y` fails midway (its entry exists), and it is the
         // group's only creation, first: no SAVEPOINT holds the group, so
         // the batch goes back whole and nobody is acknowledged.
-        w.conn
-            .execute(
-                "INSERT INTO entries (task_id, seq, first, epoch, records, created_at) \
-                 VALUES ('y', 1, 1, 1, '[]', 0)",
-                [],
-            )
-            .unwrap();
+        w.plant_entry("y");
         let (a, ra) = w.one(next("old", 1));
         let (b, rb) = w.all(vec![create("y"), next("old", 2)]);
         w.commit(vec![a, b]);
