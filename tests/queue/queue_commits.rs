@@ -1,6 +1,7 @@
 //! What the delivery queue commits per message, counted at the log: a
 //! blocking message to a quick agent in an idle context is one commit (its
-//! task created and ended, its entry, admission and settlement); to an
+//! task created and ended, its entry, admission and settlement; only a
+//! check of the stream's revision when that leaves the queue as it was); to an
 //! agent that waits before it commits, two (the admission alone, then the
 //! run's end with its settlement); a run that ends while an input waits is
 //! settled, and that input admitted, in the commit that ends it (refused,
@@ -24,13 +25,18 @@ use support::queue::{
 };
 use support::tasks::until_terminal;
 
-/// One append of a commit: its task (or stream), whether it ends the task,
-/// and the queue records it carries.
+/// One append of a commit: its task (or stream), the sequence number it
+/// expects, whether it ends the task, and the queue records it carries.
 #[derive(Debug, Clone)]
 struct Append {
     task_id: String,
+    expected: u64,
     ends: bool,
     queue: Vec<QueueRecord>,
+    /// No record at all: a check of the task's (the stream's) position.
+    check: bool,
+    /// The sequence number it leaves the task at.
+    after: u64,
 }
 
 /// Every commit made, in order: its appends.
@@ -41,8 +47,11 @@ fn appends(requests: &[AppendRequest]) -> Vec<Append> {
         .iter()
         .map(|r| Append {
             task_id: r.task_id.clone(),
+            expected: r.expected,
             ends: r.records.iter().any(|r| r.is_terminal()),
             queue: r.records.iter().filter_map(QueueRecord::of).collect(),
+            check: r.records.is_empty(),
+            after: r.expected + r.records.len() as u64,
         })
         .collect()
 }
@@ -156,6 +165,7 @@ async fn an_idle_context_costs_one_commit_per_quick_message(store: Store) {
     let team = Team::builder().agent("a", Echo).build().unwrap();
     let Counted { svc, commits, .. } = counted_team(&store, Lab::default(), team).await;
     let ctx = support::queue::context();
+    let mut revision = None;
     for text in ["m1", "m2", "m3"] {
         let before = stream_commits(&commits);
         let done = send(&svc, input(&ctx, text, &[])).await.unwrap();
@@ -164,25 +174,102 @@ async fn an_idle_context_costs_one_commit_per_quick_message(store: Store) {
         let all = of(&commits, &done.id);
         assert_eq!(all.len(), 1, "{all:?}");
         let (end, settled) = ending(&commits, &done.id);
-        assert!(settled, "the run's end carries its settlement: {end:?}");
         assert_eq!(end.len(), 2, "the task and the queue stream: {end:?}");
-        let queue: Vec<&QueueRecord> = end.iter().flat_map(|a| &a.queue).collect();
-        assert!(
-            matches!(
-                queue[..],
-                [
-                    QueueRecord::Entered { .. },
-                    QueueRecord::Admitted { .. },
-                    QueueRecord::Settled {
-                        completed: true,
-                        ..
-                    }
-                ]
-            ),
-            "{queue:?}"
-        );
         assert_eq!(stream_commits(&commits) - before, 1);
+        let queue: Vec<&QueueRecord> = end.iter().flat_map(|a| &a.queue).collect();
+        let Some(at) = revision else {
+            // The first makes `a` the context's last replier: the stream
+            // records its entry, admission and settlement.
+            assert!(settled, "the run's end carries its settlement: {end:?}");
+            assert!(
+                matches!(
+                    queue[..],
+                    [
+                        QueueRecord::Entered { .. },
+                        QueueRecord::Admitted { .. },
+                        QueueRecord::Settled {
+                            completed: true,
+                            ..
+                        }
+                    ]
+                ),
+                "{queue:?}"
+            );
+            revision = Some(end[1].after);
+            continue;
+        };
+        // The next ones leave the queue as they found it (entered, run and
+        // settled in one commit, `a` the last replier still): the stream is
+        // only checked to be at the revision the first left.
+        assert!(end[1].check, "no queue record: {end:?}");
+        assert_eq!(end[1].expected, at, "{end:?}");
     }
+}
+
+async fn a_quick_message_writes_to_the_stream_only_what_changes_the_queue(store: Store) {
+    let team = || {
+        Team::builder()
+            .agent("a", Quick)
+            .agent("b", Quick)
+            .build()
+            .unwrap()
+    };
+    let Counted {
+        log, svc, commits, ..
+    } = counted_team(&store, Lab::default(), team()).await;
+    let ctx = support::queue::context();
+    let agent = |t: &Task| t.metadata.as_ref().unwrap()[AGENT_KEY].clone();
+    // The stream's append in the commit that ended `t`.
+    let stream_append = |t: &Task| {
+        let (end, _) = ending(&commits, &t.id);
+        end.into_iter()
+            .find(|a| a2a_tower::log::is_stream(&a.task_id))
+            .expect("the queue stream's append")
+    };
+    let first = send(&svc, input(&ctx, "m1", &[])).await.unwrap();
+    assert_eq!(agent(&first), "a");
+    assert!(!stream_append(&first).check);
+    // To `a` again: nothing changes.
+    let same = send(&svc, input(&ctx, "m2", &[])).await.unwrap();
+    let checked = stream_append(&same);
+    assert!(checked.check, "{checked:?}");
+    // To `b`, which completes: the last replier changes, so it is recorded.
+    let to_b = send(&svc, input(&ctx, "m3", &[(TARGET_KEY, "b")]))
+        .await
+        .unwrap();
+    assert_eq!(agent(&to_b), "b");
+    let recorded = stream_append(&to_b);
+    assert_eq!(recorded.expected, checked.expected, "{recorded:?}");
+    assert!(
+        matches!(
+            recorded.queue[..],
+            [
+                QueueRecord::Entered { .. },
+                QueueRecord::Admitted { .. },
+                QueueRecord::Settled {
+                    completed: true,
+                    ..
+                }
+            ]
+        ),
+        "{recorded:?}"
+    );
+    // A failed reply (to `b`, the last replier) leaves it so: a check, at
+    // the revision `m3` left.
+    let failed = send(&svc, input(&ctx, "fail", &[])).await.unwrap();
+    assert_eq!(failed.status.state, TaskState::Failed);
+    let after_fail = stream_append(&failed);
+    assert!(after_fail.check, "{after_fail:?}");
+    assert_eq!(after_fail.expected, recorded.after);
+    // Another host reads the stream: `b` is the last replier; its message
+    // leaves the revision where the checks found it.
+    let other = support::queue::serve(log.clone(), team()).await;
+    let next = send(&other, input(&ctx, "m5", &[])).await.unwrap();
+    assert_eq!(agent(&next), "b", "the last replier the stream records");
+    assert_eq!(next.status.state, TaskState::Completed);
+    let stream = log.read(AUTH, &after_fail.task_id, 0).await.unwrap();
+    let revision = stream.last().map(|r| r.seq);
+    assert_eq!(revision, Some(after_fail.expected), "the queue as it was");
 }
 
 async fn quick_messages_sent_at_once_are_admitted_one_by_one(store: Store) {
@@ -207,7 +294,11 @@ async fn quick_messages_sent_at_once_are_admitted_one_by_one(store: Store) {
         let all = of(&commits, &done.id);
         assert_eq!(all.len(), 1, "{all:?}");
         let (end, settled) = ending(&commits, &done.id);
-        assert!(settled, "the run's end carries its settlement: {end:?}");
+        let checked = end.iter().any(|a| a.check);
+        assert!(
+            settled || checked,
+            "the run's end carries its settlement, or checks a queue it leaves as it was: {end:?}"
+        );
         assert!(end.len() <= 2, "the task and the queue stream: {end:?}");
     }
 }
@@ -502,6 +593,7 @@ async fn a_reply_that_may_hand_off_is_settled_with_the_handoff(store: Store) {
 queue_cases! {
     every: [
         an_idle_context_costs_one_commit_per_quick_message,
+        a_quick_message_writes_to_the_stream_only_what_changes_the_queue,
         quick_messages_sent_at_once_are_admitted_one_by_one,
         a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end,
         a_caller_that_goes_away_leaves_its_run_going,

@@ -207,6 +207,10 @@ pub struct Plan {
     /// The task was terminal before the append (its new configs get no
     /// delivery cursor: see [`cursor_changes`](crate::delivery::cursor_changes)).
     pub ended: bool,
+    /// The append changes nothing stored: no record, at the epoch the task
+    /// has (a check that the task is at `expected`; its row need not be
+    /// written).
+    pub unchanged: bool,
 }
 
 impl Plan {
@@ -220,6 +224,7 @@ impl Plan {
         to_i64(req.epoch)?;
         let create = req.expected == 0;
         let mut ended = false;
+        let mut unchanged = false;
         let mut projection = if create {
             Projection::default()
                 .check(&req.records)
@@ -246,6 +251,7 @@ impl Plan {
             p.check(&req.records)
                 .map_err(|_| LogError::new(LogErrorKind::Invalid))?;
             ended = p.is_terminal();
+            unchanged = req.records.is_empty() && req.epoch == cur.epoch;
             p
         };
         for r in &req.records {
@@ -261,6 +267,7 @@ impl Plan {
             epoch: req.epoch,
             projection,
             ended,
+            unchanged,
         })
     }
 

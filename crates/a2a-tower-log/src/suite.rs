@@ -68,8 +68,9 @@ pub use append::{
     invalid_batches_write_nothing,
 };
 pub use append_all::{
-    append_all_commits_together, append_all_race_one_winner_no_deadlock,
-    append_all_refusal_writes_nothing, append_all_same_task_twice_or_none,
+    append_all_checks_a_task_unchanged, append_all_commits_together,
+    append_all_race_one_winner_no_deadlock, append_all_refusal_writes_nothing,
+    append_all_same_task_twice_or_none,
 };
 pub use deliveries::{
     advance, config, deliveries_advance_is_conditional, deliveries_cleanup_after_the_end,
@@ -187,7 +188,8 @@ macro_rules! log_suite {
             list_filters_and_pages, list_mixes_running_and_rested, authority_isolation, watch_without_gaps, watch_many, recovery, live_hosts,
             invalid_batches_write_nothing, snapshot_is_the_projection, append_all_commits_together,
             append_all_refusal_writes_nothing, append_all_same_task_twice_or_none,
-            append_all_race_one_winner_no_deadlock, deliveries_cursors_follow_the_configs,
+            append_all_race_one_winner_no_deadlock, append_all_checks_a_task_unchanged,
+            deliveries_cursors_follow_the_configs,
             deliveries_advance_is_conditional, deliveries_pending_pages,
             deliveries_lease_is_exclusive_and_expires, deliveries_cleanup_after_the_end,
             streams_are_no_tasks);

@@ -9,7 +9,10 @@
 //! emits, and appends the queue stream's `entered` and `admitted` records
 //! beside it (its [`Companion`]); when that commit also ends the task (a
 //! quick agent, and no `@` in its reply), the stream's `settled` record is in
-//! it as well. A message to a quick agent in an idle context is one commit
+//! it as well; or, if the queue is then as the admission found it (a stream
+//! exists and the last replier stays), no record at all: the stream is only
+//! checked to be at that revision ([`Slot::check_at`]), and its revision
+//! stays. A message to a quick agent in an idle context is one commit
 //! of two appends. Into a context it opens itself (no context id), whose
 //! run ends in that commit, it is one append, as a SendMessage to a plain
 //! engine: the queue it would leave is idle and its only state, the last
@@ -54,22 +57,35 @@ enum Event {
     /// Made: the task as it left it, and the queue records it appended
     /// (`None`: it kept no stream, see [`Opening::streamless`]).
     Landed(Snapshot, Option<Vec<QueueRecord>>),
-    /// Refused for a `kind` error: the revision to make it again at, if the
-    /// admission still stands there, and the last replier the view knows
-    /// without a stream at revision 0.
-    Refused(LogErrorKind, oneshot::Sender<Option<(u64, Option<String>)>>),
+    /// Refused for a `kind` error: the view to make it again on, if the
+    /// admission still stands there.
+    Refused(LogErrorKind, oneshot::Sender<Option<Revision>>),
+}
+
+/// What the first commit needs of the view it stands on.
+struct Revision {
+    /// The view's revision.
+    seq: u64,
+    /// The view's last replier.
+    last: Option<String>,
+}
+
+impl Revision {
+    fn of(st: &ContextQueue) -> Self {
+        Self {
+            seq: st.seq,
+            last: st.last_replier().map(str::to_owned),
+        }
+    }
 }
 
 /// The queue stream's part of the first commit.
 struct Opening {
     slot: Arc<Slot>,
-    /// The view's revision the admission stands on.
-    seq: u64,
+    /// The view the admission stands on.
+    view: Revision,
     task_id: String,
     agent: String,
-    /// The last replier the view knew without a stream (its revision 0):
-    /// a stream created starts with it.
-    replier: Option<String>,
     /// `entered` and `admitted`, then `settled` if the last request
     /// carried it: the records of the last request.
     records: Vec<QueueRecord>,
@@ -92,15 +108,26 @@ impl Companion for Opening {
             return None;
         }
         self.records.truncate(2);
+        let (seq, last) = (self.view.seq, self.view.last.as_deref());
         if let Some(state) = ends {
+            let completed = state == TaskState::Completed;
+            if seq > 0 && (!completed || last == Some(&*self.agent)) {
+                // Entered, admitted and settled in one commit, the last
+                // replier as it was: the queue is left as it was found, so
+                // its stream is only checked to be at the revision the
+                // admission stands on (no record, no row written).
+                self.records.clear();
+                return Some(self.slot.check_at(seq));
+            }
             self.records.push(QueueRecord::Settled {
                 task_id: self.task_id.clone(),
                 agent: self.agent.clone(),
-                completed: state == TaskState::Completed,
+                completed,
             });
         }
-        let replier = self.replier.as_deref();
-        Some(self.slot.append_at(self.seq, replier, &self.records))
+        // A stream created starts with the last replier its view knew
+        // without it.
+        Some(self.slot.append_at(seq, last, &self.records))
     }
 
     fn landed(self: Box<Self>, task: &Appended) {
@@ -117,21 +144,14 @@ impl Companion for Opening {
                 return false;
             }
             match told.await {
-                Ok(Some((seq, replier))) => {
-                    self.seq = seq;
-                    self.replier = replier;
+                Ok(Some(view)) => {
+                    self.view = view;
                     true
                 }
                 _ => false,
             }
         })
     }
-}
-
-/// The last replier a stream created on the view `st` starts with: the
-/// one it knows without a stream, at revision 0 (not copied otherwise).
-fn restated(st: &ContextQueue) -> Option<String> {
-    st.last_replier().filter(|_| st.seq == 0).map(str::to_owned)
 }
 
 /// How many times a refused first commit is made again (as an enqueue's
@@ -172,10 +192,9 @@ pub(crate) async fn admit(
     let (events, mut told) = mpsc::channel(1);
     let opening = Opening {
         slot: slot.clone(),
-        seq: st.seq,
+        view: Revision::of(st),
         task_id: task_id.clone(),
         agent: agent.clone(),
-        replier: restated(st),
         records: {
             let mut records = Vec::with_capacity(3);
             records.extend([entered, admitted]);
@@ -259,8 +278,7 @@ pub(crate) async fn admit(
                         && st.len() == 0
                         && resolve_agent(core, st, entry).is_ok_and(|a| a == agent);
                     again += 1;
-                    let again = (st.seq, restated(st));
-                    let _ = tell.send(stands.then_some(again));
+                    let _ = tell.send(stands.then(|| Revision::of(st)));
                     if !stands {
                         break Err(kind);
                     }

@@ -164,6 +164,21 @@ impl Slot {
         self.append_at(state.seq, state.last_replier(), records)
     }
 
+    /// An append of no record at the revision `seq` (> 0): it changes
+    /// nothing, and is refused as any append there would be if the stream
+    /// has moved on. The condition of a commit that leaves the queue as it
+    /// found it.
+    pub(crate) fn check_at(&self, seq: u64) -> AppendRequest {
+        debug_assert!(seq > 0, "a stream to check exists");
+        AppendRequest::new(
+            self.authority.clone(),
+            self.id.clone(),
+            seq,
+            STREAM_EPOCH,
+            Vec::new(),
+        )
+    }
+
     /// [`append`](Self::append) at the revision `seq`; a stream created
     /// (`seq` 0) starts with `replier`, the last replier its view knew
     /// without it.

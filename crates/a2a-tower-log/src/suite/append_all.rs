@@ -153,6 +153,52 @@ pub async fn append_all_refusal_writes_nothing(log: Arc<dyn TaskBackend>) {
     assert_eq!((got.seq, got.record.as_ref()), (2, &msg(9)));
 }
 
+/// An append of no record at the task's epoch is a check of its position:
+/// beside others it commits with them, changing nothing of its task (no
+/// record, its sequence number and epoch kept, nothing to its watchers);
+/// once the task has moved on it is refused `Conflict`, and so is the whole
+/// call.
+pub async fn append_all_checks_a_task_unchanged(log: Arc<dyn TaskBackend>) {
+    let auth = authority();
+    let (t, made, refused) = (uid("t"), uid("made"), uid("refused"));
+    create(&*log, &auth, &t, "c", 1).await;
+    let mut watch = log.watch(&auth, &t, None).await.unwrap().records;
+    let check = |at| AppendRequest::new(&auth, &t, at, 1, vec![]);
+    let out = log
+        .append_all(vec![
+            AppendRequest::create(&auth, &made, vec![Record::created(&made, "c"), msg(1)]),
+            check(1),
+        ])
+        .await
+        .unwrap();
+    assert_eq!((out[0].seq, out[1].seq), (2, 1));
+    let snap = log.snapshot(&auth, &t).await.unwrap();
+    assert_eq!((snap.seq, snap.epoch), (1, 1));
+    assert_eq!(log.read(&auth, &t, 0).await.unwrap().len(), 1);
+    quiet(&mut watch, "checked").await;
+    // Moved on: the check at its old position is refused, with its call.
+    log.append(AppendRequest::new(&auth, &t, 1, 1, vec![msg(2)]))
+        .await
+        .unwrap();
+    let err = log
+        .append_all(vec![
+            AppendRequest::create(&auth, &refused, vec![Record::created(&refused, "c")]),
+            check(1),
+        ])
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), LogErrorKind::Conflict);
+    assert_eq!(
+        kind(log.snapshot(&auth, &refused).await),
+        LogErrorKind::NotFound
+    );
+    // At its new position it holds again.
+    assert_eq!(log.append(check(2)).await.unwrap().seq, 2);
+    let got = next(&mut watch).await.unwrap();
+    assert_eq!((got.seq, got.record.as_ref()), (2, &msg(2)));
+    quiet(&mut watch, "checked again").await;
+}
+
 /// The same task twice is invalid, and nothing of the call is written;
 /// no request at all commits nothing.
 pub async fn append_all_same_task_twice_or_none(log: Arc<dyn TaskBackend>) {

@@ -43,6 +43,10 @@ pub(super) fn write(
         if inserted == 0 {
             return Ok(false);
         }
+    } else if plan.unchanged {
+        // A check of the task's position (checked by the plan, under the
+        // batch's write lock): nothing to write.
+        return Ok(true);
     } else {
         let sql = if snapshot.is_some() {
             "UPDATE tasks SET state = ?2, status_ts = ?3, live = ?4, seq = ?5, epoch = ?6, snapshot_seq = ?5, updated_at = ?7, host = ?8 \
