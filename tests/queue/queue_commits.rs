@@ -161,6 +161,20 @@ impl Agent for Quick {
     }
 }
 
+/// A team of two [`Quick`] agents, `a` (the default) and `b`.
+fn quick_pair() -> Team {
+    Team::builder()
+        .agent("a", Quick)
+        .agent("b", Quick)
+        .build()
+        .unwrap()
+}
+
+/// The agent that ran `t` (its `queue.agent`).
+fn agent(t: &Task) -> serde_json::Value {
+    t.metadata.as_ref().unwrap()[AGENT_KEY].clone()
+}
+
 async fn an_idle_context_costs_one_commit_per_quick_message(store: Store) {
     let team = Team::builder().agent("a", Echo).build().unwrap();
     let Counted { svc, commits, .. } = counted_team(&store, Lab::default(), team).await;
@@ -207,18 +221,10 @@ async fn an_idle_context_costs_one_commit_per_quick_message(store: Store) {
 }
 
 async fn a_quick_message_writes_to_the_stream_only_what_changes_the_queue(store: Store) {
-    let team = || {
-        Team::builder()
-            .agent("a", Quick)
-            .agent("b", Quick)
-            .build()
-            .unwrap()
-    };
     let Counted {
         log, svc, commits, ..
-    } = counted_team(&store, Lab::default(), team()).await;
+    } = counted_team(&store, Lab::default(), quick_pair()).await;
     let ctx = support::queue::context();
-    let agent = |t: &Task| t.metadata.as_ref().unwrap()[AGENT_KEY].clone();
     // The stream's append in the commit that ended `t`.
     let stream_append = |t: &Task| {
         let (end, _) = ending(&commits, &t.id);
@@ -263,7 +269,7 @@ async fn a_quick_message_writes_to_the_stream_only_what_changes_the_queue(store:
     assert_eq!(after_fail.expected, recorded.after);
     // Another host reads the stream: `b` is the last replier; its message
     // leaves the revision where the checks found it.
-    let other = support::queue::serve(log.clone(), team()).await;
+    let other = support::queue::serve(log.clone(), quick_pair()).await;
     let next = send(&other, input(&ctx, "m5", &[])).await.unwrap();
     assert_eq!(agent(&next), "b", "the last replier the stream records");
     assert_eq!(next.status.state, TaskState::Completed);
@@ -482,17 +488,10 @@ async fn a_refused_closing_admission_is_left_to_the_drain(store: Store) {
 // among the context's tasks), and the stream that message creates starts
 // with that replier, so a third host reading the stream agrees.
 async fn a_one_message_context_keeps_no_stream(store: Store) {
-    let quick = || {
-        Team::builder()
-            .agent("a", Quick)
-            .agent("b", Quick)
-            .build()
-            .unwrap()
-    };
+    let quick = quick_pair;
     let Counted {
         log, svc, commits, ..
     } = counted_team(&store, Lab::default(), quick()).await;
-    let agent = |t: &Task| t.metadata.as_ref().unwrap()[AGENT_KEY].clone();
     let to_b = [(TARGET_KEY, "b")];
     let first = send(&svc, input("", "hello", &to_b)).await.unwrap();
     assert_eq!(first.status.state, TaskState::Completed);
