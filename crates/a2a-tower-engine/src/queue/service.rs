@@ -101,7 +101,11 @@ impl EngineCore for TeamService {
         context: CallContext,
         stream: bool,
     ) -> Result<A2aResponse, A2aError> {
-        send(&self.core, req, context, stream).await
+        // Boxed where it is made: the queue's send future is large (a
+        // message admitted at once has its run driven in it), and held
+        // inline it was moved whole into the dispatch future and again into
+        // the call's box (callgrind: four copies, ≈ 37 KB per message).
+        Box::pin(send(&self.core, req, context, stream)).await
     }
 
     async fn cancel(
