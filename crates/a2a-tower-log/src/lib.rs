@@ -33,7 +33,10 @@
 //! commits or none does, with the error of the first one refused. Each
 //! request names a different task (the same task twice is
 //! [`LogErrorKind::Invalid`]); creations and continuations, and requests of
-//! different authorities, mix freely.
+//! different authorities, mix freely. A request of no record at the task's
+//! epoch changes nothing: it is a check that the task is still at
+//! `expected`, the condition of a commit that reads it (a queue left as it
+//! was found).
 //!
 //! A writer that takes over a task (a continuation, recovery after a restart)
 //! appends with a higher epoch, which fences every older writer. Readers

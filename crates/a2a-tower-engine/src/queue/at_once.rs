@@ -87,7 +87,8 @@ struct Opening {
     task_id: String,
     agent: String,
     /// `entered` and `admitted`, then `settled` if the last request
-    /// carried it: the records of the last request.
+    /// carried it: the records of the last request (none when it was a
+    /// check of the revision).
     records: Vec<QueueRecord>,
     /// The context was made by this enqueue (nobody else knows its id): if
     /// the first commit also ends the task, no stream is created. The
