@@ -448,13 +448,17 @@ impl std::fmt::Display for Burst {
     }
 }
 
-/// `contexts` × `n` blocking SendMessages at once through `svc` over `log`.
+/// `contexts` × `n` blocking SendMessages at once through `svc` over `log`:
+/// driven together in the bench's one task, or (`QUEUE_TASKS=1`) each in a
+/// task of its own, as a server's connections are.
 async fn burst<S>(svc: &S, log: &SqliteTaskLog, contexts: usize, n: usize) -> Burst
 where
-    S: Service<A2aRequest, Response = A2aResponse> + Clone,
+    S: Service<A2aRequest, Response = A2aResponse> + Clone + Send + Sync + 'static,
+    S::Future: Send,
     S::Error: std::fmt::Debug,
 {
     let round = uuid::Uuid::new_v4();
+    let own_tasks = env_or("QUEUE_TASKS", 0) == 1;
     let (stats, cpu) = (log.stats(), cpu_time());
     let t = Instant::now();
     let calls = (0..contexts * n).map(|i| {
@@ -464,9 +468,16 @@ where
             None,
             false,
         );
-        async move {
-            let task = send(svc, m, false).await;
+        let svc = svc.clone();
+        let call = async move {
+            let task = send(&svc, m, false).await;
             assert_eq!(task.status.state, TaskState::Completed);
+        };
+        async move {
+            match own_tasks {
+                true => tokio::spawn(call).await.expect("the call's task"),
+                false => call.await,
+            }
         }
     });
     futures_util::future::join_all(calls).await;
