@@ -95,16 +95,20 @@ struct Calls {
     watches: AtomicU64,
     /// Commits: `append` (a run's own) and `append_all` calls.
     commits: AtomicU64,
+    /// Appends of no record in them (a queue stream checked at its
+    /// revision): counted by the log's statistics as appends, writing no row.
+    checks: AtomicU64,
 }
 
 impl Calls {
-    fn take(&self) -> [u64; 5] {
+    fn take(&self) -> [u64; 6] {
         [
             &self.stream_reads,
             &self.task_reads,
             &self.snapshots,
             &self.watches,
             &self.commits,
+            &self.checks,
         ]
         .map(|c| c.swap(0, Ordering::Relaxed))
     }
@@ -128,6 +132,10 @@ impl TaskLog for Counting {
 
     fn append_all(&self, requests: Vec<AppendRequest>) -> LogFuture<'_, Vec<Appended>> {
         bump(&self.calls.commits);
+        let checks = requests.iter().filter(|r| r.records.is_empty()).count();
+        self.calls
+            .checks
+            .fetch_add(checks as u64, Ordering::Relaxed);
         self.log.append_all(requests)
     }
 
@@ -528,8 +536,8 @@ async fn throughput(rounds: usize, sides: Sides) {
         let a = burst(&queued, &team_log, contexts, n).await;
         let per = calls.take().map(|c| c as f64 / (contexts * n) as f64);
         println!(
-            "          queue side, per message: {:.1} queue stream reads, {:.1} task reads, {:.1} snapshots, {:.1} watches, {:.1} commits",
-            per[0], per[1], per[2], per[3], per[4]
+            "          queue side, per message: {:.1} queue stream reads, {:.1} task reads, {:.1} snapshots, {:.1} watches, {:.1} commits, {:.1} of the appends checks (no row)",
+            per[0], per[1], per[2], per[3], per[4], per[5]
         );
         if sides == Sides::Queue {
             println!("round {round}: {contexts} contexts x {n} messages: queue {a}");
