@@ -74,7 +74,12 @@
 //!   stream reads from the context's tasks and what the stream created
 //!   next starts with; only the revision differs, and a revision is only
 //!   compared by the next conditional append, at 0 a creation, so the
-//!   model's step is the same.) A refused commit created nothing
+//!   model's step is the same. Likewise a quick run whose commit leaves
+//!   the queue as it found it, its agent the last replier already or its
+//!   run failed, appends no record and only checks the stream's revision,
+//!   which then stays: a view at that revision is the queue as it is, so a
+//!   conditional append on it that the model refuses and makes again on
+//!   the caught-up view, the same queue, decides the same.) A refused commit created nothing
 //!   (the enqueue is made again under a new task id): as if the step had
 //!   not been taken.
 //! - CancelTask (`cancel.rs`): a read of the task; a queued one is then,
