@@ -278,6 +278,63 @@ async fn a_quick_message_writes_to_the_stream_only_what_changes_the_queue(store:
     assert_eq!(revision, Some(after_fail.expected), "the queue as it was");
 }
 
+// Two hosts send quick messages into one context at once, some naming `b`:
+// those that leave the queue as they found it only check its revision (both
+// hosts' checks may pass together), those that change the last replier
+// record it, and a check the other host's records moved past is refused and
+// made again. Every message completes with its own reply, each on the agent
+// it named, and the context is left idle: a last message runs at once.
+async fn two_hosts_quick_messages_into_one_context_all_complete(store: Store) {
+    let Counted {
+        log, svc, commits, ..
+    } = counted_team(&store, Lab::default(), quick_pair()).await;
+    let other = support::queue::serve(log.clone(), quick_pair()).await;
+    let ctx = support::queue::context();
+    send(&svc, input(&ctx, "m0", &[])).await.unwrap();
+    let sends: Vec<_> = (1..=24)
+        .map(|i| {
+            let host = if i % 2 == 0 {
+                svc.clone()
+            } else {
+                other.clone()
+            };
+            let ctx = ctx.clone();
+            tokio::spawn(async move {
+                let text = format!("m{i}");
+                let to_b: &[(&str, &str)] = if i % 3 == 0 {
+                    &[(TARGET_KEY, "b")]
+                } else {
+                    &[]
+                };
+                let done = send(&host, input(&ctx, &text, to_b)).await.unwrap();
+                (i, text, done)
+            })
+        })
+        .collect();
+    let mut ids = std::collections::HashSet::new();
+    for sent in sends {
+        let (i, text, done) = sent.await.unwrap();
+        assert_eq!(done.status.state, TaskState::Completed, "{text}");
+        assert_eq!(support::queue::output(&done), [text.clone()]);
+        if i % 3 == 0 {
+            assert_eq!(agent(&done), "b", "{text} named b");
+        }
+        assert!(ids.insert(done.id.clone()), "{text}: one task each");
+    }
+    let checked = commits
+        .lock()
+        .unwrap()
+        .iter()
+        .flatten()
+        .filter(|a| a.check)
+        .count();
+    assert!(checked > 0, "this host checked the stream at least once");
+    for host in [&svc, &other] {
+        let last = send(host, input(&ctx, "last", &[])).await.unwrap();
+        assert_eq!(last.status.state, TaskState::Completed);
+    }
+}
+
 async fn quick_messages_sent_at_once_are_admitted_one_by_one(store: Store) {
     let team = Team::builder().agent("a", Echo).build().unwrap();
     let Counted { svc, commits, .. } = counted_team(&store, Lab::default(), team).await;
@@ -593,6 +650,7 @@ queue_cases! {
     every: [
         an_idle_context_costs_one_commit_per_quick_message,
         a_quick_message_writes_to_the_stream_only_what_changes_the_queue,
+        two_hosts_quick_messages_into_one_context_all_complete,
         quick_messages_sent_at_once_are_admitted_one_by_one,
         a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end,
         a_caller_that_goes_away_leaves_its_run_going,
