@@ -278,6 +278,60 @@ async fn a_quick_message_writes_to_the_stream_only_what_changes_the_queue(store:
     assert_eq!(revision, Some(after_fail.expected), "the queue as it was");
 }
 
+// A check refused because another host changed the last replier meanwhile
+// is made again on the caught-up view, where the message now changes the
+// queue: that request carries the entry, admission and settlement whole.
+async fn a_check_made_again_on_a_changed_queue_records_its_entry(store: Store) {
+    let ctx = support::queue::context();
+    let other: Arc<std::sync::OnceLock<TeamService>> = Arc::default();
+    let (host, at) = (other.clone(), ctx.clone());
+    // The first check of this host: before it reaches the log, the other
+    // host makes `b` the last replier, then the check is refused.
+    let refuse = move |commit: &[Append]| {
+        let checks = commit.iter().any(|a| a.check);
+        if checks && let Some(other) = host.get() {
+            let (other, at) = (other.clone(), at.clone());
+            tokio::task::block_in_place(|| {
+                tokio::runtime::Handle::current().block_on(async move {
+                    let to_b = input(&at, "to b", &[(TARGET_KEY, "b")]);
+                    let done = send(&other, to_b).await.unwrap();
+                    assert_eq!(agent(&done), "b");
+                })
+            });
+        }
+        checks
+    };
+    let Counted {
+        log, svc, commits, ..
+    } = refusing_once(&store, Lab::default(), quick_pair(), refuse).await;
+    send(&svc, input(&ctx, "m1", &[])).await.unwrap();
+    let _ = other.set(support::queue::serve(log.clone(), quick_pair()).await);
+    let to_a = input(&ctx, "m2", &[(TARGET_KEY, "a")]);
+    let done = tokio::spawn(async move { send(&svc, to_a).await })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(done.status.state, TaskState::Completed);
+    assert_eq!(agent(&done), "a");
+    let (end, settled) = ending(&commits, &done.id);
+    assert!(settled, "made again, it records: {end:?}");
+    let queue: Vec<&QueueRecord> = end.iter().flat_map(|a| &a.queue).collect();
+    assert!(
+        matches!(
+            queue[..],
+            [
+                QueueRecord::Entered { .. },
+                QueueRecord::Admitted { .. },
+                QueueRecord::Settled {
+                    completed: true,
+                    ..
+                }
+            ]
+        ),
+        "{queue:?}"
+    );
+}
+
 // Two hosts send quick messages into one context at once, some naming `b`:
 // those that leave the queue as they found it only check its revision (both
 // hosts' checks may pass together), those that change the last replier
@@ -651,6 +705,7 @@ queue_cases! {
         an_idle_context_costs_one_commit_per_quick_message,
         a_quick_message_writes_to_the_stream_only_what_changes_the_queue,
         two_hosts_quick_messages_into_one_context_all_complete,
+        a_check_made_again_on_a_changed_queue_records_its_entry,
         quick_messages_sent_at_once_are_admitted_one_by_one,
         a_run_that_waits_first_is_admitted_alone_then_settled_at_its_end,
         a_caller_that_goes_away_leaves_its_run_going,

@@ -87,8 +87,7 @@ struct Opening {
     task_id: String,
     agent: String,
     /// `entered` and `admitted`, then `settled` if the last request
-    /// carried it: the records of the last request (none when it was a
-    /// check of the revision).
+    /// carried it: the records of the last request, when it had records.
     records: Vec<QueueRecord>,
     /// The context was made by this enqueue (nobody else knows its id): if
     /// the first commit also ends the task, no stream is created. The
@@ -97,17 +96,30 @@ struct Opening {
     /// reads from its tasks (`Slot::catch_up`). A one-message context then
     /// costs one append, as on the engine alone.
     streamless: bool,
-    /// The last request kept no stream.
-    kept_none: bool,
+    /// What the last request sent to the stream.
+    sent: Sent,
     events: mpsc::Sender<Event>,
+}
+
+/// What a request of the first commit sends to the queue stream.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sent {
+    /// `records`.
+    Records,
+    /// No record: a check of the revision (the queue left as found).
+    Check,
+    /// No append: the context keeps no stream ([`Opening::streamless`]).
+    Nothing,
 }
 
 impl Companion for Opening {
     fn request(&mut self, ends: Option<TaskState>) -> Option<AppendRequest> {
-        self.kept_none = self.streamless && ends.is_some();
-        if self.kept_none {
+        if self.streamless && ends.is_some() {
+            self.sent = Sent::Nothing;
             return None;
         }
+        // A request made again (the last refused) starts from `entered` and
+        // `admitted`, whatever the last one sent.
         self.records.truncate(2);
         let (seq, last) = (self.view.seq, self.view.last.as_deref());
         if let Some(state) = ends {
@@ -117,7 +129,7 @@ impl Companion for Opening {
                 // replier as it was: the queue is left as it was found, so
                 // its stream is only checked to be at the revision the
                 // admission stands on (no record, no row written).
-                self.records.clear();
+                self.sent = Sent::Check;
                 return Some(self.slot.check_at(seq));
             }
             self.records.push(QueueRecord::Settled {
@@ -128,11 +140,16 @@ impl Companion for Opening {
         }
         // A stream created starts with the last replier its view knew
         // without it.
+        self.sent = Sent::Records;
         Some(self.slot.append_at(seq, last, &self.records))
     }
 
     fn landed(self: Box<Self>, task: &Appended) {
-        let records = (!self.kept_none).then_some(self.records);
+        let records = match self.sent {
+            Sent::Records => Some(self.records),
+            Sent::Check => Some(Vec::new()),
+            Sent::Nothing => None,
+        };
         let _ = self
             .events
             .try_send(Event::Landed(task.snapshot.clone(), records));
@@ -202,7 +219,7 @@ pub(crate) async fn admit(
             records
         },
         streamless,
-        kept_none: false,
+        sent: Sent::Records,
         events,
     };
     let deferred = Deferred::new(
