@@ -161,6 +161,26 @@ impl Agent for Quick {
     }
 }
 
+/// `queue` is a whole run's records: its entry, its admission and its
+/// completed settlement (`what` shown if not).
+fn assert_whole_run<Q: std::borrow::Borrow<QueueRecord>>(queue: &[Q], what: &dyn std::fmt::Debug) {
+    let queue: Vec<&QueueRecord> = queue.iter().map(Q::borrow).collect();
+    assert!(
+        matches!(
+            queue[..],
+            [
+                QueueRecord::Entered { .. },
+                QueueRecord::Admitted { .. },
+                QueueRecord::Settled {
+                    completed: true,
+                    ..
+                }
+            ]
+        ),
+        "{what:?}"
+    );
+}
+
 /// A team of two [`Quick`] agents, `a` (the default) and `b`.
 fn quick_pair() -> Team {
     Team::builder()
@@ -195,20 +215,7 @@ async fn an_idle_context_costs_one_commit_per_quick_message(store: Store) {
             // The first makes `a` the context's last replier: the stream
             // records its entry, admission and settlement.
             assert!(settled, "the run's end carries its settlement: {end:?}");
-            assert!(
-                matches!(
-                    queue[..],
-                    [
-                        QueueRecord::Entered { .. },
-                        QueueRecord::Admitted { .. },
-                        QueueRecord::Settled {
-                            completed: true,
-                            ..
-                        }
-                    ]
-                ),
-                "{queue:?}"
-            );
+            assert_whole_run(&queue, &queue);
             revision = Some(end[1].after);
             continue;
         };
@@ -246,20 +253,7 @@ async fn a_quick_message_writes_to_the_stream_only_what_changes_the_queue(store:
     assert_eq!(agent(&to_b), "b");
     let recorded = stream_append(&to_b);
     assert_eq!(recorded.expected, checked.expected, "{recorded:?}");
-    assert!(
-        matches!(
-            recorded.queue[..],
-            [
-                QueueRecord::Entered { .. },
-                QueueRecord::Admitted { .. },
-                QueueRecord::Settled {
-                    completed: true,
-                    ..
-                }
-            ]
-        ),
-        "{recorded:?}"
-    );
+    assert_whole_run(&recorded.queue, &recorded);
     // A failed reply (to `b`, the last replier) leaves it so: a check, at
     // the revision `m3` left.
     let failed = send(&svc, input(&ctx, "fail", &[])).await.unwrap();
@@ -316,20 +310,7 @@ async fn a_check_made_again_on_a_changed_queue_records_its_entry(store: Store) {
     let (end, settled) = ending(&commits, &done.id);
     assert!(settled, "made again, it records: {end:?}");
     let queue: Vec<&QueueRecord> = end.iter().flat_map(|a| &a.queue).collect();
-    assert!(
-        matches!(
-            queue[..],
-            [
-                QueueRecord::Entered { .. },
-                QueueRecord::Admitted { .. },
-                QueueRecord::Settled {
-                    completed: true,
-                    ..
-                }
-            ]
-        ),
-        "{queue:?}"
-    );
+    assert_whole_run(&queue, &queue);
 }
 
 // Two hosts send quick messages into one context at once, some naming `b`:
