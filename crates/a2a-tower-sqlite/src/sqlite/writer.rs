@@ -534,6 +534,25 @@ mod tests {
     }
 
     #[test]
+    fn a_check_writes_no_row_and_an_epoch_raise_does() {
+        let mut w = Writer::with_old();
+        let changes = w.conn.total_changes();
+        let (a, ra) = w.one(AppendRequest::new("a", "old", 1, 1, vec![]));
+        w.commit(vec![a]);
+        assert_eq!(outcome(ra).unwrap().seq, 1);
+        assert_eq!(w.conn.total_changes(), changes, "a check writes nothing");
+        let (b, rb) = w.one(AppendRequest::new("a", "old", 1, 2, vec![]));
+        w.commit(vec![b]);
+        assert_eq!(outcome(rb).unwrap().snapshot.epoch, 2);
+        assert_eq!(w.conn.total_changes(), changes + 1, "the epoch is raised");
+        let epoch = super::super::read::row(&w.conn, "old")
+            .unwrap()
+            .unwrap()
+            .epoch;
+        assert_eq!(epoch, 2);
+    }
+
+    #[test]
     fn a_refused_group_leaves_the_rest_of_the_batch_committed() {
         let mut w = Writer::with_old();
         w.plant_entry("y");
