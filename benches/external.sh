@@ -38,7 +38,10 @@
 #   RAW_BIN, LOADGEN_BIN default $CARGO_TARGET_DIR or benches/external/target/, release/
 #                        (cargo build --release --manifest-path benches/external/Cargo.toml)
 # Other settings: CONNS (32), WARMUP (2), RUN_WARMUP (1), PG_CONN (libpq
-# connection string, default host=127.0.0.1 port=5432 dbname=test user=postgres).
+# connection string, default host=127.0.0.1 port=5432 dbname=test user=postgres),
+# CONTEXTS (unset: every message opens a context of its own; M: connection i
+# sends every message into context i % M, e.g. `CONNS=1024 CONTEXTS=64` for
+# the delivery queue's 64 x 16 load: `bin:…/team` against `echo`).
 set -euo pipefail
 
 [ $# -ge 3 ] || { echo "usage: $0 ROUNDS SECS SIDE..." >&2; exit 2; }
@@ -116,7 +119,7 @@ start() { # NAME KIND: starts the server, sets PID[NAME] and URL[NAME]
 
 run() { # NAME SECS WARMUP: one closed-loop run, prints its `closed` line
     "$LOADGEN_BIN" closed --url "${URL[$1]}" --conns "$CONNS" --secs "$2" --warmup "$3" \
-        --pid "${PID[$1]}"
+        ${CONTEXTS:+--contexts "$CONTEXTS"} --pid "${PID[$1]}"
 }
 
 val() { # KEY LINE: the value of KEY=… in a report line

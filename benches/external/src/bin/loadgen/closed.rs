@@ -1,6 +1,10 @@
 //! Closed loop, like `wrk -t1 -cN`: N keep-alive connections on one thread,
 //! each sending its next SendMessage as soon as the last one is answered,
-//! spread round-robin over the URLs. Every connection connects and warms
+//! spread round-robin over the URLs. With `--contexts M`, connection `i`
+//! sends every message into context `i % M` (so `--conns 1024 --contexts
+//! 64` keeps 16 messages in flight in each of 64 contexts, the delivery
+//! queue's 64 × 16 load); without it every message opens a context of its
+//! own. Every connection connects and warms
 //! up first; measurement starts once all of them are idle, so warm-up
 //! requests are neither counted nor in flight when it starts.
 
@@ -22,7 +26,7 @@ struct Counts {
     errors: u64,
 }
 
-/// `loadgen closed --url URL... --conns N --secs S [--warmup S] [--pid PID...]`
+/// `loadgen closed --url URL... --conns N --secs S [--warmup S] [--contexts M] [--pid PID...]`
 pub fn run() -> Result<(), String> {
     let targets = args("--url")
         .iter()
@@ -34,6 +38,7 @@ pub fn run() -> Result<(), String> {
     let conns: usize = arg("--conns", 32);
     let secs = Duration::from_secs_f64(arg("--secs", 10.0));
     let warmup = Duration::from_secs_f64(arg("--warmup", 1.0));
+    let contexts: usize = arg("--contexts", 0);
     let pids = procs::pids();
     crate::on_one_thread(async move {
         let warmed = Rc::new(Barrier::new(conns + 1));
@@ -41,7 +46,10 @@ pub fn run() -> Result<(), String> {
         let end = Rc::new(Cell::new(Instant::now()));
         let tasks: Vec<_> = (0..conns)
             .map(|i| {
-                let target = targets[i % targets.len()].clone();
+                let mut target = targets[i % targets.len()].clone();
+                if contexts > 0 {
+                    target = target.in_context(i % contexts);
+                }
                 let (warmed, go, end) = (warmed.clone(), go.clone(), end.clone());
                 tokio::task::spawn_local(async move {
                     let mut conn = request::connect(&target).await.ok();
@@ -79,24 +87,25 @@ pub fn run() -> Result<(), String> {
             .and_then(|(a, b)| b.idle_share_since(&a))
             .map(|i| format!("{:.0}", 100.0 * i));
         let l = &mut total.latencies;
-        report(
-            "closed",
-            &[
-                ("conns", conns.to_string()),
-                ("secs", format!("{:.2}", elapsed.as_secs_f64())),
-                ("requests", ok.to_string()),
-                ("errors", total.errors.to_string()),
-                ("rps", format!("{:.0}", ok as f64 / elapsed.as_secs_f64())),
-                ("p50_us", l.percentile_us(50.0).to_string()),
-                ("p90_us", l.percentile_us(90.0).to_string()),
-                ("p99_us", l.percentile_us(99.0).to_string()),
-                ("max_us", l.max_us().to_string()),
-                ("server_cpu_us", procs::per_request_us(cpu0, cpu1, ok)),
-                ("gen_cpu_us", procs::per_request_us(own0, own1, ok)),
-                ("idle_pct", procs::or_dash(idle)),
-                ("rss_kib", procs::or_dash(procs::rss(&pids).map(|(r, _)| r))),
-            ],
-        );
+        let mut fields = vec![
+            ("conns", conns.to_string()),
+            ("secs", format!("{:.2}", elapsed.as_secs_f64())),
+            ("requests", ok.to_string()),
+            ("errors", total.errors.to_string()),
+            ("rps", format!("{:.0}", ok as f64 / elapsed.as_secs_f64())),
+            ("p50_us", l.percentile_us(50.0).to_string()),
+            ("p90_us", l.percentile_us(90.0).to_string()),
+            ("p99_us", l.percentile_us(99.0).to_string()),
+            ("max_us", l.max_us().to_string()),
+            ("server_cpu_us", procs::per_request_us(cpu0, cpu1, ok)),
+            ("gen_cpu_us", procs::per_request_us(own0, own1, ok)),
+            ("idle_pct", procs::or_dash(idle)),
+            ("rss_kib", procs::or_dash(procs::rss(&pids).map(|(r, _)| r))),
+        ];
+        if contexts > 0 {
+            fields.insert(1, ("contexts", contexts.to_string()));
+        }
+        report("closed", &fields);
     })
 }
 

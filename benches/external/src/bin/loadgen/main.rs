@@ -4,7 +4,8 @@
 //! (read from `/proc` by `--pid`) is its own. Two modes:
 //!
 //! ```text
-//! loadgen closed --url URL [--url URL2 ...] [--conns 32] [--secs 10] [--warmup 1] [--pid PID ...]
+//! loadgen closed --url URL [--url URL2 ...] [--conns 32] [--secs 10] [--warmup 1] [--contexts M]
+//!                [--pid PID ...]
 //! loadgen open --url URL [--rate 5000] [--secs 60] [--pid PID] [--max-conns 512]
 //!              [--max-lag-ms 10] [--drain-secs 10]
 //! ```

@@ -26,6 +26,9 @@ pub struct Target {
     pub authority: String,
     /// The request path (`/` for the echo example, `/a2a` for hyper).
     pub path: String,
+    /// The `contextId` every message names (`None`: none, so each message
+    /// opens a context of its own).
+    pub context: Option<String>,
 }
 
 impl Target {
@@ -41,7 +44,17 @@ impl Target {
         Ok(Target {
             authority: format!("{host}:{port}"),
             path: path.to_owned(),
+            context: None,
         })
+    }
+
+    /// This target with every message sent into context `context` of the
+    /// process (`<random prefix>-c<context>`: the same number names the same
+    /// context for every connection of this process, and no other
+    /// process's).
+    pub fn in_context(mut self, context: usize) -> Target {
+        self.context = Some(format!("{}-c{context}", prefix()));
+        self
     }
 }
 
@@ -71,7 +84,7 @@ pub async fn connect(target: &Target) -> Result<Conn, String> {
 
 /// Sends one SendMessage with a fresh id and messageId and checks its reply.
 pub async fn send(conn: &mut Conn, target: &Target) -> Result<(), Failure> {
-    let (id, body) = next_body();
+    let (id, body) = next_body(target.context.as_deref());
     let req = Request::post(target.path.as_str())
         .header(HOST, target.authority.as_str())
         .header(CONTENT_TYPE, "application/json")
@@ -97,20 +110,27 @@ pub fn note_error(failure: &Failure) {
     }
 }
 
-/// The next request id and its body; ids and messageIds are unique within
-/// the process, messageIds across processes too (a random prefix).
-fn next_body() -> (u64, Bytes) {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
+/// This process's random prefix of message and context ids.
+fn prefix() -> &'static str {
     static PREFIX: OnceLock<String> = OnceLock::new();
-    let id = NEXT.fetch_add(1, Ordering::Relaxed);
-    let prefix = PREFIX.get_or_init(|| uuid::Uuid::new_v4().simple().to_string());
-    (id, body(id, &format!("{prefix}-{id}")))
+    PREFIX.get_or_init(|| uuid::Uuid::new_v4().simple().to_string())
 }
 
-/// The SendMessage body of request `id` with message `message_id`.
-fn body(id: u64, message_id: &str) -> Bytes {
+/// The next request id and its body (into `context`, if any); ids and
+/// messageIds are unique within the process, messageIds across processes
+/// too (a random prefix).
+fn next_body(context: Option<&str>) -> (u64, Bytes) {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    (id, body(id, &format!("{}-{id}", prefix()), context))
+}
+
+/// The SendMessage body of request `id` with message `message_id`, naming
+/// `context` if given.
+fn body(id: u64, message_id: &str, context: Option<&str>) -> Bytes {
+    let context = context.map_or(String::new(), |c| format!(r#""contextId":"{c}","#));
     Bytes::from(format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"SendMessage","params":{{"message":{{"messageId":"{message_id}","role":"ROLE_USER","parts":[{{"text":"hello world"}}]}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"SendMessage","params":{{"message":{{"messageId":"{message_id}",{context}"role":"ROLE_USER","parts":[{{"text":"hello world"}}]}}}}}}"#
     ))
 }
 
@@ -162,14 +182,18 @@ mod tests {
 
     #[test]
     fn body_is_a_send_message_with_its_ids() {
-        let v: serde_json::Value = serde_json::from_slice(&body(7, "p-7")).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&body(7, "p-7", None)).unwrap();
         assert_eq!(v["id"], 7);
         assert_eq!(v["method"], "SendMessage");
         assert_eq!(v["params"]["message"]["messageId"], "p-7");
         assert_eq!(v["params"]["message"]["parts"][0]["text"], "hello world");
-        let (a, _) = next_body();
-        let (b, _) = next_body();
+        assert!(v["params"]["message"].get("contextId").is_none());
+        let (a, _) = next_body(None);
+        let (b, _) = next_body(None);
         assert_ne!(a, b);
+        let v: serde_json::Value = serde_json::from_slice(&body(8, "p-8", Some("x-c3"))).unwrap();
+        assert_eq!(v["params"]["message"]["contextId"], "x-c3");
+        assert_eq!(v["params"]["message"]["messageId"], "p-8");
     }
 
     #[test]
