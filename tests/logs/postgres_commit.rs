@@ -274,6 +274,65 @@ async fn one_batch_of_creations_answers_each_duplicates_refused() {
     .await;
 }
 
+/// Another host's listener on the log of `schema`, as a raw connection:
+/// each notification's payload, with when it arrived.
+async fn listen(
+    schema: &str,
+) -> (
+    tokio_postgres::Client,
+    tokio::sync::mpsc::UnboundedReceiver<(std::time::Instant, String)>,
+) {
+    let (listener, mut conn) = tokio_postgres::connect(&url(), NoTls).await.unwrap();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut messages = futures_util::stream::poll_fn(move |cx| conn.poll_message(cx));
+        while let Some(Ok(m)) = futures_util::StreamExt::next(&mut messages).await {
+            if let tokio_postgres::AsyncMessage::Notification(n) = m {
+                let _ = tx.send((std::time::Instant::now(), n.payload().to_owned()));
+            }
+        }
+    });
+    listener
+        .batch_execute(&format!("LISTEN \"a2a_log_{schema}\""))
+        .await
+        .unwrap();
+    (listener, rx)
+}
+
+/// The task ids a batch notification names, in order.
+fn named(payload: &str) -> Vec<String> {
+    let (head, entries) = payload.split_once(';').expect(payload);
+    assert!(head.starts_with('*'), "{payload}");
+    entries
+        .split(';')
+        .map(|e| e.splitn(3, ':').nth(2).expect(payload).to_owned())
+        .collect()
+}
+
+/// A log on `schema` sending its notifications at most every `interval`.
+async fn spaced(schema: &str, interval: Duration) -> PostgresTaskLog {
+    PostgresTaskLog::builder(url())
+        .schema(schema)
+        .pool_size(4)
+        .notify_interval(interval)
+        .connect()
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e:?}", url()))
+}
+
+/// One task created, its append awaited (its own batch).
+async fn create(log: &PostgresTaskLog, task: &str) {
+    let appended = log
+        .append(AppendRequest::create(
+            "x",
+            task,
+            vec![Record::created(task, "c"), msg(1)],
+        ))
+        .await
+        .unwrap();
+    assert_eq!(appended.seq, 2);
+}
+
 /// A batch's NOTIFY is ONE notification naming every task the batch wrote
 /// with the sequence number it reached (schema 7), not one per task: each
 /// other host's listener receives and reads one message per batch.
@@ -281,21 +340,7 @@ async fn one_batch_of_creations_answers_each_duplicates_refused() {
 async fn a_batch_is_announced_in_one_notification() {
     with_schema(|schema| async move {
         let log = support::postgres::connect(&schema).await;
-        // Another host's listener, as a raw connection.
-        let (listener, mut conn) = tokio_postgres::connect(&url(), NoTls).await.unwrap();
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(async move {
-            let mut messages = futures_util::stream::poll_fn(move |cx| conn.poll_message(cx));
-            while let Some(Ok(m)) = futures_util::StreamExt::next(&mut messages).await {
-                if let tokio_postgres::AsyncMessage::Notification(n) = m {
-                    let _ = tx.send(n.payload().to_owned());
-                }
-            }
-        });
-        listener
-            .batch_execute(&format!("LISTEN \"a2a_log_{schema}\""))
-            .await
-            .unwrap();
+        let (_listener, mut rx) = listen(&schema).await;
         // One poll queues every append before the committer runs (a
         // current-thread runtime): one batch of 16 tasks.
         let ids: Vec<String> = (0..16).map(|i| format!("task-{i:02}")).collect();
@@ -309,7 +354,7 @@ async fn a_batch_is_announced_in_one_notification() {
         for r in join_all(appends.collect::<Vec<_>>()).await {
             assert_eq!(r.unwrap().seq, 2);
         }
-        let first = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        let (_, first) = tokio::time::timeout(Duration::from_secs(10), rx.recv())
             .await
             .expect("the batch's NOTIFY")
             .unwrap();
@@ -320,6 +365,84 @@ async fn a_batch_is_announced_in_one_notification() {
         assert!(head.starts_with('*'), "{first}");
         let want: Vec<String> = ids.iter().map(|t| format!("2:{}:{t}", t.len())).collect();
         assert_eq!(entries.split(';').collect::<Vec<_>>(), want, "{first}");
+    })
+    .await;
+}
+
+/// Under load the notifications are spaced (`notify_interval`): batches
+/// committed within the interval after one notification are announced
+/// together in the next, once the interval is over, and nothing is left
+/// unannounced. The first batch after a quiet interval is announced at once.
+#[tokio::test]
+async fn batches_within_the_notify_interval_are_announced_together() {
+    with_schema(|schema| async move {
+        let interval = Duration::from_secs(1);
+        let log = spaced(&schema, interval).await;
+        let (_listener, mut rx) = listen(&schema).await;
+        let ids: Vec<String> = (0..10).map(|i| format!("task-{i:02}")).collect();
+        // Ten batches one after another, each awaited.
+        let began = std::time::Instant::now();
+        for t in &ids {
+            create(&log, t).await;
+        }
+        let took = began.elapsed();
+        let mut got = Vec::new();
+        while got
+            .iter()
+            .map(|(_, n): &(_, Vec<String>)| n.len())
+            .sum::<usize>()
+            < ids.len()
+        {
+            let (at, payload) = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+                .await
+                .expect("every task announced")
+                .unwrap();
+            got.push((at, named(&payload)));
+        }
+        // The first batch at once, alone.
+        assert_eq!(got[0].1, ids[..1], "{got:?}");
+        assert!(got[0].0 - began < interval, "{got:?}");
+        // The rest in order, each notification an interval after the one
+        // before, so at most one per interval the batches took.
+        let all: Vec<String> = got.iter().flat_map(|(_, n)| n.clone()).collect();
+        assert_eq!(all, ids);
+        for pair in got.windows(2) {
+            assert!(pair[1].0 - pair[0].0 >= interval * 9 / 10, "{got:?}");
+        }
+        let most = 2 + (took.as_millis() / interval.as_millis()) as usize;
+        assert!(
+            got.len() <= most,
+            "{} notifications for {took:?}",
+            got.len()
+        );
+        assert!(got.len() < ids.len(), "spaced, not one per batch");
+        // Nothing else follows.
+        tokio::time::sleep(interval + Duration::from_millis(300)).await;
+        assert!(rx.try_recv().is_err());
+    })
+    .await;
+}
+
+/// `notify_interval(0)`: every batch is announced by a notification of its
+/// own, at once.
+#[tokio::test]
+async fn a_zero_notify_interval_announces_every_batch() {
+    with_schema(|schema| async move {
+        let log = spaced(&schema, Duration::ZERO).await;
+        let (_listener, mut rx) = listen(&schema).await;
+        let ids: Vec<String> = (0..5).map(|i| format!("task-{i:02}")).collect();
+        for t in &ids {
+            create(&log, t).await;
+        }
+        for t in &ids {
+            let (_, payload) = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+                .await
+                .expect("a notification per batch")
+                .unwrap();
+            assert_eq!(named(&payload), std::slice::from_ref(t));
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(rx.try_recv().is_err());
     })
     .await;
 }

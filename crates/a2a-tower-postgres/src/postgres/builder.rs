@@ -3,11 +3,12 @@
 //! schema's migration and the committer (whose connection listens).
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
 
-use super::commit::Committer;
+use super::commit::{Committer, NOTIFY_INTERVAL};
 use super::sql::{Sql, quote};
 use super::{Inner, PostgresTaskLog, schema};
 use crate::ConfigError;
@@ -21,6 +22,7 @@ pub struct PostgresTaskLogBuilder {
     url: String,
     schema: String,
     pool_size: usize,
+    notify_interval: Duration,
 }
 
 impl PostgresTaskLogBuilder {
@@ -30,6 +32,7 @@ impl PostgresTaskLogBuilder {
             url,
             schema: "a2a".into(),
             pool_size: 16,
+            notify_interval: NOTIFY_INTERVAL,
         }
     }
 
@@ -43,6 +46,29 @@ impl PostgresTaskLogBuilder {
     /// LISTEN.
     pub fn pool_size(mut self, n: usize) -> Self {
         self.pool_size = n;
+        self
+    }
+
+    /// The least time between two notifications this log sends the other
+    /// hosts of its schema (default 2 ms). A notification names every task
+    /// committed since the last one; the first after a quiet interval is
+    /// sent right after its commit, so only a host committing more often
+    /// than this holds its announcements back, by at most this long.
+    /// Longer: fewer notifications for PostgreSQL to commit and every
+    /// host's connection to read, later wake-ups for the other hosts'
+    /// watchers; zero: one notification per committed batch. This log's
+    /// own watchers are woken at commit either way.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use a2a_tower_postgres::PostgresTaskLog;
+    ///
+    /// let builder = PostgresTaskLog::builder("host=127.0.0.1 user=postgres dbname=test")
+    ///     .notify_interval(Duration::from_millis(5));
+    /// # drop(builder);
+    /// ```
+    pub fn notify_interval(mut self, interval: Duration) -> Self {
+        self.notify_interval = interval;
         self
     }
 
@@ -110,6 +136,7 @@ impl PostgresTaskLogBuilder {
             channel.clone(),
             instance.clone(),
             hub.clone(),
+            self.notify_interval,
         )
         .await?;
         Ok(PostgresTaskLog {

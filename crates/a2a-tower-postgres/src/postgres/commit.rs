@@ -29,11 +29,20 @@
 //! [`Batch`]; in a transaction without a WAL flush, see
 //! [`notify_sql`](super::sql::notify_sql)): sent
 //! first in the next batch's pipeline, or alone when no append is waiting.
+//! Under load the NOTIFYs are spaced: one is sent at most every
+//! [`notify_interval`](super::PostgresTaskLogBuilder::notify_interval)
+//! (2 ms by default) and names every task the batches since the last one
+//! wrote; the first after a quiet interval goes at once. Each NOTIFY is a
+//! transaction of its own, run by the committer's connection before its
+//! next batch (and read by every host's committer connection, this one's
+//! included), so at one per batch it was about a sixth of a busy host's
+//! round trips' time.
 
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
+use std::time::{Duration, Instant};
 
 use futures_util::future::{Either, MaybeDone, maybe_done};
 use tokio::sync::{mpsc, oneshot};
@@ -47,6 +56,9 @@ use crate::log::{LogError, LogErrorKind, Record};
 
 /// At most this many appends ride one transaction.
 pub(super) const MAX_BATCH: usize = 256;
+
+/// The least time between two NOTIFYs of one log, by default.
+pub(super) const NOTIFY_INTERVAL: Duration = Duration::from_millis(2);
 
 /// The columns of one conditional append statement (`create_once` or
 /// `update_once`, or an element of `create_many`'s arrays), owned so that
@@ -221,6 +233,7 @@ impl Committer {
         channel: String,
         instance: String,
         hub: Arc<Hub>,
+        notify_interval: Duration,
     ) -> Result<Self, LogError> {
         // Names the connection in `pg_stat_activity` (the schema tells the
         // logs of one database apart).
@@ -236,6 +249,8 @@ impl Committer {
             lost: None,
             opened: false,
             pending: None,
+            notified: None,
+            notify_interval,
         };
         run.connect().await.map_err(|e| e.answer(false))?;
         tokio::spawn(run.serve(rx));
@@ -300,9 +315,14 @@ struct Run {
     lost: Option<oneshot::Receiver<()>>,
     /// A connection was opened before: the next one wakes every watcher.
     opened: bool,
-    /// The NOTIFY payloads of the last batch, not sent yet: they go first in
-    /// the next batch's pipeline, or alone when no job is waiting.
-    pending: Option<Vec<String>>,
+    /// What the batches committed since the last NOTIFY wrote, not
+    /// announced yet: sent first in the next batch's pipeline, or alone when
+    /// no job is waiting, once `notify_interval` has passed since the last
+    /// NOTIFY (`notified`).
+    pending: Option<Batch>,
+    /// When the last NOTIFY was sent (`None`: never).
+    notified: Option<Instant>,
+    notify_interval: Duration,
 }
 
 /// Resolves when the connection `lost` watches is lost (then take it), or
@@ -376,17 +396,31 @@ impl Run {
     async fn serve(mut self, mut rx: mpsc::UnboundedReceiver<Job>) {
         let mut batch = Vec::new();
         loop {
-            if self.pending.is_some() && rx.is_empty() {
+            if self.pending.is_some() && rx.is_empty() && self.may_notify() {
                 self.flush().await;
             }
-            // The next jobs, or the connection lost (`recv_many` is cancel
-            // safe: nothing is taken from the queue unless it returns).
+            // The next jobs, the connection lost, or the time to send the
+            // pending NOTIFY (`recv_many` is cancel safe: nothing is taken
+            // from the queue unless it returns).
             let jobs = {
                 let recv = std::pin::pin!(rx.recv_many(&mut batch, MAX_BATCH));
                 let gone = std::pin::pin!(lost(&mut self.lost));
-                match futures_util::future::select(recv, gone).await {
+                let due = self.pending.as_ref().and(self.notified);
+                let interval = self.notify_interval;
+                let due = std::pin::pin!(async move {
+                    match due {
+                        Some(at) => tokio::time::sleep_until((at + interval).into()).await,
+                        None => std::future::pending().await,
+                    }
+                });
+                match futures_util::future::select(recv, futures_util::future::select(gone, due))
+                    .await
+                {
                     Either::Left((n, _)) => Some(n),
-                    Either::Right(_) => None,
+                    Either::Right((Either::Left(_), _)) => None,
+                    // Announced at the top of the loop if still idle, else
+                    // in the next batch's pipeline.
+                    Either::Right((Either::Right(_), _)) => continue,
                 }
             };
             let Some(n) = jobs else {
@@ -415,8 +449,12 @@ impl Run {
             // The NOTIFY's payload: each task written, with the sequence
             // number it reached, in one notification (this log's watchers
             // are woken by the publish; the NOTIFY wakes the other hosts',
-            // each of which receives and reads one message per batch).
-            let mut announced = Batch::new(&self.notify.1);
+            // each of which receives and reads one message per NOTIFY),
+            // added to what earlier batches left to announce.
+            let instance = &self.notify.1;
+            let announced = self
+                .pending
+                .get_or_insert_with(|| Batch::new(instance.clone()));
             match outcome {
                 Ok(counts) => {
                     for (job, rows) in batch.drain(..).zip(counts) {
@@ -444,16 +482,35 @@ impl Run {
                     }
                 }
             }
-            let payloads = announced.finish();
-            if !payloads.is_empty() {
-                self.pending = Some(payloads);
+            if announced.is_empty() {
+                self.pending = None;
             }
         }
     }
 
+    /// A NOTIFY may be sent now: `notify_interval` has passed since the
+    /// last.
+    fn may_notify(&self) -> bool {
+        self.notified
+            .is_none_or(|at| at.elapsed() >= self.notify_interval)
+    }
+
+    /// The pending announcements' payloads, taken to be sent now.
+    fn take_pending(&mut self) -> Option<Vec<String>> {
+        let payloads = self.pending.take()?.finish();
+        if payloads.is_empty() {
+            return None;
+        }
+        self.notified = Some(Instant::now());
+        Some(payloads)
+    }
+
     /// Sends the pending NOTIFY alone.
     async fn flush(&mut self) {
-        let Some(payloads) = self.pending.take() else {
+        if self.conn.is_none() {
+            return;
+        }
+        let Some(payloads) = self.take_pending() else {
             return;
         };
         let Some(conn) = &self.conn else { return };
@@ -499,11 +556,12 @@ impl Run {
     /// Commits `rows` (in task id order) in one transaction, pipelined; the
     /// number of task rows each wrote. The one place a batch commits.
     async fn commit(&mut self, rows: &[&WriteRow]) -> Result<Vec<i64>, Failure> {
-        let notify = self.pending.take();
-        if let Err(e) = self.connect().await {
-            self.pending = notify;
-            return Err(e);
-        }
+        self.connect().await?;
+        let notify = if self.may_notify() {
+            self.take_pending()
+        } else {
+            None
+        };
         let conn = self.conn.as_ref().ok_or(Failure::Lost)?;
         let c = &conn.client;
         let channel = self.notify.0.as_str();

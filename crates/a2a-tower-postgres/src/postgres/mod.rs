@@ -51,7 +51,10 @@ use super::{
 /// - **Watches across hosts**: after its commit, each batch hands its
 ///   records to this log's own watchers (served from memory) and sends a
 ///   `NOTIFY` naming each task with the sequence number it reached (one
-///   notification per batch), in a transaction of its own without a WAL
+///   notification for the batches of each
+///   [`notify_interval`](PostgresTaskLogBuilder::notify_interval), 2 ms by
+///   default; the first after a quiet interval at once), in a transaction
+///   of its own without a WAL
 ///   flush (inside the append, PostgreSQL would serialize every notifying
 ///   commit behind the previous one's fsync); the committer's connection
 ///   LISTENs too (PostgreSQL hands a busy connection its notifications

@@ -42,8 +42,8 @@ pub(super) fn single(instance: &str, task_id: &str, seq: u64) -> String {
 /// The payloads of one committed batch: every task it wrote, with the
 /// sequence number each reached, in as few notifications as the payload
 /// limit allows (one for a batch of up to about 150 tasks).
-pub(super) struct Batch<'a> {
-    instance: &'a str,
+pub(super) struct Batch {
+    instance: std::sync::Arc<str>,
     /// The payloads filled.
     payloads: Vec<String>,
     /// The payload being filled (empty: none yet).
@@ -53,8 +53,8 @@ pub(super) struct Batch<'a> {
     all: bool,
 }
 
-impl<'a> Batch<'a> {
-    pub(super) fn new(instance: &'a str) -> Self {
+impl Batch {
+    pub(super) fn new(instance: std::sync::Arc<str>) -> Self {
         Self {
             instance,
             payloads: Vec::new(),
@@ -79,9 +79,14 @@ impl<'a> Batch<'a> {
         if self.open.is_empty() {
             self.open.reserve(LIMIT.min(head + 16 * entry));
             self.open.push('*');
-            self.open.push_str(self.instance);
+            self.open.push_str(&self.instance);
         }
         let _ = write!(self.open, ";{seq}:{}:{task_id}", task_id.len());
+    }
+
+    /// Nothing was added.
+    pub(super) fn is_empty(&self) -> bool {
+        self.open.is_empty() && self.payloads.is_empty() && !self.all
     }
 
     /// The payloads (none for an empty batch).
@@ -146,7 +151,7 @@ mod tests {
     use super::*;
 
     fn batch(tasks: &[(&str, u64)]) -> Vec<String> {
-        let mut b = Batch::new("i1");
+        let mut b = Batch::new("i1".into());
         for (t, s) in tasks {
             b.push(t, *s);
         }
