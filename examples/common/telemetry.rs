@@ -15,7 +15,7 @@ use std::task::{Context, Poll};
 
 use a2a_tower::Body;
 use bytes::Bytes;
-use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tower::Service;
@@ -81,13 +81,20 @@ pub(crate) fn init() -> Telemetry {
 }
 
 /// The Prometheus recorder's settings: histograms with buckets (the
-/// exporter's default is a summary).
+/// exporter's default is a summary): seconds for the durations, counts of
+/// appends for a log commit's batch size.
 pub(crate) fn prometheus() -> PrometheusBuilder {
     const BUCKETS: &[f64] = &[
         0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
     ];
+    const BATCH: &[f64] = &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0];
     PrometheusBuilder::new()
         .set_buckets(BUCKETS)
+        .expect("buckets are not empty")
+        .set_buckets_for_metric(
+            Matcher::Full(a2a_tower::telemetry::names::LOG_COMMIT_BATCH.to_owned()),
+            BATCH,
+        )
         .expect("buckets are not empty")
 }
 

@@ -59,6 +59,46 @@ async fn team_serves_metrics_on_its_listener() {
     metrics_count_a_send("team", &[], "hi").await;
 }
 
+/// A log commit's batch size is counted in appends (buckets 1, 2, 4 … 256),
+/// not in the seconds buckets of the durations.
+#[tokio::test]
+async fn the_commit_batch_size_has_buckets_of_appends() {
+    let srv = Server::start_with("team", &[]);
+    let c = client();
+    let params =
+        json!({"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}});
+    rpc(&c, &srv.base, "SendMessage", params).await;
+    // The log records a commit after answering its callers: read until
+    // the histogram is there.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let text = loop {
+        let r = fetch(
+            &c,
+            request(Method::GET, &format!("{}/metrics", srv.base), None),
+        )
+        .await;
+        let text = r.text().to_owned();
+        if text.contains("a2a_log_commit_batch_size_bucket{") {
+            break text;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no batch sizes in\n{text}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    let bounds: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("a2a_log_commit_batch_size_bucket{"))
+        .filter_map(|l| l.split("le=\"").nth(1)?.split('"').next())
+        .collect();
+    assert_eq!(
+        bounds,
+        ["1", "2", "4", "8", "16", "32", "64", "128", "256", "+Inf"],
+        "{text}"
+    );
+}
+
 #[cfg(feature = "managed")]
 #[tokio::test]
 async fn managed_serves_metrics_on_its_listener() {

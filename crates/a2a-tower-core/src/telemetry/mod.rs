@@ -81,9 +81,10 @@ pub mod names {
     pub const RETENTION_DELETED: &str = "a2a_retention_deleted_total";
     /// Histogram of the time a task log took to commit, from the append
     /// call to its durable commit (SQLite: one writer transaction, which
-    /// may hold several appends; PostgreSQL: one append or `append_all`
-    /// call; memory: one call); label `log` (`sqlite`, `postgres`,
-    /// `memory`).
+    /// may hold several appends; PostgreSQL: one committer transaction,
+    /// which may hold several appends, or one locked append or
+    /// `append_all` call; memory: one call); label `log` (`sqlite`,
+    /// `postgres`, `memory`).
     pub const LOG_COMMIT_DURATION: &str = "a2a_log_commit_duration_seconds";
     /// Histogram of the appends each commit of [`LOG_COMMIT_DURATION`]
     /// held (group commit: how many callers one transaction answered);
