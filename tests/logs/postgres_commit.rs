@@ -311,13 +311,7 @@ fn named(payload: &str) -> Vec<String> {
 
 /// A log on `schema` sending its notifications at most every `interval`.
 async fn spaced(schema: &str, interval: Duration) -> PostgresTaskLog {
-    PostgresTaskLog::builder(url())
-        .schema(schema)
-        .pool_size(4)
-        .notify_interval(interval)
-        .connect()
-        .await
-        .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e:?}", url()))
+    support::postgres::open(support::postgres::builder(schema).notify_interval(interval)).await
 }
 
 /// One task created, its append awaited (its own batch).

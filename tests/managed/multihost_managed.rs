@@ -38,7 +38,7 @@ use a2a_tower::{A2aError, A2aRequest, A2aResponse, EventStream, Operation};
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use support::managed::{Counter, card, count, entries, refund};
-use support::postgres::{url, with_schema};
+use support::postgres::with_schema;
 use tokio::runtime::Handle;
 use tower::ServiceExt as _;
 
@@ -53,12 +53,7 @@ const AUTHORITY: &str = "refunds/public";
 const AMOUNT: &str = "12345678901234567890.123456789";
 
 async fn connect(schema: &str) -> Arc<PostgresTaskLog> {
-    let log = PostgresTaskLog::builder(url())
-        .schema(schema)
-        .pool_size(4)
-        .connect()
-        .await
-        .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e:?}", url()));
+    let log = support::postgres::open(support::postgres::builder(schema).pool_size(4)).await;
     Arc::new(log)
 }
 

@@ -9,9 +9,23 @@ use futures_util::FutureExt as _;
 /// A log on `schema` of the test database; fails the test when PostgreSQL
 /// is unreachable.
 pub(crate) async fn connect(schema: &str) -> a2a_tower::log::PostgresTaskLog {
+    open(builder(schema)).await
+}
+
+/// The settings of a log on `schema` of the test database, for a test to
+/// change before [`open`].
+pub(crate) fn builder(schema: &str) -> a2a_tower::log::PostgresTaskLogBuilder {
     a2a_tower::log::PostgresTaskLog::builder(url())
         .schema(schema)
         .pool_size(8)
+}
+
+/// Opens the log `builder` describes; fails the test when PostgreSQL is
+/// unreachable.
+pub(crate) async fn open(
+    builder: a2a_tower::log::PostgresTaskLogBuilder,
+) -> a2a_tower::log::PostgresTaskLog {
+    builder
         .connect()
         .await
         .unwrap_or_else(|e| panic!("PostgreSQL at {} is required for this test: {e:?}", url()))
