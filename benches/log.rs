@@ -98,6 +98,20 @@ fn benches(c: &mut Criterion) {
         });
     });
 
+    // The steady state of a server on the default log: the log full at its
+    // default bound (100 000 tasks), so each new task evicts the oldest.
+    let full = MemoryTaskLog::new();
+    let bound = 100_000;
+    for n in 0..bound {
+        echo_task(&full, n);
+    }
+    c.bench_function("log/echo_task_at_the_default_bound", |b| {
+        b.iter(|| {
+            i += 1;
+            echo_task(&full, i);
+        });
+    });
+
     // One status append to a live task (a fresh task every 1000 appends).
     let live = MemoryTaskLog::builder()
         .max_bytes(usize::MAX / 2)

@@ -2,6 +2,7 @@
 
 mod append;
 mod builder;
+mod chunks;
 mod deliveries;
 mod entry;
 mod packed;
@@ -29,10 +30,12 @@ use super::{
 /// Tasks live in hash-sharded tables, each behind its own lock, so no call
 /// waits on a global lock or a whole-log rehash. Snapshots of live tasks are
 /// shared `Arc`s. A terminal task nobody watches is compacted: its records
-/// are dropped and the task is kept as its ProtoJSON in one allocation
-/// (under 1 KiB resident for a small echo task instead of about 3 KiB as
-/// wire structs),
-/// decoded again on each read. Cloning shares the log.
+/// are dropped and the task is kept as its ProtoJSON, written with the
+/// JSON of the tasks packed before it into a chunk of 64 KiB (under 1 KiB
+/// resident for a small echo task instead of about 3 KiB as wire structs),
+/// decoded again on each read. A chunk is freed when the last of its tasks
+/// leaves, so it can outlive most of them by a little: the log's byte bound
+/// counts each task's own JSON. Cloning shares the log.
 ///
 /// ```
 /// use a2a_tower::log::{Eviction, MemoryTaskLog};

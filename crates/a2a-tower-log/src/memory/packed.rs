@@ -1,5 +1,6 @@
 //! The packed form of a terminal task nobody watches: the task's ProtoJSON
-//! in one shared allocation, plus the few fields ListTasks filters on.
+//! (a shared view of a chunk, see [`super::chunks`]), plus the few fields
+//! ListTasks filters on.
 //!
 //! A live task is kept as its projection, so readers share one immutable
 //! `Arc<Task>` snapshot and are never deep-copied. A terminal task changes
@@ -12,6 +13,9 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
+
+use super::chunks;
 use crate::types::{Task, TaskPushNotificationConfig, TaskState, Timestamp};
 use crate::{Hold, LogError, Projection};
 
@@ -19,8 +23,8 @@ use crate::{Hold, LogError, Projection};
 const KEPT_BUFFER: usize = 64 << 10;
 
 thread_local! {
-    /// Where a task is written before its exact-size copy: one allocation
-    /// per packed task, and no regrowth.
+    /// Where a task is written before its copy into a chunk, so that a
+    /// chunk holds no regrowth.
     static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -29,7 +33,7 @@ thread_local! {
 pub(super) struct Packed {
     /// The task's ProtoJSON (shared, so a ListTasks scan can take it out of
     /// the shard lock and decode only the tasks of its page).
-    json: Arc<[u8]>,
+    json: Bytes,
     context_id: ContextId,
     timestamp: Option<Timestamp>,
     state: TaskState,
@@ -50,7 +54,7 @@ impl Packed {
         let json = BUFFER.with_borrow_mut(|buffer| {
             buffer.clear();
             let written = serde_json::to_writer(&mut *buffer, &**task);
-            let json = written.ok().map(|()| Arc::<[u8]>::from(&buffer[..]));
+            let json = written.ok().map(|()| chunks::store(buffer));
             if buffer.capacity() > KEPT_BUFFER {
                 *buffer = Vec::new();
             }
@@ -81,7 +85,7 @@ impl Packed {
     }
 
     /// The shared JSON, for a decode outside the shard lock.
-    pub(super) fn json(&self) -> &Arc<[u8]> {
+    pub(super) fn json(&self) -> &Bytes {
         &self.json
     }
 

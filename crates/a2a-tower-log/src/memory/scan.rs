@@ -13,7 +13,7 @@ use crate::{ListPage, ListQuery, LiveTask, LogError, PageCursor};
 /// A task taken out of a shard for a ListTasks page.
 enum Listed {
     Task(Arc<Task>),
-    Packed(Arc<[u8]>),
+    Packed(bytes::Bytes),
 }
 
 impl Entry {
