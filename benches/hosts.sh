@@ -25,7 +25,10 @@
 # CPU with it) and prints it as `pg_cpu_s` and `pg_cores` (per second of
 # the run, warm-up included): near the machine's core count (`nproc`),
 # PostgreSQL is the bound; far below it while the hosts' CPU is high, the
-# hosts are.
+# hosts are. `wal_syncs` is how many WAL flushes PostgreSQL made meanwhile
+# (`pg_stat_wal.wal_sync`, the whole server's; `-` where it cannot be read):
+# about one per batch of every host, the per-batch cost that smaller batches
+# multiply (docs/performance.md, "Why two hosts are slower here").
 #
 # Environment: ECHO_BIN (default target/release/examples/echo, built with
 # the postgres feature), TOOLS_DIR (default benches/external/target/release:
@@ -87,18 +90,26 @@ load_args() {
     for p in "${pids[@]}"; do largs+=(--pid "$p"); done
 }
 
-# pg_line BEFORE AFTER SECS: the PostgreSQL CPU fields.
+# The WAL flushes PostgreSQL has made so far, or `-`.
+wal_syncs() {
+    psql -h 127.0.0.1 -U postgres -d test -Atc "SELECT wal_sync FROM pg_stat_wal" 2>/dev/null || echo -
+}
+
+# pg_line BEFORE AFTER SECS SYNCS_BEFORE SYNCS_AFTER: the PostgreSQL fields.
 pg_line() {
-    awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { printf "pg_cpu_s=%.2f pg_cores=%.2f", b - a, (b - a) / s }'
+    awk -v a="$1" -v b="$2" -v s="$3" -v w0="$4" -v w1="$5" 'BEGIN {
+        printf "pg_cpu_s=%.2f pg_cores=%.2f wal_syncs=%s", b - a, (b - a) / s,
+            (w0 ~ /^[0-9]+$/ && w1 ~ /^[0-9]+$/) ? w1 - w0 : "-"
+    }'
 }
 
 throughput() {
     local before after line
     load_args "$secs"
-    before=$(pg_cpu)
+    before=$(pg_cpu) syncs=$(wal_syncs)
     line=$("$tools/loadgen" "${largs[@]}")
     after=$(pg_cpu)
-    echo "${#urls[@]} hosts, loadgen: $line $(pg_line "$before" "$after" $((secs + warmup)))"
+    echo "${#urls[@]} hosts, loadgen: $line $(pg_line "$before" "$after" $((secs + warmup)) "$syncs" "$(wal_syncs)")"
 }
 
 xhost() {
@@ -118,7 +129,7 @@ echo "3 hosts, idle: $(xhost)"
 
 # Under load: loadgen in the background, xhost inside its measured window.
 load_args "$xload_secs"
-before=$(pg_cpu)
+before=$(pg_cpu) syncs=$(wal_syncs)
 "$tools/loadgen" "${largs[@]}" >"$work/load.out" &
 load=$!
 sleep $((warmup + 1))
@@ -128,7 +139,7 @@ t1=$(date +%s)
 wait "$load"
 after=$(pg_cpu)
 echo "3 hosts, under load: $line"
-echo "3 hosts, the load meanwhile: $(cat "$work/load.out") $(pg_line "$before" "$after" $((xload_secs + warmup)))"
+echo "3 hosts, the load meanwhile: $(cat "$work/load.out") $(pg_line "$before" "$after" $((xload_secs + warmup)) "$syncs" "$(wal_syncs)")"
 if [ $((t1 - t0)) -gt $((xload_secs - 1)) ]; then
     echo "warning: xhost took $((t1 - t0)) s, longer than the load: raise XHOST_LOAD_SECS" >&2
 fi
