@@ -508,9 +508,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// The live executions of this host, by task id: a set of writers keyed
-/// by their own task id, so registering one copies nothing.
+/// by their own task id, so registering one copies nothing. Hashed with
+/// foldhash under a per-set random seed, as the memory log's shards are:
+/// a SendMessage looks a task id up three times here.
 #[derive(Debug, Default)]
-pub(crate) struct Registry(Mutex<HashSet<ByTaskId>>);
+pub(crate) struct Registry(Mutex<HashSet<ByTaskId, foldhash::fast::RandomState>>);
 
 /// A writer, hashed and compared by its task id.
 #[derive(Debug)]
@@ -538,7 +540,7 @@ impl std::borrow::Borrow<str> for ByTaskId {
 }
 
 impl Registry {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<ByTaskId>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<ByTaskId, foldhash::fast::RandomState>> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
