@@ -13,9 +13,9 @@
 //! With the feature `metrics` (on by default), counters and histograms are
 //! recorded through the [`metrics`](https://docs.rs/metrics) facade: the host
 //! installs the recorder (Prometheus, StatsD, OpenTelemetry through a bridge)
-//! it wants, and without one the records made per request cost a few atomic
-//! loads (their keys are built once, see the `metrics` module). The names
-//! are in [`names`].
+//! it wants. Without one, the records made per request cost an atomic load
+//! each (their keys are built once) and, for the request pair, a look-up
+//! in a short per-thread list. The names are in [`names`].
 //!
 //! Span attributes follow the OpenTelemetry semantic conventions (RPC,
 //! HTTP, and the GenAI agent draft):
