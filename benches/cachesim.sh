@@ -4,7 +4,7 @@
 # cache simulation, driven over loopback by the external load generator
 # (benches/external, `loadgen closed`). Counts, not seconds: the same binary
 # and load give about the same figures whatever else the machine is doing.
-# Instructions repeat within 0.1 % between processes, so a change of 1-2 %
+# Instructions repeat within 0.3 % between processes, so a change of 1-2 %
 # (a smaller future, fewer copies) shows here where `external.sh`'s ±15 %
 # rounds hide it. Last-level misses vary about ±15 % between processes (each
 # has its own hash seeds and heap layout): compare them over several runs.
