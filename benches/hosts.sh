@@ -104,7 +104,7 @@ pg_line() {
 }
 
 throughput() {
-    local before after line
+    local before after line syncs
     load_args "$secs"
     before=$(pg_cpu) syncs=$(wal_syncs)
     line=$("$tools/loadgen" "${largs[@]}")

@@ -78,9 +78,10 @@ impl MemoryTaskLogBuilder {
 
     /// Fold the records of a terminal task into its snapshot once nobody
     /// watches it, and keep that task as its ProtoJSON (written side by side
-    /// with the tasks packed before it, in chunks), decoded again on each read (default on: about a third of the memory
-    /// of the wire structs). Reading records of a compacted task before its
-    /// last sequence number fails with [`LogErrorKind::Compacted`](crate::LogErrorKind::Compacted).
+    /// with the tasks packed before it, in chunks), decoded again on each
+    /// read (default on: about a third of the memory of the wire structs).
+    /// Reading records of a compacted task before its last sequence number
+    /// fails with [`LogErrorKind::Compacted`](crate::LogErrorKind::Compacted).
     pub fn compact_terminal(mut self, on: bool) -> Self {
         self.compact_terminal = on;
         self
