@@ -2,6 +2,7 @@
 //! creates or continues, the claim of its one execution, and the commit that
 //! turns the message into the task's admitted input (a2a-spec.md §4.1).
 
+use std::future::Future;
 use std::sync::Arc;
 
 use tower_service::Service;
@@ -120,29 +121,32 @@ struct Target {
     base: Option<(u64, u64)>,
 }
 
-async fn target(
+/// The target of a message that names no task: a new one (and a new
+/// context, unless it names one).
+fn new_target(message: &mut crate::types::Message) -> Target {
+    // Time-ordered (UUIDv7): a durable log's keys and indexes then grow
+    // at their end instead of touching a random page per new task.
+    let task_id = super::id_text(uuid::Uuid::now_v7());
+    if message.context_id.is_empty() {
+        message.context_id = super::id_text(uuid::Uuid::now_v7());
+    }
+    message.task_id.clone_from(&task_id);
+    let context_id = message.context_id.clone();
+    Target {
+        task_id,
+        context_id,
+        base: None,
+    }
+}
+
+/// The target of a continuation (a2a-spec.md §4.1): the task must exist for
+/// this authority, accept messages, and share the message's context.
+async fn continued(
     shared: &Shared,
     authority: &str,
     message: &mut crate::types::Message,
     push: Option<&TaskPushNotificationConfig>,
 ) -> Result<Target, A2aError> {
-    if message.task_id.is_empty() {
-        // Time-ordered (UUIDv7): a durable log's keys and indexes then grow
-        // at their end instead of touching a random page per new task.
-        let task_id = super::id_text(uuid::Uuid::now_v7());
-        if message.context_id.is_empty() {
-            message.context_id = super::id_text(uuid::Uuid::now_v7());
-        }
-        message.task_id.clone_from(&task_id);
-        let context_id = message.context_id.clone();
-        return Ok(Target {
-            task_id,
-            context_id,
-            base: None,
-        });
-    }
-    // A continuation (a2a-spec.md §4.1): the task must exist for this
-    // authority, accept messages, and share the message's context.
     let snap = addressed_task(shared, authority, message).await?;
     let task = &snap.task;
     if task.status.state.is_terminal() {
@@ -190,108 +194,122 @@ pub(crate) async fn addressed_task(
 
 /// Admits `req`: checks it, claims the task's one execution, and commits the
 /// admission (or defers it, see [`Admission::Deferred`]).
-pub(crate) async fn admit<S>(
+///
+/// The request and the call's context are the caller's, taken from as
+/// needed: the caller's future holds them already, and this one is moved
+/// whole into the box of the call that awaits it. For the same reason its
+/// log reads and commits are boxed where they are awaited (a blocking
+/// SendMessage for a new task, the usual one, awaits neither), and it is an
+/// `async` block: an `async fn` keeps a second copy of its arguments.
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an async fn keeps a second copy of its arguments"
+)]
+pub(crate) fn admit<'a, S>(
     shared: Arc<Shared>,
     inner: S,
-    req: SendMessageRequest,
-    context: CallContext,
+    req: &'a mut SendMessageRequest,
+    context: &'a mut CallContext,
     answer: Answer,
-) -> Result<Admitted, A2aError>
+) -> impl Future<Output = Result<Admitted, A2aError>> + Send + 'a
 where
     S: Service<Execution, Response = ()> + Send + 'static,
     S::Error: Into<BoxError>,
     S::Future: Send + 'static,
 {
-    let push = checked(&shared, &req)?;
-    let authority = shared.authority.resolve(&context)?;
-    let mut message = req.message;
-    message.role = Role::User;
-    let Target {
-        task_id,
-        context_id,
-        base,
-    } = target(&shared, &authority, &mut message, push.as_ref()).await?;
-    record_ids(&task_id, &context_id);
-    let config = push_config::inline_record(push, &task_id);
-    let started = Record::ExecutionStarted {
-        host: shared.host_id.clone(),
-    };
-    // Nobody can know a new task before its blocking SendMessage answers,
-    // so its admission may ride with the execution's first commit: one
-    // append per task when the executor answers without waiting.
-    let (deferred, records) = if base.is_none() && answer == Answer::Outcome {
-        let deferred = Deferred::new(
-            task_id.clone(),
-            context_id.clone(),
-            req.metadata,
-            message.clone(),
-            config,
-            started,
-        );
-        (Some(deferred), Vec::new())
-    } else {
-        let mut records = Vec::with_capacity(4);
-        if base.is_none() {
-            let mut created = Record::created(task_id.clone(), context_id.clone());
-            if let Record::Created { metadata, .. } = &mut created {
-                *metadata = req.metadata;
-            }
-            records.push(created);
-        }
-        records.push(Record::MessageAdmitted {
-            message: message.clone(),
-        });
-        records.extend(config);
-        records.push(started);
-        (None, records)
-    };
-    let (seq, epoch) = base.unwrap_or((0, 1));
-    let writer = Writer::new(
-        shared.log.clone(),
-        authority,
-        task_id,
-        context_id,
-        seq,
-        epoch,
-    );
-    let writer = if shared.card.capabilities.push_notifications() {
-        // Configs may be appended while the execution writes.
-        writer.folding_configs()
-    } else {
-        writer
-    };
-    let writer = Arc::new(if answer == Answer::Outcome {
-        writer.keeping_outcome()
-    } else {
-        writer
-    });
-    if !shared.registry.claim(&writer) {
-        return Err(busy(&writer.task_id));
-    }
-    let (task, admission) = if let Some(deferred) = deferred {
-        let task = deferred.task();
-        writer.defer_admission(deferred);
-        (task, Admission::Deferred)
-    } else {
-        commit(&shared, &writer, answer, records).await?
-    };
-    let execution = Execution {
-        message,
-        task,
-        context,
-        inputs: if shared.appends {
-            writer.open_inputs()
+    async move {
+        let push = checked(&shared, req)?;
+        let authority = shared.authority.resolve(context)?;
+        let mut message = std::mem::take(&mut req.message);
+        message.role = Role::User;
+        let Target {
+            task_id,
+            context_id,
+            base,
+        } = if message.task_id.is_empty() {
+            new_target(&mut message)
         } else {
-            super::Inputs::none()
-        },
-        emit: Emitter::new(writer.clone()),
-    };
-    let driver = run::Driver::new(shared, inner, execution, writer.clone());
-    Ok(Admitted {
-        writer,
-        driver,
-        admission,
-    })
+            Box::pin(continued(&shared, &authority, &mut message, push.as_ref())).await?
+        };
+        record_ids(&task_id, &context_id);
+        let config = push_config::inline_record(push, &task_id);
+        let started = Record::ExecutionStarted {
+            host: shared.host_id.clone(),
+        };
+        let (seq, epoch) = base.unwrap_or((0, 1));
+        let writer = Writer::new(
+            shared.log.clone(),
+            authority,
+            task_id,
+            context_id,
+            seq,
+            epoch,
+        );
+        let writer = if shared.card.capabilities.push_notifications() {
+            // Configs may be appended while the execution writes.
+            writer.folding_configs()
+        } else {
+            writer
+        };
+        let writer = Arc::new(if answer == Answer::Outcome {
+            writer.keeping_outcome()
+        } else {
+            writer
+        });
+        if !shared.registry.claim(&writer) {
+            return Err(busy(&writer.task_id));
+        }
+        // Nobody can know a new task before its blocking SendMessage
+        // answers, so its admission may ride with the execution's first
+        // commit: one append per task when the executor answers without
+        // waiting.
+        let (task, admission) = if base.is_none() && answer == Answer::Outcome {
+            let deferred = Deferred::new(
+                writer.task_id.clone(),
+                writer.context_id.clone(),
+                req.metadata.take(),
+                message.clone(),
+                config,
+                started,
+            );
+            let task = deferred.task();
+            writer.defer_admission(deferred);
+            (task, Admission::Deferred)
+        } else {
+            let mut records = Vec::with_capacity(4);
+            if base.is_none() {
+                let mut created =
+                    Record::created(writer.task_id.clone(), writer.context_id.clone());
+                if let Record::Created { metadata, .. } = &mut created {
+                    *metadata = req.metadata.take();
+                }
+                records.push(created);
+            }
+            records.push(Record::MessageAdmitted {
+                message: message.clone(),
+            });
+            records.extend(config);
+            records.push(started);
+            Box::pin(commit(&shared, &writer, answer, records)).await?
+        };
+        let execution = Execution {
+            message,
+            task,
+            context: std::mem::take(context),
+            inputs: if shared.appends {
+                writer.open_inputs()
+            } else {
+                super::Inputs::none()
+            },
+            emit: Emitter::new(writer.clone()),
+        };
+        let driver = run::Driver::new(shared, inner, execution, writer.clone());
+        Ok(Admitted {
+            writer,
+            driver,
+            admission,
+        })
+    }
 }
 
 /// Commits the admission `records` before the execution starts, and

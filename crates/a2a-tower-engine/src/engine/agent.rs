@@ -152,16 +152,12 @@ impl<A: Agent> Executor for AgentExecutor<A> {
     fn execute(&self, ex: Execution) -> impl Future<Output = Result<(), BoxError>> + Send {
         let agent = self.agent.clone();
         async move {
-            let Execution {
-                message,
-                context,
-                emit,
-                task,
-                ..
-            } = ex;
+            // The message and the context are used in place, not bound:
+            // a binding would be a second copy of each in this future.
+            let emit = ex.emit;
             // Not needed: holding it would make the first commit copy the task.
-            drop(task);
-            if message.parts.iter().any(|p| p.as_text().is_none()) {
+            drop(ex.task);
+            if ex.message.parts.iter().any(|p| p.as_text().is_none()) {
                 // The engine rejects this before admission when the card
                 // declares text input only; never hand non-text to the agent.
                 emit.fail("Only plain text input is supported.").await?;
@@ -176,10 +172,10 @@ impl<A: Agent> Executor for AgentExecutor<A> {
             let mut pending = Vec::with_capacity(4);
             pending.push(emit.status_record(TaskState::Working, None));
             let input = AgentInput {
-                text: into_text(message),
+                text: into_text(ex.message),
                 task_id: emit.task_id().to_owned(),
                 context_id: emit.context_id().to_owned(),
-                call: context,
+                call: ex.context,
             };
             let stream = agent.run(input);
             futures_util::pin_mut!(stream);

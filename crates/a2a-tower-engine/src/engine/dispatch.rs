@@ -13,6 +13,7 @@
 
 use std::future::Future;
 
+use super::future::ResponseFuture;
 use super::layer::Shared;
 use super::{ops, push_config};
 use crate::protocol::check;
@@ -58,36 +59,57 @@ pub(crate) trait EngineCore: Send + Sized {
     }
 }
 
-/// Answers `req` on `core`. The card decides what exists before anything is
-/// looked up; then the protocol's parameter rules, as the bindings apply
-/// them, for callers that reach the core without a binding.
-pub(crate) async fn dispatch<C: EngineCore>(
-    core: C,
-    req: A2aRequest,
-) -> Result<A2aResponse, A2aError> {
+/// Answers `req` on `core`, inside the call's span (see
+/// [`ResponseFuture::in_call_span`]). The card decides what exists before
+/// anything is looked up; then the protocol's parameter rules, as the
+/// bindings apply them, for callers that reach the core without a binding.
+///
+/// Not an `async fn` over the operations: its future would be the largest
+/// of theirs (SendMessage's) plus the request, moved whole into the box,
+/// whatever the operation. Each operation's future is boxed as it is.
+pub(crate) fn dispatch<C: EngineCore + 'static>(core: C, req: A2aRequest) -> ResponseFuture {
+    use ResponseFuture as F;
     let A2aRequest { operation, context } = req;
-    let shared = core.shared();
-    check::before_core(&shared.card.capabilities, &operation)?;
+    let m = operation.method();
+    if let Err(e) = check::before_core(&core.shared().card.capabilities, &operation) {
+        return F::in_call_span(m, std::future::ready(Err(e)));
+    }
     match operation {
-        Operation::SendMessage(r) => core.send(r, context, false).await,
-        Operation::SendStreamingMessage(r) => core.send(r, context, true).await,
-        Operation::CancelTask(r) => core.cancel(r, context).await,
-        Operation::Extension(e) => core.extension(e, context).await,
-        Operation::GetTask(r) => ops::get(shared, r, &context).await,
-        Operation::ListTasks(r) => ops::list(shared, r, &context).await,
-        Operation::SubscribeToTask(r) => ops::subscribe(shared, r, &context).await,
-        Operation::GetExtendedAgentCard(_) => ops::extended_card(),
-        Operation::CreateTaskPushNotificationConfig(r) => {
-            push_config::create(shared, r, &context).await
+        Operation::SendMessage(r) => F::in_call_span(m, core.send(r, context, false)),
+        Operation::SendStreamingMessage(r) => F::in_call_span(m, core.send(r, context, true)),
+        Operation::CancelTask(r) => F::in_call_span(m, core.cancel(r, context)),
+        Operation::Extension(e) => F::in_call_span(m, core.extension(e, context)),
+        Operation::GetTask(r) => {
+            F::in_call_span(m, async move { ops::get(core.shared(), r, &context).await })
         }
-        Operation::GetTaskPushNotificationConfig(r) => push_config::get(shared, r, &context).await,
-        Operation::ListTaskPushNotificationConfigs(r) => {
-            push_config::list(shared, r, &context).await
+        Operation::ListTasks(r) => {
+            F::in_call_span(
+                m,
+                async move { ops::list(core.shared(), r, &context).await },
+            )
         }
-        Operation::DeleteTaskPushNotificationConfig(r) => {
-            push_config::delete(shared, r, &context).await
+        Operation::SubscribeToTask(r) => F::in_call_span(m, async move {
+            ops::subscribe(core.shared(), r, &context).await
+        }),
+        Operation::GetExtendedAgentCard(_) => {
+            F::in_call_span(m, std::future::ready(ops::extended_card()))
         }
+        Operation::CreateTaskPushNotificationConfig(r) => F::in_call_span(m, async move {
+            push_config::create(core.shared(), r, &context).await
+        }),
+        Operation::GetTaskPushNotificationConfig(r) => F::in_call_span(m, async move {
+            push_config::get(core.shared(), r, &context).await
+        }),
+        Operation::ListTaskPushNotificationConfigs(r) => F::in_call_span(m, async move {
+            push_config::list(core.shared(), r, &context).await
+        }),
+        Operation::DeleteTaskPushNotificationConfig(r) => F::in_call_span(m, async move {
+            push_config::delete(core.shared(), r, &context).await
+        }),
         #[allow(unreachable_patterns)]
-        _ => Err(A2aError::new(ErrorKind::UnsupportedOperation)),
+        _ => F::in_call_span(
+            m,
+            std::future::ready(Err(A2aError::new(ErrorKind::UnsupportedOperation))),
+        ),
     }
 }

@@ -1,6 +1,7 @@
 //! SendMessage and SendStreamingMessage: the blocking, immediate and
 //! streaming answers over an admitted message (a2a-spec.md §4.1, §4.2).
 
+use std::future::Future;
 use std::sync::Arc;
 
 use tower_service::Service;
@@ -16,62 +17,69 @@ use crate::types::{SendMessageRequest, SendMessageResponse, Task};
 use crate::{A2aError, A2aResponse, BoxError, CallContext, ErrorKind};
 
 /// SendMessage: blocks until the task is terminal or interrupted, unless
-/// `returnImmediately`.
-pub(crate) async fn send<S>(
+/// `returnImmediately`. (An `async` block rather than an `async fn`, as
+/// [`admit`] is: an `async fn` keeps a second copy of the request.)
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an async fn keeps a second copy of its arguments"
+)]
+pub(crate) fn send<S>(
     shared: Arc<Shared>,
     inner: S,
-    req: SendMessageRequest,
-    context: CallContext,
-) -> Result<A2aResponse, A2aError>
+    mut req: SendMessageRequest,
+    mut context: CallContext,
+) -> impl Future<Output = Result<A2aResponse, A2aError>> + Send
 where
     S: Service<Execution, Response = ()> + Send + 'static,
     S::Error: Into<BoxError>,
     S::Future: Send + 'static,
 {
-    // Only two scalars of the configuration matter here; `admit` takes the rest.
-    let (return_immediately, history_length) = req
-        .configuration
-        .as_ref()
-        .map_or((false, None), |c| (c.return_immediately, c.history_length));
-    let log = shared.log.clone();
-    let answer = if return_immediately {
-        Answer::Immediately
-    } else {
-        Answer::Outcome
-    };
-    let Admitted {
-        writer,
-        mut driver,
-        admission,
-    } = admit(shared, inner, req, context, answer).await?;
-    if let Admission::Snapshot(snapshot) = admission {
-        driver.detach();
-        return Ok(respond(view(&snapshot.task, history_length, true)));
-    }
-    // Run the execution here until it closes the task (terminal or
-    // interrupted), another writer fences it, or it ends without closing
-    // it. An executor still running after it closed the task (or this call
-    // dropped before) goes on in a task of its own.
-    tokio::select! {
-        biased;
-        () = driver.drive() => {}
-        () = writer.closed.wait() => {}
-    }
-    driver.detach();
-    let task = match writer.take_outcome() {
-        Some(Outcome::Reply(message)) => {
-            return Ok(A2aResponse::SendMessage(SendMessageResponse::Message(
-                *message,
-            )));
+    async move {
+        // Only two scalars of the configuration matter here; `admit` takes the rest.
+        let (return_immediately, history_length) = req
+            .configuration
+            .as_ref()
+            .map_or((false, None), |c| (c.return_immediately, c.history_length));
+        let log = shared.log.clone();
+        let answer = if return_immediately {
+            Answer::Immediately
+        } else {
+            Answer::Outcome
+        };
+        let Admitted {
+            writer,
+            mut driver,
+            admission,
+        } = admit(shared, inner, &mut req, &mut context, answer).await?;
+        if let Admission::Snapshot(snapshot) = admission {
+            driver.detach();
+            return Ok(respond(view(&snapshot.task, history_length, true)));
         }
-        Some(Outcome::NotAdmitted(e)) => return Err(not_admitted(&writer.task_id, e)),
-        Some(Outcome::Task(task)) => task,
-        // Fenced, or the execution ended without closing the task: answer
-        // with the task as the log has it.
-        None => log.snapshot(&writer.authority, &writer.task_id).await?.task,
-    };
-    drop(writer);
-    Ok(respond(view_owned(task, history_length, true)))
+        // Run the execution here until it closes the task (terminal or
+        // interrupted), another writer fences it, or it ends without closing
+        // it. An executor still running after it closed the task (or this call
+        // dropped before) goes on in a task of its own.
+        tokio::select! {
+            biased;
+            () = driver.drive() => {}
+            () = writer.closed.wait() => {}
+        }
+        driver.detach();
+        let task = match writer.take_outcome() {
+            Some(Outcome::Reply(message)) => {
+                return Ok(A2aResponse::SendMessage(SendMessageResponse::Message(
+                    *message,
+                )));
+            }
+            Some(Outcome::NotAdmitted(e)) => return Err(not_admitted(&writer.task_id, e)),
+            Some(Outcome::Task(task)) => task,
+            // Fenced, or the execution ended without closing the task: answer
+            // with the task as the log has it.
+            None => log.snapshot(&writer.authority, &writer.task_id).await?.task,
+        };
+        drop(writer);
+        Ok(respond(view_owned(task, history_length, true)))
+    }
 }
 
 fn respond(task: Task) -> A2aResponse {
@@ -80,46 +88,52 @@ fn respond(task: Task) -> A2aResponse {
 
 /// SendStreamingMessage: the Task (or a lone Message), then updates until a
 /// terminal or interrupted state.
-pub(crate) async fn stream<S>(
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an async fn keeps a second copy of its arguments"
+)]
+pub(crate) fn stream<S>(
     shared: Arc<Shared>,
     inner: S,
-    req: SendMessageRequest,
-    context: CallContext,
-) -> Result<A2aResponse, A2aError>
+    mut req: SendMessageRequest,
+    mut context: CallContext,
+) -> impl Future<Output = Result<A2aResponse, A2aError>> + Send
 where
     S: Service<Execution, Response = ()> + Send + 'static,
     S::Error: Into<BoxError>,
     S::Future: Send + 'static,
 {
-    let buffer = shared.subscriber_buffer;
-    let log = shared.log.clone();
-    let Admitted {
-        writer,
-        driver,
-        admission,
-    } = admit(shared, inner, req, context, Answer::Stream).await?;
-    driver.detach();
-    let Admission::Watch { seq, watch } = admission else {
-        return Err(A2aError::new(ErrorKind::Internal));
-    };
-    let (authority, task_id) = (writer.authority.clone(), writer.task_id.clone());
-    let reopen = Reopen {
-        log: log.clone(),
-        authority: authority.clone(),
-        task_id: task_id.clone(),
-    };
-    // A fenced execution stops: the stream ends with what the log holds when
-    // it is fenced (what fenced it included), not only with what its watch
-    // had been woken for.
-    let fenced = async move { writer.fenced.wait().await };
-    let records = until_then_catch_up(watch.records, fenced, log, authority, task_id, seq);
-    Ok(A2aResponse::Stream(event_stream(
-        Watch {
-            snapshot: watch.snapshot,
-            records,
-        },
-        Start::FirstEmission,
-        buffer,
-        Some(reopen),
-    )))
+    async move {
+        let buffer = shared.subscriber_buffer;
+        let log = shared.log.clone();
+        let Admitted {
+            writer,
+            driver,
+            admission,
+        } = admit(shared, inner, &mut req, &mut context, Answer::Stream).await?;
+        driver.detach();
+        let Admission::Watch { seq, watch } = admission else {
+            return Err(A2aError::new(ErrorKind::Internal));
+        };
+        let (authority, task_id) = (writer.authority.clone(), writer.task_id.clone());
+        let reopen = Reopen {
+            log: log.clone(),
+            authority: authority.clone(),
+            task_id: task_id.clone(),
+        };
+        // A fenced execution stops: the stream ends with what the log holds when
+        // it is fenced (what fenced it included), not only with what its watch
+        // had been woken for.
+        let fenced = async move { writer.fenced.wait().await };
+        let records = until_then_catch_up(watch.records, fenced, log, authority, task_id, seq);
+        Ok(A2aResponse::Stream(event_stream(
+            Watch {
+                snapshot: watch.snapshot,
+                records,
+            },
+            Start::FirstEmission,
+            buffer,
+            Some(reopen),
+        )))
+    }
 }

@@ -1,9 +1,11 @@
 //! [`TaskService`]: the engine as a `Service<A2aRequest>`.
 
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use futures_util::future::Either;
 use tower_service::Service;
 
 use super::dispatch::{EngineCore, dispatch};
@@ -68,8 +70,7 @@ where
     }
 
     fn call(&mut self, req: A2aRequest) -> Self::Future {
-        let method = req.operation.method();
-        ResponseFuture::in_call_span(method, dispatch(self.clone(), req))
+        dispatch(self.clone(), req)
     }
 }
 
@@ -83,15 +84,16 @@ where
         &self.shared
     }
 
-    async fn send(
+    fn send(
         self,
         req: SendMessageRequest,
         context: CallContext,
         stream: bool,
-    ) -> Result<A2aResponse, A2aError> {
+    ) -> impl Future<Output = Result<A2aResponse, A2aError>> + Send {
+        // Either future as it is, not awaited in a third.
         match stream {
-            false => send::send(self.shared, self.inner, req, context).await,
-            true => send::stream(self.shared, self.inner, req, context).await,
+            false => Either::Left(send::send(self.shared, self.inner, req, context)),
+            true => Either::Right(send::stream(self.shared, self.inner, req, context)),
         }
     }
 }

@@ -45,6 +45,10 @@ impl Signal {
     }
 }
 
+/// What [`Writer::take_admission`] answers: whether the commit carries the
+/// admission, its companion, and the commit's records.
+type Taken = (bool, Option<Box<dyn Companion>>, Vec<Record>);
+
 /// How an execution's writer closed, for a SendMessage that waits for it.
 #[derive(Debug, Clone)]
 pub(crate) enum Outcome {
@@ -224,22 +228,16 @@ impl Writer {
     /// A deferred admission goes out first in the same append. If that
     /// append fails, the task does not exist: the writer closes, the
     /// execution is asked to stop, and the outcome is the error.
-    pub(crate) async fn commit(&self, mut records: Vec<Record>) -> Result<Appended, EmitError> {
+    pub(crate) async fn commit(&self, records: Vec<Record>) -> Result<Appended, EmitError> {
         let mut st = self.state.lock().await;
         if !self.is_open() {
             return Err(EmitError::Closed);
         }
         // Whether this append carries the deferred admission (and what
         // rides with it).
-        let admission = lock(&self.admission).take();
-        let admits = admission.is_some();
-        let mut companion = None;
-        if let Some(mut admission) = admission {
-            companion = admission.take_companion();
-            records = admission.records_before(records);
-        } else if records.is_empty() {
+        let Some((admits, companion, records)) = self.take_admission(records) else {
             return Err(EmitError::Invalid);
-        }
+        };
         let closes = records
             .iter()
             .filter_map(Record::state)
@@ -261,7 +259,7 @@ impl Writer {
         let reply = (closes && self.keeps_outcome)
             .then(|| {
                 records.iter().find_map(|r| match r {
-                    Record::Replied { message, .. } => Some(message.clone()),
+                    Record::Replied { message, .. } => Some(Box::new(message.clone())),
                     _ => None,
                 })
             })
@@ -269,10 +267,14 @@ impl Writer {
         if closes {
             self.open.store(false, Ordering::Release);
         }
+        // Only the last is every execution's: the others (the delivery
+        // queue's) are boxed where taken, so that the future of every
+        // commit, and of every emission and driver awaiting one, stays small
+        // (each is moved, whole, into the box of the future that awaits it).
         let result = match (companion, ends) {
-            (Some(c), _) => self.append_with(c, carries, &st, records).await,
+            (Some(c), _) => Box::pin(self.append_with(c, carries, &st, records)).await,
             (None, Some((rider, state))) => {
-                self.append_riding(&**rider, state, &mut st, records).await
+                Box::pin(self.append_riding(&**rider, state, &mut st, records)).await
             }
             (None, None) => self.append(&mut st, records).await,
         };
@@ -287,7 +289,7 @@ impl Writer {
                 }
                 if closes && self.keeps_outcome {
                     *lock(&self.outcome) = Some(match reply {
-                        Some(message) => Outcome::Reply(Box::new(message)),
+                        Some(message) => Outcome::Reply(message),
                         None => Outcome::Task(appended.snapshot.task.clone()),
                     });
                     self.closed.fire();
@@ -320,6 +322,23 @@ impl Writer {
             self.open.store(true, Ordering::Release);
         }
         Err(err)
+    }
+
+    /// Takes the deferred admission, if any, into the records of the commit
+    /// that carries it: whether it did, its companion, and the records
+    /// (`None`: no admission and no records, nothing to commit). Apart from
+    /// [`commit`](Self::commit) so that the admission is not kept in its
+    /// future across the append.
+    fn take_admission(&self, records: Vec<Record>) -> Option<Taken> {
+        let admission = lock(&self.admission).take();
+        match admission {
+            Some(mut admission) => {
+                let companion = admission.take_companion();
+                Some((true, companion, admission.records_before(records)))
+            }
+            None if records.is_empty() => None,
+            None => Some((false, None, records)),
+        }
     }
 
     /// The append of `records` to this writer's task after `st`.

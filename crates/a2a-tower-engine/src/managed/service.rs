@@ -206,8 +206,7 @@ impl Service<A2aRequest> for ManagedService {
     }
 
     fn call(&mut self, req: A2aRequest) -> Self::Future {
-        let method = req.operation.method();
-        crate::engine::ResponseFuture::in_call_span(method, dispatch(self.clone(), req))
+        dispatch(self.clone(), req)
     }
 }
 

@@ -82,8 +82,7 @@ impl Service<A2aRequest> for TeamService {
     }
 
     fn call(&mut self, req: A2aRequest) -> Self::Future {
-        let method = req.operation.method();
-        ResponseFuture::in_call_span(method, dispatch(self.clone(), req))
+        dispatch(self.clone(), req)
     }
 }
 

@@ -6,7 +6,7 @@
 //! [`EncodeResult`] for a complete answer (a JSON-RPC envelope, or the bare
 //! value on HTTP+JSON) and an [`EncodeFrame`] for stream events.
 
-use std::future::poll_fn;
+use std::future::{Future, poll_fn};
 
 use bytes::Bytes;
 use serde::{Serialize, Serializer};
@@ -75,25 +75,33 @@ where
     }
 }
 
-/// Waits for the core's readiness, then calls it.
-pub(crate) async fn call<S: A2aService>(
+/// Waits for the core's readiness, then calls it. (An `async` block, not an
+/// `async fn`, which would keep a second copy of the request in its
+/// future.)
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an async fn keeps a second copy of its arguments"
+)]
+pub(crate) fn call<S: A2aService>(
     mut core: S,
     request: A2aRequest,
     binding: &'static str,
-) -> Result<A2aResponse, A2aError> {
-    let operation = request.operation.method();
-    let start = std::time::Instant::now();
-    let out = match poll_fn(|cx| core.poll_ready(cx)).await {
-        Ok(()) => core.call(request).await,
-        Err(e) => Err(e),
-    };
-    crate::telemetry::record_request(
-        operation,
-        binding,
-        crate::telemetry::outcome(&out),
-        start.elapsed(),
-    );
-    out
+) -> impl Future<Output = Result<A2aResponse, A2aError>> {
+    async move {
+        let operation = request.operation.method();
+        let start = std::time::Instant::now();
+        let out = match poll_fn(|cx| core.poll_ready(cx)).await {
+            Ok(()) => core.call(request).await,
+            Err(e) => Err(e),
+        };
+        crate::telemetry::record_request(
+            operation,
+            binding,
+            crate::telemetry::outcome(&out),
+            start.elapsed(),
+        );
+        out
+    }
 }
 
 /// The [`A2aResponse`] variant an operation is answered with, taken before the

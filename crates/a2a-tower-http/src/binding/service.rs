@@ -146,19 +146,25 @@ where
     } else {
         Bytes::new()
     };
-    let (call, op) = match C::decode(&config, head, parts.uri.query(), &bytes, &span) {
-        Ok(decoded) => decoded,
-        Err((call, e)) => return answer::<C>(&call, &span, &e),
-    };
-    if let Err(e) = crate::protocol::check::capability(&config.capabilities, &op) {
-        return answer::<C>(&call, &span, &e);
-    }
-    let expected = Expected::of(&op);
-    let mut context = CallContext::from_http_parts(parts);
-    context.tenant = op.tenant().to_owned();
-    let request = A2aRequest {
-        operation: op,
-        context,
+    // In a block of its own: the operation, the head's parts and the body
+    // are borrowed here, and a borrowed local stays in the future (moved
+    // whole into its box) until its scope ends, across the core's call.
+    let (call, expected, request) = {
+        let (call, op) = match C::decode(&config, head, parts.uri.query(), &bytes, &span) {
+            Ok(decoded) => decoded,
+            Err((call, e)) => return answer::<C>(&call, &span, &e),
+        };
+        if let Err(e) = crate::protocol::check::capability(&config.capabilities, &op) {
+            return answer::<C>(&call, &span, &e);
+        }
+        let expected = Expected::of(&op);
+        let mut context = CallContext::from_http_parts(parts);
+        context.tenant = op.tenant().to_owned();
+        let request = A2aRequest {
+            operation: op,
+            context,
+        };
+        (call, expected, request)
     };
     let reply = exchange::call(core, request, C::BINDING)
         .await
