@@ -155,6 +155,10 @@ impl<A: Agent> Executor for AgentExecutor<A> {
             // The message and the context are used in place, not bound:
             // a binding would be a second copy of each in this future.
             let emit = ex.emit;
+            // Held for the execution, as before the fields were taken one
+            // by one (a field not named here would be dropped with `ex` when
+            // this block is made, not captured).
+            let _inputs = ex.inputs;
             // Not needed: holding it would make the first commit copy the task.
             drop(ex.task);
             if ex.message.parts.iter().any(|p| p.as_text().is_none()) {
