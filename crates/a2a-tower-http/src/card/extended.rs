@@ -176,9 +176,7 @@ where
 
     fn call(&mut self, req: A2aRequest) -> Self::Future {
         if let (Operation::GetExtendedAgentCard(_), Some(card)) = (&req.operation, &self.card) {
-            let answer = card
-                .resolve(&req.context)
-                .map(|card| A2aResponse::AgentCard(Box::new(card)));
+            let answer = card.resolve(&req.context).map(Box::new);
             return ExtendedCardFuture::Ready {
                 answer: Some(answer),
             };
@@ -193,9 +191,11 @@ pin_project! {
     /// The future of [`ExtendedCardService`]: the card, or the core's answer.
     #[project = Proj]
     pub enum ExtendedCardFuture<F> {
-        /// The extended card (or the refusal), ready at once.
+        /// The extended card (or the refusal), ready at once. Boxed, not
+        /// an `A2aResponse` (464 bytes, a task's size): this future is
+        /// held in every binding's call future, whatever the operation.
         #[doc(hidden)]
-        Ready { answer: Option<Result<A2aResponse, A2aError>> },
+        Ready { answer: Option<Result<Box<AgentCard>, A2aError>> },
         /// The wrapped core's answer.
         #[doc(hidden)]
         Inner { #[pin] future: F },
@@ -210,9 +210,12 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project() {
-            Proj::Ready { answer } => {
-                Poll::Ready(answer.take().expect("future polled after completion"))
-            }
+            Proj::Ready { answer } => Poll::Ready(
+                answer
+                    .take()
+                    .expect("future polled after completion")
+                    .map(A2aResponse::AgentCard),
+            ),
             Proj::Inner { future } => future.poll(cx),
         }
     }
