@@ -146,9 +146,10 @@ where
     } else {
         Bytes::new()
     };
-    // In a block of its own: the operation, the head's parts and the body
-    // are borrowed here, and a borrowed local stays in the future (moved
-    // whole into its box) until its scope ends, across the core's call.
+    // In a block of its own: the operation, the head's parts and the body's
+    // bytes are borrowed here, and a borrowed local stays in the future
+    // (moved whole into its box) until its scope ends, across the core's
+    // call.
     let (call, expected, request) = {
         let (call, op) = match C::decode(&config, head, parts.uri.query(), &bytes, &span) {
             Ok(decoded) => decoded,
