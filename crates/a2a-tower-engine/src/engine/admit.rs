@@ -237,7 +237,7 @@ where
             host: shared.host_id.clone(),
         };
         let (seq, epoch) = base.unwrap_or((0, 1));
-        let writer = Writer::new(
+        let mut writer = Writer::new(
             shared.log.clone(),
             authority,
             task_id,
@@ -245,17 +245,13 @@ where
             seq,
             epoch,
         );
-        let writer = if shared.card.capabilities.push_notifications() {
-            // Configs may be appended while the execution writes.
-            writer.folding_configs()
-        } else {
-            writer
-        };
-        let writer = Arc::new(if answer == Answer::Outcome {
-            writer.keeping_outcome()
-        } else {
-            writer
-        });
+        // Set in place, not through the by-value builders: a writer is
+        // about 1 KB (its deferred admission inline), and each builder
+        // call moves it whole.
+        // Configs may be appended while the execution writes.
+        writer.folds_configs = shared.card.capabilities.push_notifications();
+        writer.keeps_outcome = answer == Answer::Outcome;
+        let writer = Arc::new(writer);
         if !shared.registry.claim(&writer) {
             return Err(busy(&writer.task_id));
         }

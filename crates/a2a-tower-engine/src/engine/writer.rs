@@ -82,13 +82,14 @@ pub(crate) struct Writer {
     outcome: Mutex<Option<Outcome>>,
     /// Someone waits for the outcome (a blocking SendMessage); otherwise the
     /// closing commit's task is not kept.
-    keeps_outcome: bool,
+    pub(super) keeps_outcome: bool,
     /// The task as the closing commit left it (terminal or interrupted),
     /// for the end-of-execution hook.
     ended: Mutex<Option<Arc<Task>>>,
     /// Push configs may be appended by callers meanwhile: a conflict caused
-    /// only by them is folded in and the commit made again.
-    folds_configs: bool,
+    /// only by them is folded in and the commit made again (see
+    /// [`commit`](Self::commit)); set by admission.
+    pub(super) folds_configs: bool,
     /// What its closing commit may carry ([`ride`]).
     rider: Option<Arc<dyn Rider>>,
     /// A commit's records kept the closing commit from carrying anything.
@@ -174,13 +175,6 @@ impl Writer {
     /// Keeps how the writer closes for [`take_outcome`](Self::take_outcome).
     pub(crate) fn keeping_outcome(mut self) -> Self {
         self.keeps_outcome = true;
-        self
-    }
-
-    /// Folds push configs appended by others into the writer's position
-    /// instead of giving the task up (see [`commit`](Self::commit)).
-    pub(crate) fn folding_configs(mut self) -> Self {
-        self.folds_configs = true;
         self
     }
 
