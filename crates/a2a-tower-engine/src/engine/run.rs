@@ -58,22 +58,7 @@ impl Driver {
         span.follows_from(tracing::Span::current());
         // A child of the call that admitted it (so in the caller's trace),
         // and it outlives that call.
-        // The end as a closure over `drive`'s future rather than an `async`
-        // block awaiting it, which would hold the execution twice (as the
-        // block's and as `drive`'s): the run is moved whole into its box.
-        let ending = (shared.clone(), writer.clone());
-        let run = drive(shared, inner, execution, writer)
-            .map(move |outcome| {
-                let (shared, writer) = ending;
-                a2a_tower_core::telemetry::active_executions(-1.0);
-                a2a_tower_core::telemetry::execution_ended(outcome);
-                tracing::Span::current().record("outcome", outcome);
-                shared.registry.remove(&writer);
-                if let Some(hook) = &shared.on_end {
-                    hook(&writer);
-                }
-            })
-            .instrument(span);
+        let run = drive(shared, inner, Some(execution), writer).instrument(span);
         Self {
             run: Some(Box::pin(run)),
             runtime: tokio::runtime::Handle::current(),
@@ -109,8 +94,13 @@ impl Drop for Driver {
     }
 }
 
-/// Runs the execution to its end; how it ended. (An `async` block, not an
-/// `async fn`, which would keep a second copy of the execution.)
+/// Runs the execution (given as `Some`) to its end, then records how it
+/// ended and leaves the registry.
+///
+/// An `async` block, not an `async fn`, which would keep a second copy of
+/// the execution; and [`run`] borrows what it uses (it takes the execution
+/// out of its `Option`), so that it holds no copy of its own either and the
+/// end needs no clones of the shared state.
 #[allow(
     clippy::manual_async_fn,
     reason = "an async fn keeps a second copy of its arguments"
@@ -118,9 +108,9 @@ impl Drop for Driver {
 fn drive<S>(
     shared: Arc<Shared>,
     mut inner: S,
-    execution: Execution,
+    mut execution: Option<Execution>,
     writer: Arc<Writer>,
-) -> impl Future<Output = &'static str> + Send
+) -> impl Future<Output = ()> + Send
 where
     S: Service<Execution, Response = ()> + Send + 'static,
     S::Error: Into<BoxError>,
@@ -128,72 +118,95 @@ where
 {
     async move {
         a2a_tower_core::telemetry::active_executions(1.0);
-        // Wait for the inner service (a host concurrency limit, say); a cancel
-        // while waiting ends the execution before it starts. A deferred
-        // admission is committed first rather than wait for it.
-        let mut poll_ready = std::future::poll_fn(|cx| {
-            inner
-                .poll_ready(cx)
-                .map(|r| r.map_err(Into::<BoxError>::into))
-        });
-        let first =
-            std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut poll_ready).poll(cx))).await;
-        let ready = match first {
-            Poll::Ready(r) => r,
-            Poll::Pending => {
-                writer.commit_admission().await;
-                tokio::select! {
-                    r = &mut poll_ready => r,
-                    () = writer.closed.wait() => return "canceled",
-                }
-            }
-        };
-        if let Err(e) = ready {
-            tracing::warn!(error.kind = classify(&*e), "executor not ready");
-            writer
-                .finish(TaskState::Failed, Some(EXECUTOR_FAILED))
-                .await;
-            return "failed";
+        let outcome = run(&shared, &mut inner, &mut execution, &writer).await;
+        a2a_tower_core::telemetry::active_executions(-1.0);
+        a2a_tower_core::telemetry::execution_ended(outcome);
+        tracing::Span::current().record("outcome", outcome);
+        shared.registry.remove(&writer);
+        if let Some(hook) = &shared.on_end {
+            hook(&writer);
         }
-        // The executor runs inside this task (no second spawn); a panic is
-        // caught here like a failure.
-        let fut = inner
-            .call(execution)
-            .map(|r| r.map_err(Into::<BoxError>::into));
-        let mut handle = std::pin::pin!(std::panic::AssertUnwindSafe(fut).catch_unwind());
-        // A deferred admission rides with what the executor commits in its first
-        // poll. If it waits for anything else first, the admission is committed
-        // alone at once, beside it (not here: the executor may be queued on the
-        // writer's lock and must keep being polled).
-        if writer.admission_pending() {
-            let first = std::future::poll_fn(|cx| Poll::Ready(handle.as_mut().poll(cx))).await;
-            if let Poll::Ready(res) = first {
-                return settle(&writer, res).await;
-            }
-            if writer.admission_pending() {
-                let writer = writer.clone();
-                tokio::spawn(async move { writer.commit_admission().await });
-            }
-        }
-        loop {
-            let idle = shared
-                .inactivity_timeout
-                .map(|t| tokio::time::Instant::from_std(writer.idle_deadline(t)));
+    }
+}
+
+/// The execution from waiting for the inner service to its end; how it
+/// ended.
+async fn run<S>(
+    shared: &Shared,
+    inner: &mut S,
+    execution: &mut Option<Execution>,
+    writer: &Arc<Writer>,
+) -> &'static str
+where
+    S: Service<Execution, Response = ()> + Send + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    // Wait for the inner service (a host concurrency limit, say); a cancel
+    // while waiting ends the execution before it starts. A deferred
+    // admission is committed first rather than wait for it.
+    let mut poll_ready = std::future::poll_fn(|cx| {
+        inner
+            .poll_ready(cx)
+            .map(|r| r.map_err(Into::<BoxError>::into))
+    });
+    let first = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut poll_ready).poll(cx))).await;
+    let ready = match first {
+        Poll::Ready(r) => r,
+        Poll::Pending => {
+            writer.commit_admission().await;
             tokio::select! {
-                res = &mut handle => return settle(&writer, res).await,
-                () = writer.closed.wait() => {
-                    // Terminal, interrupted or canceled: let the executor return
-                    // (it sees the cancellation), then stop it (drop it).
-                    let _ = tokio::time::timeout(shared.shutdown_grace, &mut handle).await;
-                    return "closed";
-                }
-                () = sleep_until(idle) => {
-                    let Some(timeout) = shared.inactivity_timeout else { continue };
-                    if std::time::Instant::now() >= writer.idle_deadline(timeout) {
-                        tracing::warn!(error.kind = "INACTIVITY_TIMEOUT", "executor stopped producing");
-                        writer.cancel.fire();
-                        writer.finish(TaskState::Failed, Some(EXECUTOR_TIMED_OUT)).await;
-                    }
+                r = &mut poll_ready => r,
+                () = writer.closed.wait() => return "canceled",
+            }
+        }
+    };
+    if let Err(e) = ready {
+        tracing::warn!(error.kind = classify(&*e), "executor not ready");
+        writer
+            .finish(TaskState::Failed, Some(EXECUTOR_FAILED))
+            .await;
+        return "failed";
+    }
+    // The executor runs inside this task (no second spawn); a panic is
+    // caught here like a failure.
+    let execution = execution.take().expect("an execution is run once");
+    let fut = inner
+        .call(execution)
+        .map(|r| r.map_err(Into::<BoxError>::into));
+    let mut handle = std::pin::pin!(std::panic::AssertUnwindSafe(fut).catch_unwind());
+    // A deferred admission rides with what the executor commits in its first
+    // poll. If it waits for anything else first, the admission is committed
+    // alone at once, beside it (not here: the executor may be queued on the
+    // writer's lock and must keep being polled).
+    if writer.admission_pending() {
+        let first = std::future::poll_fn(|cx| Poll::Ready(handle.as_mut().poll(cx))).await;
+        if let Poll::Ready(res) = first {
+            return settle(writer, res).await;
+        }
+        if writer.admission_pending() {
+            let writer = writer.clone();
+            tokio::spawn(async move { writer.commit_admission().await });
+        }
+    }
+    loop {
+        let idle = shared
+            .inactivity_timeout
+            .map(|t| tokio::time::Instant::from_std(writer.idle_deadline(t)));
+        tokio::select! {
+            res = &mut handle => return settle(writer, res).await,
+            () = writer.closed.wait() => {
+                // Terminal, interrupted or canceled: let the executor return
+                // (it sees the cancellation), then stop it (drop it).
+                let _ = tokio::time::timeout(shared.shutdown_grace, &mut handle).await;
+                return "closed";
+            }
+            () = sleep_until(idle) => {
+                let Some(timeout) = shared.inactivity_timeout else { continue };
+                if std::time::Instant::now() >= writer.idle_deadline(timeout) {
+                    tracing::warn!(error.kind = "INACTIVITY_TIMEOUT", "executor stopped producing");
+                    writer.cancel.fire();
+                    writer.finish(TaskState::Failed, Some(EXECUTOR_TIMED_OUT)).await;
                 }
             }
         }
