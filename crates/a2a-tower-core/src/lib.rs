@@ -26,6 +26,8 @@
 #[doc(hidden)]
 pub mod external_wait;
 #[doc(hidden)]
+pub mod json;
+#[doc(hidden)]
 pub mod protocol;
 #[cfg(feature = "schema")]
 #[doc(hidden)]

@@ -73,7 +73,7 @@ struct TaskOnly {
 
 /// The stored snapshot of `p`; `seq`, when given, is stored with it.
 pub fn encode_projection(p: &Projection, seq: Option<u64>) -> Result<String, LogError> {
-    serde_json::to_string(&SnapshotRef {
+    a2a_tower_core::json::to_string(&SnapshotRef {
         seq,
         task: p.task(),
         cancel_requested: p.cancel_requested(),
@@ -296,7 +296,7 @@ impl Plan {
         if req.records.is_empty() {
             return Ok(None);
         }
-        serde_json::to_string(&req.records)
+        a2a_tower_core::json::to_string(&req.records)
             .map(Some)
             .map_err(LogError::backend)
     }

@@ -182,7 +182,7 @@ impl PushSender {
             Ok(hook) => hook,
             Err(e) => return (0, None, Err(e)),
         };
-        let body = match serde_json::to_vec(event) {
+        let body = match crate::json::to_vec(event) {
             Ok(body) => Bytes::from(body),
             Err(_) => {
                 let e = PushError::invalid("the event does not serialize");

@@ -169,7 +169,7 @@ pub(crate) struct BareJson;
 #[cfg(any(feature = "rest", feature = "grpc"))]
 impl EncodeResult for BareJson {
     fn encode<T: Serialize + ?Sized>(&self, value: &T) -> Result<Bytes, A2aError> {
-        serde_json::to_vec(value)
+        crate::json::to_vec(value)
             .map(Bytes::from)
             .map_err(A2aError::internal)
     }

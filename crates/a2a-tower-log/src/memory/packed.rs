@@ -53,7 +53,7 @@ impl Packed {
         // Written into this thread's buffer, then copied once at its size.
         let json = BUFFER.with_borrow_mut(|buffer| {
             buffer.clear();
-            let written = serde_json::to_writer(&mut *buffer, &**task);
+            let written = a2a_tower_core::json::to_writer(buffer, &**task);
             let json = written.ok().map(|()| chunks::store(buffer));
             if buffer.capacity() > KEPT_BUFFER {
                 *buffer = Vec::new();

@@ -49,7 +49,8 @@ impl Append {
     /// Encodes and plans `request` on the caller's thread, off the writer's,
     /// which then has only the SQLite work to do.
     pub(crate) fn new(heads: &Heads, request: AppendRequest) -> Result<Self, LogError> {
-        let records = serde_json::to_string(&request.records).map_err(LogError::backend)?;
+        let records =
+            a2a_tower_core::json::to_string(&request.records).map_err(LogError::backend)?;
         let prepared = prepare(heads, &request);
         Ok(Self {
             request,

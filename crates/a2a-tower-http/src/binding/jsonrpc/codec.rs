@@ -271,9 +271,9 @@ pub(crate) fn decode_with(
 fn envelope(id: &Id, member: &[u8], value: &impl Serialize) -> Result<Bytes, serde_json::Error> {
     let mut buf = Vec::with_capacity(256);
     buf.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    serde_json::to_writer(&mut buf, id)?;
+    crate::json::to_writer(&mut buf, id)?;
     buf.extend_from_slice(member);
-    serde_json::to_writer(&mut buf, value)?;
+    crate::json::to_writer(&mut buf, value)?;
     buf.push(b'}');
     Ok(Bytes::from(buf))
 }
