@@ -136,53 +136,31 @@ impl Inner {
         req: AppendRequest,
         s: &Staged,
     ) -> Result<Appended, LogError> {
-        let mut repack = false;
-        let entry = if req.expected == 0 {
-            let mut entry = Box::new(Entry {
-                authority: shard.authority(&req.authority),
-                seq: 0,
-                epoch: req.epoch,
-                body: Body::Open(Projection::default()),
-                records: Vec::new(),
-                compacted: 0,
-                restart: 0,
-                bytes: ENTRY_OVERHEAD + req.task_id.len(),
-                watch: None,
-                watchers: 0,
-                deliveries: None,
-            });
-            entry.track(&req);
-            let keep = !self.compacts(&entry, s);
-            entry.push(req.records, keep);
-            self.tasks.fetch_add(1, Ordering::Relaxed);
-            self.bytes.fetch_add(entry.bytes, Ordering::Relaxed);
-            let key: Arc<str> = Arc::from(req.task_id.as_str());
-            shard.map.entry(key).or_insert(entry)
-        } else {
-            let entry = shard
-                .map
-                .get_mut(req.task_id.as_str())
-                .ok_or_else(not_found)?;
-            // Records that may follow a terminal one, on a packed task: it
-            // is unpacked for them, then packed again.
-            repack = !req.records.is_empty() && matches!(entry.body, Body::Packed(_));
-            if let Body::Packed(p) = &entry.body
-                && repack
-            {
-                entry.body = Body::Open(p.unpack()?);
-            }
-            entry.epoch = req.epoch;
-            entry.track(&req);
-            let keep = !repack && !self.compacts(entry, s);
-            let added = entry.push(req.records, keep);
-            self.bytes.fetch_add(added, Ordering::Relaxed);
-            entry
-        };
+        if req.expected == 0 {
+            return self.create(shard, req, s);
+        }
+        let entry = shard
+            .map
+            .get_mut(req.task_id.as_str())
+            .ok_or_else(not_found)?;
+        // Records that may follow a terminal one, on a packed task: it is
+        // unpacked for them, then packed again.
+        let repack = !req.records.is_empty() && matches!(entry.body, Body::Packed(_));
+        if let Body::Packed(p) = &entry.body
+            && repack
+        {
+            entry.body = Body::Open(p.unpack()?);
+        }
+        entry.epoch = req.epoch;
+        entry.track(&req);
+        let keep = !repack && !self.compacts(entry, s);
+        let added = entry.push(req.records, keep);
+        self.resized(0, added);
         if repack {
             entry.compact(self);
         } else if !crate::is_stream(&req.task_id) {
             let freed = entry.trim(self.cfg.window);
-            self.bytes.fetch_sub(freed, Ordering::Relaxed);
+            self.resized(freed, 0);
         }
         let out = entry.appended();
         if s.ends
@@ -191,6 +169,44 @@ impl Inner {
             let key = key.clone();
             shard.ended(self, key);
         }
+        out
+    }
+
+    /// Applies an append that creates its task (checked: the id is free).
+    fn create(
+        &self,
+        shard: &mut Shard,
+        req: AppendRequest,
+        s: &Staged,
+    ) -> Result<Appended, LogError> {
+        let mut entry = Box::new(Entry {
+            authority: shard.authority(&req.authority),
+            seq: 0,
+            epoch: req.epoch,
+            body: Body::Open(Projection::default()),
+            records: Vec::new(),
+            compacted: 0,
+            restart: 0,
+            bytes: ENTRY_OVERHEAD + req.task_id.len(),
+            watch: None,
+            watchers: 0,
+            deliveries: None,
+        });
+        entry.track(&req);
+        let keep = !self.compacts(&entry, s);
+        entry.push(req.records, keep);
+        // Counted at once, as soon as it is made: a creation counted later
+        // lets more creations pass the bound's check together, and each
+        // overshoot makes the next creation evict two tasks of its shard.
+        self.tasks.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(entry.bytes, Ordering::Relaxed);
+        if !crate::is_stream(&req.task_id) {
+            let freed = entry.trim(self.cfg.window);
+            self.resized(freed, 0);
+        }
+        // The answer is the task before it is packed.
+        let out = entry.appended();
+        shard.created(self, Arc::from(req.task_id.as_str()), entry, s.ends);
         out
     }
 }

@@ -5,7 +5,6 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use tokio::sync::watch;
 
@@ -240,6 +239,7 @@ impl Entry {
     /// Drops the records of a terminal task nobody watches, packs it (see
     /// [`Packed`]) and accounts for the bytes it holds now.
     pub(super) fn compact(&mut self, inner: &Inner) {
+        let before = self.bytes;
         self.records = Vec::new();
         self.compacted = self.seq;
         self.watch = None;
@@ -255,10 +255,8 @@ impl Entry {
             }
             Body::Packed(p) => p.bytes(),
         };
-        let bytes = ENTRY_OVERHEAD + body;
-        inner.bytes.fetch_add(bytes, Ordering::Relaxed);
-        inner.bytes.fetch_sub(self.bytes, Ordering::Relaxed);
-        self.bytes = bytes;
+        self.bytes = ENTRY_OVERHEAD + body;
+        inner.resized(before, self.bytes);
     }
 }
 
