@@ -1,6 +1,8 @@
-//! Run with `cargo run --example actix`: the echo agent served by actix-web 4
-//! through a small adapter from actix's request to `http::Request` and from
-//! `http::Response` back to actix's, streaming SSE event by event.
+//! Run with `cargo run -p a2a-tower-example-actix --example actix`: the echo
+//! agent served by actix-web 4 through a small adapter from actix's request
+//! to `http::Request` and from `http::Response` back to actix's, streaming
+//! SSE event by event. (The example is a package of its own, beside the
+//! others: `examples/actix-host/Cargo.toml` says why.)
 //!
 //! Listens on `A2A_ADDR` (default `127.0.0.1:8080`; `127.0.0.1:0` picks a
 //! free port) and prints `listening on http://ADDR` once bound. The card
@@ -11,7 +13,7 @@
 //! task engine's `tokio::spawn` (one task per execution and per stream) works
 //! inside handlers; a spawned execution stays on the worker that admitted it.
 
-#[path = "common/agents.rs"]
+#[path = "../common/agents.rs"]
 mod agents;
 
 use a2a_tower::limit::DEFAULT_MAX_BODY_BYTES;
