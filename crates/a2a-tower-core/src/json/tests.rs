@@ -50,7 +50,7 @@ const TASK: &str = r#"{
 fn a_task_of_every_part_kind() {
     let task: Task = serde_json::from_str(TASK).unwrap();
     same(&task);
-    same(&StreamResponse::Task(task.into()));
+    same(&StreamResponse::Task(task));
 }
 
 #[test]
