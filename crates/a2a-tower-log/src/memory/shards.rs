@@ -168,10 +168,13 @@ impl Shard {
     ///
     /// One at a time, from the shard of the task being created first: each
     /// creation then takes the place of a task of its own shard, so every
-    /// shard keeps the size it had when the bound was reached. (Evicting
-    /// several at once was measured: the shards' sizes then drift apart as
-    /// a random walk, the oldest tasks of the fuller shards stay, and their
-    /// packed JSON pins its chunks: `docs/performance.md`.)
+    /// shard keeps about the size it had when the bound was reached.
+    /// (Evicting several at once was measured: the shards' sizes then drift
+    /// apart as a random walk, the oldest tasks of the fuller shards stay,
+    /// and their packed JSON pins its chunks. Creations that pass the
+    /// bound's check together still make them drift, slowly:
+    /// `docs/performance.md`, "The RSS of the memory-log stack grows under
+    /// sustained load".)
     fn evict_one(&mut self, inner: &Inner) -> bool {
         for _ in 0..self.terminal.len() {
             let Some(key) = self.terminal.pop_front() else {
