@@ -97,18 +97,6 @@ impl ser::Serializer for MapKey<'_, '_> {
         }
         self.quoted(|s| s.float(v, true))
     }
-    fn serialize_bytes(self, _: &[u8]) -> Result {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_none(self) -> Result {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_unit(self) -> Result {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> Result {
-        Err(key_must_be_a_string())
-    }
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
         self,
         _: &'static str,
@@ -118,41 +106,11 @@ impl ser::Serializer for MapKey<'_, '_> {
     ) -> Result {
         Err(key_must_be_a_string())
     }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
-        Err(key_must_be_a_string())
+    refused! { key_must_be_a_string();
+        serialize_bytes(&[u8]) -> Result;
+        serialize_none() -> Result;
+        serialize_unit() -> Result;
+        serialize_unit_struct(&'static str) -> Result;
     }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant> {
-        Err(key_must_be_a_string())
-    }
+    refused_compounds!(key_must_be_a_string());
 }

@@ -22,6 +22,36 @@
 //! assert_eq!(bytes, serde_json::to_vec(&value).unwrap());
 //! ```
 
+/// The `serde::Serializer` methods of a serializer that writes only some
+/// shapes (a map key, a number token's text): each one listed refuses its
+/// value with `$error`.
+macro_rules! refused {
+    ($error:expr; $($name:ident($($arg:ty),*) -> $out:ty;)*) => {
+        $(
+            fn $name(self, $(_: $arg),*) -> $out {
+                Err($error)
+            }
+        )*
+    };
+}
+
+/// The compound shapes no map key or number token has.
+macro_rules! refused_compounds {
+    ($error:expr) => {
+        refused! { $error;
+            serialize_seq(Option<usize>) -> Result<Self::SerializeSeq>;
+            serialize_tuple(usize) -> Result<Self::SerializeTuple>;
+            serialize_tuple_struct(&'static str, usize) -> Result<Self::SerializeTupleStruct>;
+            serialize_tuple_variant(&'static str, u32, &'static str, usize)
+                -> Result<Self::SerializeTupleVariant>;
+            serialize_map(Option<usize>) -> Result<Self::SerializeMap>;
+            serialize_struct(&'static str, usize) -> Result<Self::SerializeStruct>;
+            serialize_struct_variant(&'static str, u32, &'static str, usize)
+                -> Result<Self::SerializeStructVariant>;
+        }
+    };
+}
+
 mod escape;
 mod key;
 mod raw;

@@ -31,58 +31,7 @@ impl ser::Serializer for RawStr<'_> {
         Ok(())
     }
 
-    fn serialize_bool(self, _: bool) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_i8(self, _: i8) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_i16(self, _: i16) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_i32(self, _: i32) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_i64(self, _: i64) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_u8(self, _: u8) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_u16(self, _: u16) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_u32(self, _: u32) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_u64(self, _: u64) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_f32(self, _: f32) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_f64(self, _: f64) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_char(self, _: char) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_none(self) -> Result {
-        Err(invalid_raw())
-    }
     fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_unit(self) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> Result {
-        Err(invalid_raw())
-    }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Result {
         Err(invalid_raw())
     }
     fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, _: &T) -> Result {
@@ -97,41 +46,24 @@ impl ser::Serializer for RawStr<'_> {
     ) -> Result {
         Err(invalid_raw())
     }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
-        Err(invalid_raw())
+    refused! { invalid_raw();
+        serialize_bool(bool) -> Result;
+        serialize_i8(i8) -> Result;
+        serialize_i16(i16) -> Result;
+        serialize_i32(i32) -> Result;
+        serialize_i64(i64) -> Result;
+        serialize_u8(u8) -> Result;
+        serialize_u16(u16) -> Result;
+        serialize_u32(u32) -> Result;
+        serialize_u64(u64) -> Result;
+        serialize_f32(f32) -> Result;
+        serialize_f64(f64) -> Result;
+        serialize_char(char) -> Result;
+        serialize_bytes(&[u8]) -> Result;
+        serialize_none() -> Result;
+        serialize_unit() -> Result;
+        serialize_unit_struct(&'static str) -> Result;
+        serialize_unit_variant(&'static str, u32, &'static str) -> Result;
     }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
-        Err(invalid_raw())
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct> {
-        Err(invalid_raw())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant> {
-        Err(invalid_raw())
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
-        Err(invalid_raw())
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
-        Err(invalid_raw())
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant> {
-        Err(invalid_raw())
-    }
+    refused_compounds!(invalid_raw());
 }
