@@ -4,9 +4,10 @@
 //! requires to be escaped (`"`, `\` or a control character below 0x20); one
 //! that has none (nearly all of them: ids, timestamps, enum names, keys) is
 //! copied whole. Otherwise it is copied in runs between the bytes escaped,
-//! found through a table as serde_json finds them. The escapes are serde_json's: the short forms
-//! `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, and `\u00xx` in lowercase hex
-//! for the other control characters; nothing else is escaped.
+//! found through a table as serde_json finds them. The escapes are
+//! serde_json's: the short forms `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, and
+//! `\u00xx` in lowercase hex for the other control characters; nothing else
+//! is escaped.
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
