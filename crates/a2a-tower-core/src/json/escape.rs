@@ -99,7 +99,7 @@ pub(super) fn escaped(out: &mut Vec<u8>, s: &str) {
 
 /// Appends `s` to `out` as a JSON string.
 #[inline]
-pub(super) fn string(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     escaped(out, s);
     out.push(b'"');

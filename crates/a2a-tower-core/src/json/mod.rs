@@ -59,6 +59,12 @@ mod ser;
 
 use serde::Serialize;
 
+/// Appends `s` to `out` as a JSON string, escaped as serde_json escapes it
+/// (which is also RFC 8785's escaping, for the card signatures' canonical
+/// form).
+#[cfg(feature = "signing")]
+pub(crate) use escape::string as write_string;
+
 /// Appends `value`'s JSON to `out`. On an error (a `Serialize` impl that
 /// fails, a map key that is not a string or a number) `out` holds what was
 /// written before it.

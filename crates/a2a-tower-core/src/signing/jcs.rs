@@ -9,9 +9,9 @@
 //! `1e-7`, `0.000001`, `100`): a number kept exactly by `arbitrary_precision`
 //! is read as the nearest double first, as RFC 8785 §3.2.2.3 requires.
 
-use std::fmt::Write as _;
-
 use serde_json::Value;
+
+use crate::json;
 
 /// A number that JSON can carry but RFC 8785 cannot write (NaN or an
 /// infinity: a number text too large for a double).
@@ -28,70 +28,54 @@ impl std::error::Error for NotCanonical {}
 
 /// The RFC 8785 canonical form of `value`.
 pub fn canonicalize(value: &Value) -> Result<String, NotCanonical> {
-    let mut out = String::new();
+    let mut out = Vec::new();
     write_value(value, &mut out)?;
-    Ok(out)
+    // Every byte written comes from a `&str` or is ASCII, so nothing is
+    // replaced.
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
-fn write_value(value: &Value, out: &mut String) -> Result<(), NotCanonical> {
+fn write_value(value: &Value, out: &mut Vec<u8>) -> Result<(), NotCanonical> {
     match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         Value::Number(n) => {
             let text = n.to_string();
             let f: f64 = text.parse().map_err(|_| NotCanonical(text.clone()))?;
             if !f.is_finite() {
                 return Err(NotCanonical(text));
             }
-            out.push_str(&number(f));
+            out.extend_from_slice(number(f).as_bytes());
         }
-        Value::String(s) => string(s, out),
+        // RFC 8785's string escapes (§3.2.2.2, ECMAScript's JSON.stringify)
+        // are serde_json's, which the crate's JSON writer makes.
+        Value::String(s) => json::write_string(out, s),
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 write_value(item, out)?;
             }
-            out.push(']');
+            out.push(b']');
         }
         Value::Object(map) => {
             let mut members: Vec<(&String, &Value)> = map.iter().collect();
             members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
-            out.push('{');
+            out.push(b'{');
             for (i, (k, v)) in members.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                string(k, out);
-                out.push(':');
+                json::write_string(out, k);
+                out.push(b':');
                 write_value(v, out)?;
             }
-            out.push('}');
+            out.push(b'}');
         }
     }
     Ok(())
-}
-
-fn string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{c}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// ECMAScript's `Number.prototype.toString()` of a finite double (ECMA-262
