@@ -206,7 +206,11 @@ impl Inner {
         }
         // The answer is the task before it is packed.
         let out = entry.appended();
-        shard.created(self, Arc::from(req.task_id.as_str()), entry, s.ends);
+        if !keep {
+            // It ends, and nobody watches it (see `compacts`).
+            entry.compact(self);
+        }
+        shard.created(Arc::from(req.task_id.as_str()), entry, s.ends);
         out
     }
 }

@@ -118,22 +118,13 @@ impl Shard {
         }
     }
 
-    /// Inserts the entry of a task its first append created (counted
-    /// already); `ends`: that append ended it, so it is queued for eviction,
-    /// and compacted first if nobody watches it. The shard's map is probed
-    /// once (the append's check found the id absent under this lock).
-    pub(super) fn created(
-        &mut self,
-        inner: &Inner,
-        key: Arc<str>,
-        mut entry: Box<Entry>,
-        ends: bool,
-    ) {
+    /// Inserts the entry of a task its first append created (counted and,
+    /// if that append ended it unwatched, compacted already); `ends`: it is
+    /// queued for eviction. The shard's map is probed once (the append's
+    /// check found the id absent under this lock).
+    pub(super) fn created(&mut self, key: Arc<str>, entry: Box<Entry>, ends: bool) {
         if ends {
             self.terminal.push_back(key.clone());
-            if !entry.keeps_records() && inner.cfg.compact_terminal {
-                entry.compact(inner);
-            }
         }
         self.map.insert(key, entry);
     }
