@@ -72,7 +72,12 @@ impl Inner {
     }
 
     /// Evicts terminal tasks until `tasks` more tasks and `bytes` more bytes
-    /// fit. Locks one shard at a time, starting at `home`.
+    /// fit. Locks one shard at a time, starting at `home`, the shard of the
+    /// task to be created, so that each creation takes the place of a task
+    /// of its own shard and the shards keep their sizes; but a home holding
+    /// well under its share of the tasks is passed over (tried last), and
+    /// one holding well over it gives one task more, so that sizes that
+    /// drifted apart are brought back (see [`Shard::evict_one`]).
     pub(super) fn make_room(&self, tasks: usize, bytes: usize, home: usize) -> bool {
         if !self.over(tasks, bytes) {
             return true;
@@ -81,13 +86,20 @@ impl Inner {
             return false;
         }
         let n = self.shards.len();
-        for i in 0..n {
+        for i in 0..=n {
             let idx = (home + i) % n;
             let mut shard = self.lock(idx);
+            let share = (i == 0).then(|| self.share(shard.map.len()));
+            if share == Some(Share::Under) {
+                continue;
+            }
             while self.over(tasks, bytes) {
                 if !shard.evict_one(self) {
                     break;
                 }
+            }
+            if share == Some(Share::Over) {
+                shard.evict_one(self);
             }
             if !self.over(tasks, bytes) {
                 return true;
@@ -95,6 +107,27 @@ impl Inner {
         }
         false
     }
+
+    /// How a shard holding `len` tasks compares with its share of all
+    /// (more than an eighth of it and one task apart).
+    fn share(&self, len: usize) -> Share {
+        let (n, all) = (self.shards.len(), self.tasks.load(Ordering::Relaxed));
+        if 8 * n * (len + 1) < 7 * all {
+            Share::Under
+        } else if 8 * n * len.saturating_sub(1) > 9 * all {
+            Share::Over
+        } else {
+            Share::Even
+        }
+    }
+}
+
+/// A shard's size against its share of the tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Share {
+    Under,
+    Even,
+    Over,
 }
 
 impl Shard {
@@ -157,15 +190,14 @@ impl Shard {
 
     /// Evicts the oldest terminal task nobody watches; false if none.
     ///
-    /// One at a time, from the shard of the task being created first: each
-    /// creation then takes the place of a task of its own shard, so every
-    /// shard keeps about the size it had when the bound was reached.
-    /// (Evicting several at once was measured: the shards' sizes then drift
-    /// apart as a random walk, the oldest tasks of the fuller shards stay,
-    /// and their packed JSON pins its chunks. Creations that pass the
-    /// bound's check together still make them drift, slowly:
-    /// `docs/performance.md`, "The RSS of the memory-log stack grows under
-    /// sustained load".)
+    /// A shard's oldest, not the log's: with the shards of about equal
+    /// sizes (each creation takes the place of a task of its own shard, and
+    /// [`Inner::make_room`] brings back the sizes that drift apart when
+    /// creations pass the bound's check together), a shard's oldest task
+    /// ended about as long ago as any other's. One task at a time:
+    /// evicting several at once was measured, and the shards' sizes then
+    /// drifted apart as a random walk (`docs/performance.md`, "The RSS of
+    /// the memory-log stack grew under sustained load").
     fn evict_one(&mut self, inner: &Inner) -> bool {
         for _ in 0..self.terminal.len() {
             let Some(key) = self.terminal.pop_front() else {
@@ -261,6 +293,50 @@ mod tests {
         assert_eq!(log.len(), 1);
         assert!(log.inner.with_entry("a", "t1", |_| Ok(())).is_err());
         assert_eq!(log.bytes(), one);
+    }
+
+    /// Task ids that fall in shard `idx` of `log`, in order.
+    fn ids_of_shard(log: &MemoryTaskLog, idx: usize) -> impl Iterator<Item = String> + '_ {
+        (0..)
+            .map(|i| format!("t{i}"))
+            .filter(move |id| log.inner.shard_of(id) == idx)
+    }
+
+    #[test]
+    fn shards_that_drifted_apart_are_brought_back_and_the_oldest_evicted() {
+        // The log's 64 tasks, all in shard 0 (as the shards' sizes drift
+        // when creations pass the bound together, or a large task evicts
+        // several small ones of its shard).
+        let log = MemoryTaskLog::builder()
+            .max_tasks(64)
+            .shards(4)
+            .build()
+            .unwrap();
+        let old: Vec<_> = ids_of_shard(&log, 0).take(64).collect();
+        for id in &old {
+            create_ended(&log, id);
+        }
+        // Then new tasks in every shard, in turn, four times the bound.
+        let mut ids: Vec<_> = (0..4).map(|i| ids_of_shard(&log, i).skip(64)).collect();
+        let mut new = Vec::new();
+        for _ in 0..64 {
+            for shard in &mut ids {
+                let id = shard.next().unwrap();
+                create_ended(&log, &id);
+                new.push(id);
+            }
+        }
+        assert_eq!(log.len(), 64);
+        let held = |id: &String| log.inner.with_entry("a", id, |_| Ok(())).is_ok();
+        // Each shard holds about its share: a creation in a shard far under
+        // it took the place of another shard's task. Otherwise shards 1-3
+        // would hold one task each (each new one evicting the one before)
+        // and shard 0 the old tasks.
+        let sizes: Vec<_> = (0..4).map(|i| log.inner.lock(i).map.len()).collect();
+        assert!(sizes.iter().all(|n| (12..=20).contains(n)), "{sizes:?}");
+        assert!(!old.iter().any(held), "the old tasks are gone first");
+        let kept = new.iter().rev().take(48).filter(|id| held(id)).count();
+        assert_eq!(kept, 48, "the newest tasks are kept");
     }
 
     #[test]
