@@ -13,9 +13,12 @@ use crate::ConfigError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum Eviction {
-    /// Evict terminal tasks, oldest terminal first (per shard; shards are
-    /// uniform by hash), never a non-terminal one. If only non-terminal tasks
-    /// are left, the append fails with [`LogErrorKind::Full`](crate::LogErrorKind::Full).
+    /// Evict terminal tasks, oldest terminal first (per shard: tasks are
+    /// spread over the shards by hash, and at the bound each shard is kept
+    /// within about an eighth of its share of the tasks, so that its oldest
+    /// ended about as long ago as any other shard's), never a non-terminal
+    /// one. If only non-terminal tasks are left, the append fails with
+    /// [`LogErrorKind::Full`](crate::LogErrorKind::Full).
     #[default]
     OldestTerminal,
     /// Never evict: fail with [`LogErrorKind::Full`](crate::LogErrorKind::Full) at the bound.
