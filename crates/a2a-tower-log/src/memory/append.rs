@@ -197,7 +197,8 @@ impl Inner {
         entry.push(req.records, keep);
         // Counted at once, as soon as it is made: a creation counted later
         // lets more creations pass the bound's check together, and each
-        // overshoot makes the next creation evict two tasks of its shard.
+        // overshoot makes the next creation evict two tasks of its shard
+        // (a drift of the shards' sizes that `make_room` has to bring back).
         self.tasks.fetch_add(1, Ordering::Relaxed);
         self.bytes.fetch_add(entry.bytes, Ordering::Relaxed);
         if !crate::is_stream(&req.task_id) {
