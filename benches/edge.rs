@@ -29,8 +29,8 @@ const BODY: &str = r#"{"jsonrpc":"2.0","id":"r1","method":"SendMessage","params"
 
 async fn trivial_core(req: A2aRequest) -> Result<A2aResponse, A2aError> {
     match req.operation {
-        Operation::SendMessage(send) => {
-            Ok(A2aResponse::SendMessage(SendMessageResponse::Task(Task {
+        Operation::SendMessage(send) => Ok(A2aResponse::SendMessage(SendMessageResponse::Task(
+            Task {
                 id: "5a8f0e0e-7c55-4f2b-a6a3-0c1f9ad1d7a2".into(),
                 context_id: "b7f0b8b1-1f0a-4d39-9c34-55c1c0b1d6f3".into(),
                 status: TaskStatus {
@@ -39,8 +39,9 @@ async fn trivial_core(req: A2aRequest) -> Result<A2aResponse, A2aError> {
                 },
                 history: vec![send.message],
                 ..Default::default()
-            })))
-        }
+            }
+            .into(),
+        ))),
         _ => Err(A2aError::new(ErrorKind::UnsupportedOperation)),
     }
 }

@@ -219,7 +219,7 @@ where
         ..Default::default()
     }));
     match svc.clone().oneshot(req).await.expect("SendMessage") {
-        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t,
+        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t.into_inner(),
         other => panic!("expected a task, got {other:?}"),
     }
 }

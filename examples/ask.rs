@@ -303,7 +303,7 @@ async fn ask(client: &Client, args: &Args) -> Result<ExitCode, a2a_tower::A2aErr
             println!("{}", parts_text(&m.parts));
             return Ok(ExitCode::SUCCESS);
         }
-        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t,
+        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t.into_inner(),
         other => return Err(unexpected(&other)),
     };
     // A server may answer before the task settles: follow it.

@@ -78,7 +78,9 @@ async fn echo_core(req: A2aRequest) -> Result<A2aResponse, A2aError> {
             }
             let context_id = context_of(&send.message);
             let task = echo_task(&send, &id, &context_id, TaskState::Completed);
-            Ok(A2aResponse::SendMessage(SendMessageResponse::Task(task)))
+            Ok(A2aResponse::SendMessage(SendMessageResponse::Task(
+                task.into(),
+            )))
         }
         Operation::SendStreamingMessage(send) => {
             if !send.message.task_id.is_empty() {

@@ -37,7 +37,7 @@ fn span_records_classification_only() {
                 },
                 ..Task::default()
             };
-            let result = serde_json::to_value(SendMessageResponse::Task(task)).unwrap();
+            let result = serde_json::to_value(SendMessageResponse::Task(task.into())).unwrap();
             serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "result": result})).unwrap()
         };
         async move { Ok::<_, std::convert::Infallible>(Response::new(Full::new(Bytes::from(body)))) }

@@ -61,7 +61,7 @@ pub(crate) async fn handle(req: Request<Incoming>) -> Result<Response<Body>, Inf
     let Ok(body) = serde_json::to_vec(&serde_json::json!({
         "jsonrpc": "2.0",
         "id": rpc.id,
-        "result": SendMessageResponse::Task(task),
+        "result": SendMessageResponse::Task(task.into()),
     })) else {
         return Ok(status(500));
     };

@@ -42,7 +42,7 @@ fn answer(op: &Operation) -> Result<A2aResponse, A2aError> {
     use TaskState::*;
     Ok(match op {
         Operation::SendMessage(_) => {
-            A2aResponse::SendMessage(SendMessageResponse::Task(task("t-1", Completed)))
+            A2aResponse::SendMessage(SendMessageResponse::Task(task("t-1", Completed).into()))
         }
         Operation::SendStreamingMessage(r) => {
             let first = StreamResponse::Task(task("t-1", Submitted));

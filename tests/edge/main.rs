@@ -6,6 +6,8 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+#[cfg(all(feature = "jsonrpc", feature = "rest", feature = "engine"))]
+mod answer_json;
 #[cfg(all(
     feature = "jsonrpc",
     feature = "rest",

@@ -60,7 +60,7 @@ fn shouted(r: A2aResponse) -> (Task, String) {
     };
     assert_eq!(task.status.state, TaskState::Completed);
     let text = artifact_text(&task.artifacts[0]);
-    (task, text)
+    (task.into_inner(), text)
 }
 
 #[tokio::test]

@@ -70,10 +70,9 @@ fn answer(op: &Operation) -> Result<A2aResponse, A2aError> {
             None if r.id == "wrong-variant" => Ok(A2aResponse::Empty),
             None => Ok(A2aResponse::Task(task(&r.id, TaskState::Working))),
         },
-        Operation::SendMessage(_) => Ok(A2aResponse::SendMessage(SendMessageResponse::Task(task(
-            "t-1",
-            TaskState::Completed,
-        )))),
+        Operation::SendMessage(_) => Ok(A2aResponse::SendMessage(SendMessageResponse::Task(
+            task("t-1", TaskState::Completed).into(),
+        ))),
         Operation::SendStreamingMessage(_) => stream(vec![
             Ok(StreamResponse::Task(task("t-1", TaskState::Submitted))),
             Ok(status_update(TaskState::Completed)),

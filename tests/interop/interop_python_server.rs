@@ -77,7 +77,8 @@ fn python_server() -> Server {
 /// The task of a SendMessage answer.
 fn task_of(res: A2aResponse) -> Task {
     match res {
-        A2aResponse::SendMessage(SendMessageResponse::Task(t)) | A2aResponse::Task(t) => t,
+        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t.into_inner(),
+        A2aResponse::Task(t) => t,
         other => panic!("not a task: {other:?}"),
     }
 }

@@ -54,7 +54,8 @@ async fn grpc_client(server: &Server) -> A2aClient<HttpClient> {
 
 fn task_of(res: A2aResponse) -> Task {
     match res {
-        A2aResponse::SendMessage(SendMessageResponse::Task(t)) | A2aResponse::Task(t) => t,
+        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t.into_inner(),
+        A2aResponse::Task(t) => t,
         other => panic!("not a task: {other:?}"),
     }
 }

@@ -46,7 +46,8 @@ async fn connect(base: &str, t: Transport) -> A2aClient<HttpClient> {
 
 fn task_of(res: A2aResponse) -> Task {
     match res {
-        A2aResponse::SendMessage(SendMessageResponse::Task(t)) | A2aResponse::Task(t) => t,
+        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t.into_inner(),
+        A2aResponse::Task(t) => t,
         other => panic!("expected a task, got {other:?}"),
     }
 }

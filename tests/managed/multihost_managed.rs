@@ -97,7 +97,7 @@ impl Host {
             ..Default::default()
         });
         match self.call(op).await.expect("SendMessage") {
-            A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t,
+            A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t.into_inner(),
             other => panic!("expected a task, got {other:?}"),
         }
     }

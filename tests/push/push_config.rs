@@ -399,7 +399,7 @@ mod managed {
             ..Default::default()
         };
         match call(svc, Operation::SendMessage(req)).await? {
-            A2aResponse::SendMessage(SendMessageResponse::Task(t)) => Ok(t),
+            A2aResponse::SendMessage(SendMessageResponse::Task(t)) => Ok(t.into_inner()),
             other => panic!("{other:?}"),
         }
     }

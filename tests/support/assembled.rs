@@ -12,7 +12,7 @@ use a2a_tower::engine::{Authority, Execution, Executor, ExecutorService, TaskLay
 use a2a_tower::log::MemoryTaskLog;
 use a2a_tower::server::A2aServer;
 use a2a_tower::types::{AgentCard, AgentInterface, AgentSkill, Artifact, Message, Part};
-use a2a_tower::{Body, BoxError};
+use a2a_tower::{A2aResponse, Body, BoxError};
 use bytes::Bytes;
 use futures_util::FutureExt as _;
 use http::{Request, Response, StatusCode};
@@ -125,9 +125,16 @@ pub(crate) fn executor() -> (Scripted, Arc<Semaphore>, mpsc::UnboundedReceiver<S
 
 /// The server over `card`, every caller scoped by the `x-user` principal.
 pub(crate) fn server_with(card: AgentCard) -> Harness {
+    server_mapping(card, |answer| answer)
+}
+
+/// [`server_with`], the core's answers passed through `map` by a host layer
+/// between the bindings and the core.
+pub(crate) fn server_mapping(card: AgentCard, map: fn(A2aResponse) -> A2aResponse) -> Harness {
     let (exec, pace, started) = executor();
     let app = A2aServer::builder(card)
         .http_layer(tower::util::MapRequestLayer::new(with_user::<Full<Bytes>>))
+        .a2a_layer(tower::util::MapResponseLayer::new(map))
         .authority(Authority::principal(|u: &User, tenant: &str| {
             format!("{}/{tenant}", u.0)
         }))

@@ -26,7 +26,7 @@ where
     S: Service<A2aRequest, Response = A2aResponse, Error = A2aError> + Clone,
 {
     match call(svc, Operation::SendMessage(req)).await? {
-        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => Ok(t),
+        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => Ok(t.into_inner()),
         other => panic!("expected a task, got {other:?}"),
     }
 }

@@ -84,7 +84,7 @@ pub(crate) async fn send(
 
 pub(crate) async fn send_task(svc: &Svc, req: SendMessageRequest) -> Task {
     match send(svc, req).await.expect("send") {
-        SendMessageResponse::Task(t) => t,
+        SendMessageResponse::Task(t) => t.into_inner(),
         other => panic!("expected a task, got {other:?}"),
     }
 }

@@ -315,6 +315,11 @@ pub struct Appended {
     pub seq: u64,
     /// The task after the append.
     pub snapshot: Snapshot,
+    /// `snapshot.task`'s ProtoJSON, if the log wrote it in this append (the
+    /// memory log packs a terminal task to its JSON): exactly what
+    /// `a2a_tower_core::json::to_vec` writes for it, so that the answer can
+    /// carry it as an [`Encoded`](crate::types::Encoded) task.
+    pub task_json: Option<bytes::Bytes>,
 }
 
 /// A live view of one task: its snapshot, then every record after it.

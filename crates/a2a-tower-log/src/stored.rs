@@ -306,6 +306,7 @@ impl Plan {
         Appended {
             seq: self.seq,
             snapshot: Snapshot::new(self.seq, self.epoch, self.projection.clone()),
+            task_json: None,
         }
     }
 }

@@ -716,7 +716,8 @@ mod tests {
         );
         let exact = |r: &A2aResponse| {
             let task = match r {
-                A2aResponse::SendMessage(SendMessageResponse::Task(t)) | A2aResponse::Task(t) => t,
+                A2aResponse::SendMessage(SendMessageResponse::Task(t)) => &**t,
+                A2aResponse::Task(t) => t,
                 A2aResponse::Tasks(page) => &page.tasks[0],
                 A2aResponse::Extension(v) => return serde_json::to_string(v).unwrap() == task,
                 _ => return false,

@@ -78,7 +78,7 @@ pub(crate) fn project(response: SendMessageResponse, bound: &Bound) -> Result<Ou
         SendMessageResponse::Message(m) => {
             Ok(Outcome::Output(ToolOutput::new(text(&m.parts, "message")?)))
         }
-        SendMessageResponse::Task(task) => project_task(task, bound),
+        SendMessageResponse::Task(task) => project_task(task.into_inner(), bound),
     }
 }
 
@@ -160,25 +160,28 @@ mod tests {
         status: Option<Message>,
         artifacts: Vec<Vec<Part>>,
     ) -> SendMessageResponse {
-        SendMessageResponse::Task(Task {
-            id: "t-1".into(),
-            context_id: "c-1".into(),
-            status: TaskStatus {
-                state,
-                message: status,
-                timestamp: None,
-            },
-            artifacts: artifacts
-                .into_iter()
-                .enumerate()
-                .map(|(i, parts)| Artifact {
-                    artifact_id: format!("a{i}"),
-                    parts,
-                    ..Artifact::default()
-                })
-                .collect(),
-            ..Task::default()
-        })
+        SendMessageResponse::Task(
+            Task {
+                id: "t-1".into(),
+                context_id: "c-1".into(),
+                status: TaskStatus {
+                    state,
+                    message: status,
+                    timestamp: None,
+                },
+                artifacts: artifacts
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, parts)| Artifact {
+                        artifact_id: format!("a{i}"),
+                        parts,
+                        ..Artifact::default()
+                    })
+                    .collect(),
+                ..Task::default()
+            }
+            .into(),
+        )
     }
 
     fn output(r: Result<Outcome, ToolError>) -> String {

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::serde_util::{is_false, null_default};
-use super::{Artifact, Message, Metadata, Task, TaskStatus};
+use super::{Artifact, Encoded, Message, Metadata, Task, TaskStatus};
 
 /// A change of a task's status.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -69,8 +69,9 @@ pub struct TaskArtifactUpdateEvent {
 #[serde(rename_all = "camelCase")]
 #[allow(clippy::large_enum_variant)] // Task is the common case; boxing it would cost every send
 pub enum SendMessageResponse {
-    /// The task created or updated by the message.
-    Task(Task),
+    /// The task created or updated by the message (with its ProtoJSON when
+    /// the log wrote it; see [`Encoded`]).
+    Task(Encoded<Task>),
     /// A direct reply.
     Message(Message),
 }
@@ -95,7 +96,7 @@ pub enum StreamResponse {
 impl From<SendMessageResponse> for StreamResponse {
     fn from(r: SendMessageResponse) -> Self {
         match r {
-            SendMessageResponse::Task(t) => Self::Task(t),
+            SendMessageResponse::Task(t) => Self::Task(t.into_inner()),
             SendMessageResponse::Message(m) => Self::Message(m),
         }
     }

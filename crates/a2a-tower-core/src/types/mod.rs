@@ -24,6 +24,7 @@
 pub mod serde_util;
 
 mod agent_card;
+mod encoded;
 mod events;
 mod list_view;
 mod message;
@@ -37,6 +38,7 @@ pub use agent_card::{
     AgentCapabilities, AgentCard, AgentCardSignature, AgentExtension, AgentInterface,
     AgentProvider, AgentSkill, BINDING_GRPC, BINDING_HTTP_JSON, BINDING_JSONRPC,
 };
+pub use encoded::Encoded;
 pub use events::{
     SendMessageResponse, StreamResponse, TaskArtifactUpdateEvent, TaskStatusUpdateEvent,
 };

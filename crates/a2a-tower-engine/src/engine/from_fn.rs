@@ -213,7 +213,7 @@ mod tests {
         };
         let req = A2aRequest::new(Operation::SendMessage(send));
         match svc.oneshot(req).await.unwrap() {
-            A2aResponse::SendMessage(SendMessageResponse::Task(task)) => task,
+            A2aResponse::SendMessage(SendMessageResponse::Task(task)) => task.into_inner(),
             other => panic!("not a task: {other:?}"),
         }
     }

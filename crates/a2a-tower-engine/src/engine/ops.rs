@@ -6,8 +6,8 @@ use super::service::record_ids;
 use super::subscribe::{Reopen, Start, event_stream};
 use crate::log::{AppendRequest, ListQuery, LogError, LogErrorKind, PageCursor, Record};
 use crate::types::{
-    CancelTaskRequest, GetTaskRequest, ListTasksRequest, ListTasksResponse, SubscribeToTaskRequest,
-    Task, TaskState,
+    CancelTaskRequest, Encoded, GetTaskRequest, ListTasksRequest, ListTasksResponse,
+    SubscribeToTaskRequest, Task, TaskState,
 };
 use crate::{A2aError, A2aResponse, CallContext, ErrorKind, LastEventId};
 
@@ -52,6 +52,23 @@ pub(crate) fn view_owned(
             t
         }
         Err(shared) => view(&shared, history, artifacts),
+    }
+}
+
+/// [`view_owned`], with the task's ProtoJSON (which the memory log wrote
+/// when it packed it) kept for the binding when the view is the whole task.
+pub(crate) fn view_encoded(
+    task: std::sync::Arc<Task>,
+    json: Option<bytes::Bytes>,
+    history: Option<i32>,
+    artifacts: bool,
+) -> Encoded<Task> {
+    let whole = kept(history, task.history.len()) == task.history.len()
+        && (artifacts || task.artifacts.is_empty());
+    let view = view_owned(task, history, artifacts);
+    match json {
+        Some(json) if whole => Encoded::with_json(view, json),
+        _ => view.into(),
     }
 }
 
@@ -301,6 +318,17 @@ mod tests {
                 let other = shared.clone();
                 assert_eq!(view_owned(shared, history, artifacts), expected);
                 assert_eq!(*other, task);
+                // The task's JSON is kept only for a view of the whole task.
+                let json = bytes::Bytes::from(a2a_tower_core::json::to_vec(&task).unwrap());
+                let encoded = view_encoded(
+                    std::sync::Arc::new(task.clone()),
+                    Some(json),
+                    history,
+                    artifacts,
+                );
+                assert_eq!(encoded, expected);
+                let whole = !matches!(history, Some(0 | 2)) && artifacts;
+                assert_eq!(encoded.json().is_some(), whole, "{history:?} {artifacts}");
             }
         }
     }

@@ -9,11 +9,11 @@ use tower_service::Service;
 use super::admit::{Admission, Admitted, Answer, admit, not_admitted};
 use super::executor::Execution;
 use super::layer::Shared;
-use super::ops::{view, view_owned};
+use super::ops::{view, view_encoded};
 use super::subscribe::{Reopen, Start, event_stream, until_then_catch_up};
 use super::writer::Outcome;
 use crate::log::Watch;
-use crate::types::{SendMessageRequest, SendMessageResponse, Task};
+use crate::types::{Encoded, SendMessageRequest, SendMessageResponse, Task};
 use crate::{A2aError, A2aResponse, BoxError, CallContext, ErrorKind};
 
 /// SendMessage: blocks until the task is terminal or interrupted, unless
@@ -53,7 +53,7 @@ where
         } = admit(shared, inner, &mut req, &mut context, answer).await?;
         if let Admission::Snapshot(snapshot) = admission {
             driver.detach();
-            return Ok(respond(view(&snapshot.task, history_length, true)));
+            return Ok(respond(view(&snapshot.task, history_length, true).into()));
         }
         // Run the execution here until it closes the task (terminal or
         // interrupted), another writer fences it, or it ends without closing
@@ -65,24 +65,27 @@ where
             () = writer.closed.wait() => {}
         }
         driver.detach();
-        let task = match writer.take_outcome() {
+        let (task, json) = match writer.take_outcome() {
             Some(Outcome::Reply(message)) => {
                 return Ok(A2aResponse::SendMessage(SendMessageResponse::Message(
                     *message,
                 )));
             }
             Some(Outcome::NotAdmitted(e)) => return Err(not_admitted(&writer.task_id, e)),
-            Some(Outcome::Task(task)) => task,
+            Some(Outcome::Task(task, json)) => (task, json),
             // Fenced, or the execution ended without closing the task: answer
             // with the task as the log has it.
-            None => log.snapshot(&writer.authority, &writer.task_id).await?.task,
+            None => (
+                log.snapshot(&writer.authority, &writer.task_id).await?.task,
+                None,
+            ),
         };
         drop(writer);
-        Ok(respond(view_owned(task, history_length, true)))
+        Ok(respond(view_encoded(task, json, history_length, true)))
     }
 }
 
-fn respond(task: Task) -> A2aResponse {
+fn respond(task: Encoded<Task>) -> A2aResponse {
     A2aResponse::SendMessage(SendMessageResponse::Task(task))
 }
 

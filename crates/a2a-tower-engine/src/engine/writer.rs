@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use tokio::sync::Notify;
 
 use super::deferred::Deferred;
@@ -52,8 +53,9 @@ type Taken = (bool, Option<Box<dyn Companion>>, Vec<Record>);
 /// How an execution's writer closed, for a SendMessage that waits for it.
 #[derive(Debug, Clone)]
 pub(crate) enum Outcome {
-    /// The task as the closing commit left it.
-    Task(Arc<Task>),
+    /// The task as the closing commit left it, with its ProtoJSON if the
+    /// log wrote it (see [`Appended::task_json`](crate::log::Appended)).
+    Task(Arc<Task>, Option<Bytes>),
     /// The execution replied with a direct message.
     Reply(Box<Message>),
     /// The task was never created: the commit that carried its admission
@@ -273,7 +275,7 @@ impl Writer {
             (None, None) => self.append(&mut st, records).await,
         };
         let err = match result {
-            Ok(appended) => {
+            Ok(mut appended) => {
                 st.0 = appended.seq;
                 self.touch();
                 if closes {
@@ -284,7 +286,10 @@ impl Writer {
                 if closes && self.keeps_outcome {
                     *lock(&self.outcome) = Some(match reply {
                         Some(message) => Outcome::Reply(message),
-                        None => Outcome::Task(appended.snapshot.task.clone()),
+                        // The JSON is only the answer's (taken, not shared).
+                        None => {
+                            Outcome::Task(appended.snapshot.task.clone(), appended.task_json.take())
+                        }
                     });
                     self.closed.fire();
                 }

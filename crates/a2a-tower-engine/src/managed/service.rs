@@ -330,9 +330,7 @@ async fn send(
         }
         log.snapshot(&authority, &task_id).await?.task
     };
-    Ok(A2aResponse::SendMessage(SendMessageResponse::Task(view(
-        &task,
-        history_length,
-        true,
-    ))))
+    Ok(A2aResponse::SendMessage(SendMessageResponse::Task(
+        view(&task, history_length, true).into(),
+    )))
 }

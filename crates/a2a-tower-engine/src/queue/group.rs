@@ -280,7 +280,7 @@ mod tests {
                     panic!("{res:?}")
                 };
                 assert_eq!(task.status.state, TaskState::Submitted);
-                task.id
+                task.into_inner().id
             }));
         }
         let log = &svc.core.shared.log;

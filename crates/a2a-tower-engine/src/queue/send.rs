@@ -169,7 +169,7 @@ async fn settled(
 }
 
 fn task_response(task: crate::types::Task) -> A2aResponse {
-    A2aResponse::SendMessage(SendMessageResponse::Task(task))
+    A2aResponse::SendMessage(SendMessageResponse::Task(task.into()))
 }
 
 /// `queue.mode: "append"`: the message joins the running execution of its

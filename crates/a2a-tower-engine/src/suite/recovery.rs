@@ -133,7 +133,7 @@ async fn call(svc: &Svc, op: Operation) -> A2aResponse {
 
 async fn send_task(svc: &Svc, req: SendMessageRequest) -> Task {
     match call(svc, Operation::SendMessage(req)).await {
-        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t,
+        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t.into_inner(),
         other => panic!("expected a task, got {other:?}"),
     }
 }
@@ -243,7 +243,7 @@ pub async fn restart_recovery_and_fencing(
         .unwrap()
         .expect("the blocking call succeeded")
     {
-        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t,
+        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t.into_inner(),
         other => panic!("expected a task, got {other:?}"),
     };
     assert_restarted(&answered);
@@ -340,7 +340,7 @@ pub async fn fenced_execution_stops_cleanly(
         .unwrap()
         .expect("the blocking call succeeded")
     {
-        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t,
+        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => t.into_inner(),
         other => panic!("expected a task, got {other:?}"),
     };
     assert_eq!(answered.status.state, TaskState::Working);

@@ -11,6 +11,7 @@ use std::future::{Future, poll_fn};
 use bytes::Bytes;
 use serde::{Serialize, Serializer};
 
+use crate::types::SendMessageResponse;
 use crate::{
     A2aError, A2aRequest, A2aResponse, A2aService, ErrorKind, EventStream, Operation, ResponseKind,
 };
@@ -183,6 +184,42 @@ pub(crate) enum Reply {
     Stream(EventStream),
 }
 
+/// SendMessage's answer, its task written from the ProtoJSON it carries
+/// when it has it (the memory log's packed form of the task the message
+/// completed: see [`Encoded`](crate::types::Encoded)), instead of
+/// serialized a second time.
+struct SendMessageJson<'a>(&'a SendMessageResponse);
+
+impl Serialize for SendMessageJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let json = match self.0 {
+            SendMessageResponse::Task(t) => t.json().and_then(|j| std::str::from_utf8(j).ok()),
+            SendMessageResponse::Message(_) => None,
+        };
+        let Some(json) = json else {
+            return self.0.serialize(s);
+        };
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry("task", &RawJson(json))?;
+        map.end()
+    }
+}
+
+/// JSON text written as it is: serde_json's raw value token, which both
+/// `crate::json` and serde_json (its `raw_value` feature) write verbatim.
+struct RawJson<'a>(&'a str);
+
+impl Serialize for RawJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        const TOKEN: &str = "$serde_json::private::RawValue";
+        let mut raw = s.serialize_struct(TOKEN, 1)?;
+        raw.serialize_field(TOKEN, self.0)?;
+        raw.end()
+    }
+}
+
 /// `{}`: the result of DeleteTaskPushNotificationConfig (`google.protobuf.Empty`).
 struct EmptyObject;
 
@@ -204,7 +241,7 @@ pub(crate) fn encode_reply<E: EncodeResult>(
     use A2aResponse as R;
     use Expected as X;
     let json = match (expected, response) {
-        (X::SendMessage, R::SendMessage(r)) => enc.encode(&r),
+        (X::SendMessage, R::SendMessage(r)) => enc.encode(&SendMessageJson(&r)),
         (X::Task, R::Task(t)) => enc.encode(&t),
         (X::Tasks { artifacts: false }, R::Tasks(t)) => enc.encode(&t),
         (X::Tasks { artifacts: true }, R::Tasks(t)) => {
@@ -284,6 +321,37 @@ mod tests {
             panic!("Empty is the answer of a delete")
         };
         assert_eq!(&b[..], b"{}");
+    }
+
+    /// A task with its JSON is written from it: the same bytes as the task
+    /// serialized anew.
+    #[test]
+    fn a_task_s_json_is_written_as_the_task() {
+        use crate::types::{Encoded, Message, Part, Task, TaskState};
+        let mut task = Task {
+            id: "t-1".into(),
+            context_id: "c-1".into(),
+            history: vec![Message::user("m-1", "héllo \"you\"\n")],
+            ..Default::default()
+        };
+        task.status.state = TaskState::Completed;
+        task.history[0].parts.push(Part::text("</script>"));
+        let json = Bytes::from(crate::json::to_vec(&task).unwrap());
+        let answer = |t: Encoded<Task>| {
+            let r = A2aResponse::SendMessage(SendMessageResponse::Task(t));
+            match encode_reply(Expected::SendMessage, r, &BareJson) {
+                Ok(Reply::Json(b)) => b,
+                _ => panic!("a task is SendMessage's answer"),
+            }
+        };
+        let carried = Encoded::with_json(task.clone(), json.clone());
+        let written = answer(carried);
+        assert_eq!(written, answer(task.clone().into()));
+        assert_eq!(
+            written,
+            crate::json::to_vec(&SendMessageResponse::Task(task.into())).unwrap()
+        );
+        assert_eq!(written, [&b"{\"task\":"[..], &json, b"}"].concat());
     }
 
     #[tokio::test]

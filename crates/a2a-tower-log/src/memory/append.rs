@@ -162,14 +162,15 @@ impl Inner {
             let freed = entry.trim(self.cfg.window);
             self.resized(freed, 0);
         }
-        let out = entry.appended();
+        let mut out = entry.appended()?;
         if s.ends
             && let Some((key, _)) = shard.map.get_key_value(req.task_id.as_str())
         {
             let key = key.clone();
-            shard.ended(self, key);
+            // Packed now: the answer carries the JSON it wrote.
+            out.task_json = shard.ended(self, key);
         }
-        out
+        Ok(out)
     }
 
     /// Applies an append that creates its task (checked: the id is free).
@@ -205,14 +206,16 @@ impl Inner {
             let freed = entry.trim(self.cfg.window);
             self.resized(freed, 0);
         }
-        // The answer is the task before it is packed.
-        let out = entry.appended();
+        // The answer is the task before it is packed, with the JSON packing
+        // wrote for it.
+        let mut out = entry.appended()?;
         if !keep {
             // It ends, and nobody watches it (see `compacts`).
             entry.compact(self);
+            out.task_json = entry.packed_json();
         }
         shard.created(Arc::from(req.task_id.as_str()), entry, s.ends);
-        out
+        Ok(out)
     }
 }
 
@@ -274,12 +277,47 @@ impl<'a> Locked<'a> {
 mod tests {
     use super::super::MemoryTaskLog;
     use super::super::tests::create;
-    use crate::{AppendRequest, LogErrorKind, Record};
+    use crate::types::{TaskState, TaskStatus};
+    use crate::{AppendRequest, Appended, LogErrorKind, Record};
 
     fn msg(i: u64) -> Record {
         Record::MessageAdmitted {
             message: crate::types::Message::user(format!("m{i}"), "x"),
         }
+    }
+
+    fn done() -> Record {
+        Record::status(TaskStatus::new(TaskState::Completed))
+    }
+
+    /// The JSON an append that packs its task hands back is the task's own;
+    /// an append that leaves the task open or unpacked hands back none.
+    #[test]
+    fn an_append_that_packs_its_task_carries_its_json() {
+        let log = MemoryTaskLog::new();
+        let json_of = |a: &Appended| a2a_tower_core::json::to_vec(&*a.snapshot.task).unwrap();
+        // Created and ended at once (`create`).
+        let req = AppendRequest::create("a", "t1", vec![Record::created("t1", "c"), done()]);
+        let a = log.inner.append(req).unwrap();
+        assert_eq!(a.task_json.as_deref(), Some(&json_of(&a)[..]));
+        // Created, then ended by a later append (`apply`).
+        create(&log, "t2");
+        let a = log
+            .inner
+            .append(AppendRequest::new("a", "t2", 1, 1, vec![msg(1)]));
+        assert!(a.unwrap().task_json.is_none(), "open tasks are not packed");
+        let a = log
+            .inner
+            .append(AppendRequest::new("a", "t2", 2, 1, vec![done()]));
+        let a = a.unwrap();
+        assert_eq!(a.task_json.as_deref(), Some(&json_of(&a)[..]));
+        // A task that is kept unpacked hands back none.
+        let unpacked = MemoryTaskLog::builder()
+            .compact_terminal(false)
+            .build()
+            .unwrap();
+        let req = AppendRequest::create("a", "t3", vec![Record::created("t3", "c"), done()]);
+        assert!(unpacked.inner.append(req).unwrap().task_json.is_none());
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use bytes::Bytes;
 use tokio::sync::watch;
 
 use super::Inner;
@@ -146,10 +147,19 @@ impl Entry {
         }
     }
 
+    /// The task's ProtoJSON, if it is packed.
+    pub(super) fn packed_json(&self) -> Option<Bytes> {
+        match &self.body {
+            Body::Packed(p) => Some(p.json().clone()),
+            Body::Open(_) => None,
+        }
+    }
+
     pub(super) fn appended(&self) -> Result<Appended, LogError> {
         Ok(Appended {
             seq: self.seq,
             snapshot: self.snapshot()?,
+            task_json: None,
         })
     }
 

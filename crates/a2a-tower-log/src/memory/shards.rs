@@ -9,6 +9,7 @@ use std::hash::BuildHasher;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, MutexGuard};
 
+use bytes::Bytes;
 use foldhash::fast::RandomState;
 
 use super::entry::Entry;
@@ -141,14 +142,14 @@ impl Shard {
     }
 
     /// Records that the task ended; compacts it if nobody watches.
-    pub(super) fn ended(&mut self, inner: &Inner, key: Arc<str>) {
+    pub(super) fn ended(&mut self, inner: &Inner, key: Arc<str>) -> Option<Bytes> {
         self.terminal.push_back(key.clone());
-        if let Some(e) = self.map.get_mut(&key)
-            && !e.keeps_records()
-            && inner.cfg.compact_terminal
-        {
-            e.compact(inner);
+        let e = self.map.get_mut(&key)?;
+        if e.keeps_records() || !inner.cfg.compact_terminal {
+            return None;
         }
+        e.compact(inner);
+        e.packed_json()
     }
 
     /// Inserts the entry of a task its first append created (counted and,

@@ -64,6 +64,8 @@ impl SealedPushSecrets {
         Ok(Appended {
             seq: a.seq,
             snapshot: Self::open_snapshot(key, a.snapshot)?,
+            // Push configs are not part of the task.
+            task_json: a.task_json,
         })
     }
 }

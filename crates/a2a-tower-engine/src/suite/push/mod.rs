@@ -115,7 +115,7 @@ pub(crate) async fn send(
         ..Default::default()
     };
     match call(svc, Operation::SendMessage(req)).await? {
-        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => Ok(t),
+        A2aResponse::SendMessage(SendMessageResponse::Task(t)) => Ok(t.into_inner()),
         other => panic!("expected a task, got {other:?}"),
     }
 }
