@@ -66,14 +66,29 @@ where
     B: http_body::Body<Data = Bytes>,
     B::Error: Into<BoxError>,
 {
-    match body.collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) => Err(A2aError::new(if crate::limit::is_length_limit(&e.into()) {
+    let refused = |e: B::Error| {
+        A2aError::new(if crate::limit::is_length_limit(&e.into()) {
             ErrorKind::PayloadTooLarge
         } else {
             ErrorKind::InvalidRequest
-        })),
+        })
+    };
+    // A body of one frame (hyper's, for a small request) is its bytes as
+    // they are; several are joined. (`collect` would allocate a queue.)
+    let mut body = std::pin::pin!(body);
+    let mut first = Bytes::new();
+    let mut joined: Option<Vec<u8>> = None;
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame.map_err(refused)?.into_data() else {
+            continue; // trailers
+        };
+        match &mut joined {
+            Some(all) => all.extend_from_slice(&data),
+            None if first.is_empty() => first = data,
+            None => joined = Some([&first[..], &data[..]].concat()),
+        }
     }
+    Ok(joined.map_or(first, Bytes::from))
 }
 
 /// Waits for the core's readiness, then calls it. (An `async` block, not an
@@ -159,7 +174,14 @@ impl Expected {
 )]
 pub trait EncodeResult {
     /// The response body for `value`.
-    fn encode<T: Serialize + ?Sized>(&self, value: &T) -> Result<Bytes, A2aError>;
+    fn encode<T: Serialize + ?Sized>(&self, value: &T) -> Result<Bytes, A2aError> {
+        self.encode_sized(value, 0)
+    }
+
+    /// The response body for `value`, whose JSON is known to take about
+    /// `len` bytes (0: unknown), written into a buffer that holds it.
+    fn encode_sized<T: Serialize + ?Sized>(&self, value: &T, len: usize)
+    -> Result<Bytes, A2aError>;
 }
 
 /// Complete answers as the bare ProtoJSON value (HTTP+JSON bodies; the gRPC
@@ -169,10 +191,14 @@ pub(crate) struct BareJson;
 
 #[cfg(any(feature = "rest", feature = "grpc"))]
 impl EncodeResult for BareJson {
-    fn encode<T: Serialize + ?Sized>(&self, value: &T) -> Result<Bytes, A2aError> {
-        crate::json::to_vec(value)
-            .map(Bytes::from)
-            .map_err(A2aError::internal)
+    fn encode_sized<T: Serialize + ?Sized>(
+        &self,
+        value: &T,
+        len: usize,
+    ) -> Result<Bytes, A2aError> {
+        let mut out = Vec::with_capacity(len.max(128));
+        crate::json::to_writer(&mut out, value).map_err(A2aError::internal)?;
+        Ok(Bytes::from(out))
     }
 }
 
@@ -189,6 +215,16 @@ pub(crate) enum Reply {
 /// completed: see [`Encoded`](crate::types::Encoded)), instead of
 /// serialized a second time.
 struct SendMessageJson<'a>(&'a SendMessageResponse);
+
+impl SendMessageJson<'_> {
+    /// The JSON's length when it is written from the task's (0: unknown).
+    fn len(&self) -> usize {
+        match self.0 {
+            SendMessageResponse::Task(t) => t.json().map_or(0, |j| j.len() + r#"{"task":}"#.len()),
+            SendMessageResponse::Message(_) => 0,
+        }
+    }
+}
 
 impl Serialize for SendMessageJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -241,7 +277,10 @@ pub(crate) fn encode_reply<E: EncodeResult>(
     use A2aResponse as R;
     use Expected as X;
     let json = match (expected, response) {
-        (X::SendMessage, R::SendMessage(r)) => enc.encode(&SendMessageJson(&r)),
+        (X::SendMessage, R::SendMessage(r)) => {
+            let answer = SendMessageJson(&r);
+            enc.encode_sized(&answer, answer.len())
+        }
         (X::Task, R::Task(t)) => enc.encode(&t),
         (X::Tasks { artifacts: false }, R::Tasks(t)) => enc.encode(&t),
         (X::Tasks { artifacts: true }, R::Tasks(t)) => {
@@ -352,6 +391,39 @@ mod tests {
             crate::json::to_vec(&SendMessageResponse::Task(task.into())).unwrap()
         );
         assert_eq!(written, [&b"{\"task\":"[..], &json, b"}"].concat());
+    }
+
+    #[cfg(any(feature = "jsonrpc", feature = "rest"))]
+    #[tokio::test]
+    async fn a_body_is_read_whole_from_any_number_of_frames() {
+        use http_body::Frame;
+        use http_body_util::{Full, Limited, StreamBody};
+        let frames = |parts: Vec<Frame<Bytes>>| {
+            let items = parts.into_iter().map(Ok::<_, std::convert::Infallible>);
+            StreamBody::new(futures_util::stream::iter(items))
+        };
+        let data = |s: &'static str| Frame::data(Bytes::from_static(s.as_bytes()));
+        let read = |parts| read_body(frames(parts));
+        assert_eq!(read(vec![]).await.unwrap(), "");
+        assert_eq!(read(vec![data("{}")]).await.unwrap(), "{}");
+        let mut trailers = HeaderMap::new();
+        trailers.insert("x-t", HeaderValue::from_static("1"));
+        let parts = vec![
+            data("{\"a\""),
+            data(""),
+            data(":1"),
+            data("}"),
+            Frame::trailers(trailers),
+        ];
+        assert_eq!(read(parts).await.unwrap(), r#"{"a":1}"#);
+        // One frame is passed on as it is, not copied.
+        let one = Bytes::from(vec![b'x'; 64]);
+        let got = read_body(Full::new(one.clone())).await.unwrap();
+        assert_eq!(got.as_ptr(), one.as_ptr());
+        let over = read_body(Limited::new(Full::new(one), 10))
+            .await
+            .unwrap_err();
+        assert_eq!(over.kind(), ErrorKind::PayloadTooLarge);
     }
 
     #[tokio::test]

@@ -114,8 +114,12 @@ impl Sealed for JsonRpcCodec {
 pub struct Envelope(Id);
 
 impl EncodeResult for Envelope {
-    fn encode<T: serde::Serialize + ?Sized>(&self, value: &T) -> Result<Bytes, A2aError> {
-        codec::encode_result(&self.0, value)
+    fn encode_sized<T: serde::Serialize + ?Sized>(
+        &self,
+        value: &T,
+        len: usize,
+    ) -> Result<Bytes, A2aError> {
+        codec::encode_result_sized(&self.0, value, len)
     }
 }
 

@@ -268,8 +268,17 @@ pub(crate) fn decode_with(
     }
 }
 
-fn envelope(id: &Id, member: &[u8], value: &impl Serialize) -> Result<Bytes, serde_json::Error> {
-    let mut buf = Vec::with_capacity(256);
+/// `{"jsonrpc":"2.0","id":…` + `member` + `value` + `}`, in a buffer that
+/// holds the frame and `len` bytes of value.
+fn envelope(
+    id: &Id,
+    member: &[u8],
+    value: &impl Serialize,
+    len: usize,
+) -> Result<Bytes, serde_json::Error> {
+    // The frame with an id of up to 40 bytes; 256 when the value's length
+    // is unknown.
+    let mut buf = Vec::with_capacity(if len == 0 { 256 } else { len + 64 });
     buf.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     crate::json::to_writer(&mut buf, id)?;
     buf.extend_from_slice(member);
@@ -286,13 +295,23 @@ fn envelope(id: &Id, member: &[u8], value: &impl Serialize) -> Result<Bytes, ser
 /// assert_eq!(&bytes[..], br#"{"jsonrpc":"2.0","id":"r1","result":{}}"#);
 /// ```
 pub fn encode_result<T: Serialize + ?Sized>(id: &Id, result: &T) -> Result<Bytes, A2aError> {
-    envelope(id, br#","result":"#, &result).map_err(A2aError::internal)
+    encode_result_sized(id, result, 0)
+}
+
+/// [`encode_result`] for a result whose JSON is known to take about `len`
+/// bytes (0: unknown).
+pub(crate) fn encode_result_sized<T: Serialize + ?Sized>(
+    id: &Id,
+    result: &T,
+    len: usize,
+) -> Result<Bytes, A2aError> {
+    envelope(id, br#","result":"#, &result, len).map_err(A2aError::internal)
 }
 
 /// Encodes `{"jsonrpc":"2.0","id":…,"error":{code,message,data}}`; the error
 /// object comes from [`A2aError::to_jsonrpc_error`].
 pub(crate) fn encode_error(id: &Id, error: &A2aError) -> Bytes {
-    envelope(id, br#","error":"#, &error.to_jsonrpc_error()).unwrap_or_default()
+    envelope(id, br#","error":"#, &error.to_jsonrpc_error(), 0).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -133,8 +133,12 @@ fn refused(span: &tracing::Span, err: &A2aError) -> Response<Body> {
 pub struct Frames;
 
 impl EncodeResult for Frames {
-    fn encode<T: serde::Serialize + ?Sized>(&self, value: &T) -> Result<Bytes, A2aError> {
-        BareJson.encode(value)
+    fn encode_sized<T: serde::Serialize + ?Sized>(
+        &self,
+        value: &T,
+        len: usize,
+    ) -> Result<Bytes, A2aError> {
+        BareJson.encode_sized(value, len)
     }
 }
 
