@@ -32,8 +32,18 @@ use std::ops::{Deref, DerefMut};
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
-/// A value and, when its producer had them at hand, its ProtoJSON bytes
-/// (see the [module docs](self)).
+/// A value and, when its producer had them at hand, its ProtoJSON bytes,
+/// which the JSON bindings write in place of serializing the value. Reads
+/// go through `Deref`; any mutable access or [`into_inner`](Self::into_inner)
+/// drops the bytes, so they always repeat the value as it is.
+///
+/// ```
+/// use a2a_tower::types::{Encoded, Task};
+/// let mut task: Encoded<Task> = Task::default().into();
+/// assert!(task.json().is_none()); // built without its JSON
+/// task.id = "t-1".into();
+/// assert_eq!(task.into_inner().id, "t-1");
+/// ```
 #[derive(Clone, Default, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Encoded<T> {
