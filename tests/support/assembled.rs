@@ -130,7 +130,10 @@ pub(crate) fn server_with(card: AgentCard) -> Harness {
 
 /// [`server_with`], the core's answers passed through `map` by a host layer
 /// between the bindings and the core.
-pub(crate) fn server_mapping(card: AgentCard, map: fn(A2aResponse) -> A2aResponse) -> Harness {
+pub(crate) fn server_mapping<F>(card: AgentCard, map: F) -> Harness
+where
+    F: Fn(A2aResponse) -> A2aResponse + Clone + Send + Sync + 'static,
+{
     let (exec, pace, started) = executor();
     let app = A2aServer::builder(card)
         .http_layer(tower::util::MapRequestLayer::new(with_user::<Full<Bytes>>))
