@@ -106,7 +106,7 @@
 //! let A2aResponse::SendMessage(SendMessageResponse::Task(task)) = res else { panic!() };
 //! assert_eq!(task.status.state, TaskState::Completed);
 //! assert_eq!(task.artifacts[0].parts[0].as_text(), Some("HELLO"));
-//! assert_eq!(task.metadata.unwrap()["queue.agent"], "upper");
+//! assert_eq!(task.metadata.as_ref().unwrap()["queue.agent"], "upper");
 //! # });
 //! ```
 

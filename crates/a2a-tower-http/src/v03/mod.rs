@@ -41,7 +41,7 @@
 //!     task.id = "t-1".into();
 //!     task.context_id = "c-1".into();
 //!     task.status = TaskStatus::new(TaskState::Completed);
-//!     Ok::<_, A2aError>(A2aResponse::SendMessage(SendMessageResponse::Task(task)))
+//!     Ok::<_, A2aError>(A2aResponse::SendMessage(SendMessageResponse::Task(task.into())))
 //! });
 //! let stack = VersionLayer::new(&card)?.layer(JsonRpcLayer::new(&card)?.layer(core));
 //! let app = V03Layer::new(&card)?.layer(stack);
