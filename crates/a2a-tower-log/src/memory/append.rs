@@ -162,15 +162,18 @@ impl Inner {
             let freed = entry.trim(self.cfg.window);
             self.resized(freed, 0);
         }
-        let mut out = entry.appended()?;
+        let mut out = entry.appended();
         if s.ends
             && let Some((key, _)) = shard.map.get_key_value(req.task_id.as_str())
         {
             let key = key.clone();
+            let json = shard.ended(self, key);
             // Packed now: the answer carries the JSON it wrote.
-            out.task_json = shard.ended(self, key);
+            if let Ok(appended) = &mut out {
+                appended.task_json = json;
+            }
         }
-        Ok(out)
+        out
     }
 
     /// Applies an append that creates its task (checked: the id is free).
@@ -208,14 +211,16 @@ impl Inner {
         }
         // The answer is the task before it is packed, with the JSON packing
         // wrote for it.
-        let mut out = entry.appended()?;
+        let mut out = entry.appended();
         if !keep {
             // It ends, and nobody watches it (see `compacts`).
             entry.compact(self);
-            out.task_json = entry.packed_json();
+            if let Ok(appended) = &mut out {
+                appended.task_json = entry.packed_json();
+            }
         }
         shard.created(Arc::from(req.task_id.as_str()), entry, s.ends);
-        Ok(out)
+        out
     }
 }
 
