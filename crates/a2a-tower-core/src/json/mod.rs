@@ -57,6 +57,8 @@ mod key;
 mod raw;
 mod ser;
 
+pub use raw::Raw;
+
 use serde::Serialize;
 
 /// Appends `s` to `out` as a JSON string, escaped as serde_json escapes it

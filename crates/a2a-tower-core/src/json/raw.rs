@@ -2,9 +2,31 @@
 //! token's name with one field of that name, whose string is written as it
 //! is (a number kept as its text by `arbitrary_precision`, a `RawValue`).
 
-use serde::ser::{self, Impossible, Serialize};
+use serde::ser::{self, Impossible, Serialize, SerializeStruct};
 
-use super::ser::{Error, Result, error};
+use super::ser::{Error, RAW_VALUE_TOKEN, Result, error};
+
+/// JSON text written as it is, not as a string: serde_json's raw value
+/// token, which this writer and serde_json (with its `raw_value` feature)
+/// both write verbatim. The text must be one JSON value; nothing checks it.
+///
+/// ```
+/// use a2a_tower_core::json::{self, Raw};
+/// let task = r#"{"id":"t-1"}"#;
+/// let bytes = json::to_vec(&serde_json::json!({"task": Raw(task)})).unwrap();
+/// assert_eq!(bytes, br#"{"task":{"id":"t-1"}}"#);
+/// assert_eq!(serde_json::to_vec(&[Raw(task)]).unwrap(), br#"[{"id":"t-1"}]"#);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Raw<'a>(pub &'a str);
+
+impl Serialize for Raw<'_> {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut raw = s.serialize_struct(RAW_VALUE_TOKEN, 1)?;
+        raw.serialize_field(RAW_VALUE_TOKEN, self.0)?;
+        raw.end()
+    }
+}
 
 fn invalid_raw() -> Error {
     error("invalid number or raw value")

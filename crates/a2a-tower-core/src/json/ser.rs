@@ -10,7 +10,7 @@ use super::raw::RawStr;
 /// and for a `RawValue`: a struct of that name has one field of that name,
 /// whose string is written as it is.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+pub(super) const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 pub(super) type Error = serde_json::Error;
 pub(super) type Result<T = ()> = std::result::Result<T, Error>;

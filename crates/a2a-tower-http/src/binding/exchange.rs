@@ -217,42 +217,30 @@ pub(crate) enum Reply {
 struct SendMessageJson<'a>(&'a SendMessageResponse);
 
 impl SendMessageJson<'_> {
+    /// The task's JSON, if the answer carries it.
+    fn task_json(&self) -> Option<&Bytes> {
+        match self.0 {
+            SendMessageResponse::Task(t) => t.json(),
+            SendMessageResponse::Message(_) => None,
+        }
+    }
+
     /// The JSON's length when it is written from the task's (0: unknown).
     fn len(&self) -> usize {
-        match self.0 {
-            SendMessageResponse::Task(t) => t.json().map_or(0, |j| j.len() + r#"{"task":}"#.len()),
-            SendMessageResponse::Message(_) => 0,
-        }
+        self.task_json()
+            .map_or(0, |j| j.len() + r#"{"task":}"#.len())
     }
 }
 
 impl Serialize for SendMessageJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let json = match self.0 {
-            SendMessageResponse::Task(t) => t.json().and_then(|j| std::str::from_utf8(j).ok()),
-            SendMessageResponse::Message(_) => None,
-        };
-        let Some(json) = json else {
+        let Some(json) = self.task_json().and_then(|j| std::str::from_utf8(j).ok()) else {
             return self.0.serialize(s);
         };
         let mut map = s.serialize_map(Some(1))?;
-        map.serialize_entry("task", &RawJson(json))?;
+        map.serialize_entry("task", &crate::json::Raw(json))?;
         map.end()
-    }
-}
-
-/// JSON text written as it is: serde_json's raw value token, which both
-/// `crate::json` and serde_json (its `raw_value` feature) write verbatim.
-struct RawJson<'a>(&'a str);
-
-impl Serialize for RawJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        const TOKEN: &str = "$serde_json::private::RawValue";
-        let mut raw = s.serialize_struct(TOKEN, 1)?;
-        raw.serialize_field(TOKEN, self.0)?;
-        raw.end()
     }
 }
 

@@ -141,7 +141,8 @@ impl Shard {
         }
     }
 
-    /// Records that the task ended; compacts it if nobody watches.
+    /// Records that the task ended; compacts it if nobody watches, and then
+    /// returns the JSON it was packed to (for the append's answer).
     pub(super) fn ended(&mut self, inner: &Inner, key: Arc<str>) -> Option<Bytes> {
         self.terminal.push_back(key.clone());
         let e = self.map.get_mut(&key)?;
