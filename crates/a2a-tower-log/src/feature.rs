@@ -55,7 +55,9 @@ pub struct FeatureRecord {
     /// `{"<name>": {body}}`, the form the feature's typed records decode
     /// from by reference (the log's members kept apart).
     tagged: Value,
-    message: Option<Message>,
+    /// Boxed: a `Message` inline would make the record, and so every
+    /// [`Record`](super::Record), a third larger.
+    message: Option<Box<Message>>,
     hold: Option<Hold>,
 }
 
@@ -144,7 +146,7 @@ impl FeatureRecord {
     /// The record with `message`, which joins the task's history.
     #[must_use]
     pub fn admitting(mut self, message: Message) -> Self {
-        self.message = Some(message);
+        self.message = Some(Box::new(message));
         self
     }
 
@@ -172,7 +174,7 @@ impl FeatureRecord {
 
     /// The message the record admits, if any.
     pub fn message(&self) -> Option<&Message> {
-        self.message.as_ref()
+        self.message.as_deref()
     }
 
     /// The hold the record sets, if any.
@@ -196,7 +198,7 @@ impl FeatureRecord {
         super::projection::value_bytes(&self.tagged)
             + self
                 .message
-                .as_ref()
+                .as_deref()
                 .map_or(0, super::projection::message_bytes)
             + self.hold.as_ref().map_or(0, |h| h.by.len())
     }
@@ -228,7 +230,7 @@ impl FeatureRecord {
         // `shift_remove`: the other members keep their order.
         let message = body
             .shift_remove(MESSAGE)
-            .map(Message::deserialize)
+            .map(|m| Message::deserialize(m).map(Box::new))
             .transpose()
             .map_err(D::Error::custom)?;
         let hold = body
@@ -250,6 +252,14 @@ impl FeatureRecord {
 mod tests {
     use super::*;
     use crate::Record;
+
+    #[test]
+    fn a_feature_record_does_not_set_the_size_of_every_record() {
+        // Every record is as large as its largest variant: a feature's
+        // (rare) must not outgrow a status change's (two per task).
+        assert!(size_of::<FeatureRecord>() <= size_of::<crate::types::TaskStatus>());
+        assert!(size_of::<Record>() <= size_of::<crate::types::TaskStatus>() + 8);
+    }
 
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]

@@ -233,9 +233,6 @@ where
         };
         record_ids(&task_id, &context_id);
         let config = push_config::inline_record(push, &task_id);
-        let started = Record::ExecutionStarted {
-            host: shared.host_id.clone(),
-        };
         let (seq, epoch) = base.unwrap_or((0, 1));
         let mut writer = Writer::new(
             shared.log.clone(),
@@ -246,8 +243,7 @@ where
             epoch,
         );
         // Set in place, not through the by-value builders: a writer is
-        // about 1 KB (its deferred admission inline), and each builder
-        // call moves it whole.
+        // about 460 bytes, and each builder call moves it whole.
         // Configs may be appended while the execution writes.
         writer.folds_configs = shared.card.capabilities.push_notifications();
         writer.keeps_outcome = answer == Answer::Outcome;
@@ -266,7 +262,7 @@ where
                 req.metadata.take(),
                 message.clone(),
                 config,
-                started,
+                shared.host_id.clone(),
             );
             let task = deferred.task();
             writer.defer_admission(deferred);
@@ -285,7 +281,9 @@ where
                 message: message.clone(),
             });
             records.extend(config);
-            records.push(started);
+            records.push(Record::ExecutionStarted {
+                host: shared.host_id.clone(),
+            });
             Box::pin(commit(&shared, &writer, answer, records)).await?
         };
         let execution = Execution {

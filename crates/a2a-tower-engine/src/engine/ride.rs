@@ -136,8 +136,7 @@ mod tests {
         let mut message = Message::user("m", "hi");
         message.task_id = "t".into();
         message.context_id = "c".into();
-        let started = Record::ExecutionStarted { host: "h".into() };
-        let admission = Deferred::new("t".into(), "c".into(), None, message, None, started)
+        let admission = Deferred::new("t".into(), "c".into(), None, message, None, "h".into())
             .working()
             .with_companion(Box::new(companion));
         let writer =

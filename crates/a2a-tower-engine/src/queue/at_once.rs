@@ -49,7 +49,7 @@ use crate::engine::executor::{Emitter, Execution};
 use crate::engine::ride::{Again, Companion};
 use crate::engine::run::Driver;
 use crate::engine::writer::Writer;
-use crate::log::{AppendRequest, Appended, LogErrorKind, Record, Snapshot};
+use crate::log::{AppendRequest, Appended, LogErrorKind, Snapshot};
 use crate::types::{Message, Metadata, TaskState};
 
 /// What the first commit tells the enqueue waiting for it.
@@ -228,9 +228,7 @@ pub(crate) async fn admit(
         Some(with_agent(metadata, &agent)),
         message.clone(),
         None,
-        Record::ExecutionStarted {
-            host: core.shared.host_id.clone(),
-        },
+        core.shared.host_id.clone(),
     )
     .working()
     .with_companion(Box::new(opening));
