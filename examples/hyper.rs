@@ -31,6 +31,9 @@ use tokio::net::TcpListener;
 // server CPU per SendMessage on the memory log and through the delivery
 // queue, none for the raw baseline (benches/README.md, "Allocator"). A host
 // binary picks its own; this is a suggestion.
+// `RUSTFLAGS="--cfg a2a_system_allocator"` leaves the system's malloc in
+// place, which valgrind's dhat counts (benches/README.md, "The engine alone").
+#[cfg(not(a2a_system_allocator))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

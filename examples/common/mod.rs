@@ -20,6 +20,9 @@ use tower::Service;
 // queue, none for the raw baseline (benches/README.md, "Allocator"). A host
 // binary picks its own; this is a suggestion, set once here for the examples
 // that serve through this module.
+// `RUSTFLAGS="--cfg a2a_system_allocator"` leaves the system's malloc in
+// place, which valgrind's dhat counts (benches/README.md, "The engine alone").
+#[cfg(not(a2a_system_allocator))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
