@@ -30,7 +30,11 @@
 # (requests, errors, rps, p50/p90/p99/max µs, server CPU µs per request, the
 # generator's CPU per request, the machine's idle %, server RSS), the ratio
 # side/raw by throughput and by inverse server CPU per request, and at the
-# end the median per side of both ratios, rps, p50, p99 and CPU per request.
+# end the median per side of both ratios, rps, p50, p99 and CPU per request;
+# with two sides or more, each side after the first against the first, round
+# by round: the median of the per-round ratios of req/s and of server CPU per
+# request, how many rounds were faster, and the ratios' range (the A/B of two
+# builds: `hyper-bin:/tmp/before hyper-bin:/tmp/after`).
 #
 # Nothing is built unless BUILD=1. Binaries (override by environment):
 #   HYPER_BIN, ECHO_BIN  default $CARGO_TARGET_DIR or target/, release/examples/
@@ -150,7 +154,7 @@ for name in raw "${names[@]}"; do
     echo "warm-up $name: $(run "$name" "$WARMUP" 0)"
 done
 
-results=$work/results
+results=$work/results paired=$work/paired
 for r in $(seq "$rounds"); do
     order=("${names[@]}")
     if [ $((r % 2)) = 0 ]; then
@@ -169,6 +173,7 @@ for r in $(seq "$rounds"); do
             -v sc="$(val server_cpu_us "$side")" -v rc="$(val server_cpu_us "$raw")" \
             'BEGIN { printf "%.3f %.3f", (rr > 0 ? sr / rr : 0), (sc > 0 ? rc / sc : 0) }')
         echo "round $r: ratio $name/raw ${ratios% *} (throughput), ${ratios#* } (inverse CPU per request)"
+        echo "$r $name $(val rps "$side") $(val server_cpu_us "$side")" >>"$paired"
         for row in "raw - -|$raw" "$name $ratios|$side"; do
             line=${row#*|}
             echo "${row%%|*} $(val rps "$line") $(val p50_us "$line") $(val p99_us "$line") \
@@ -195,3 +200,22 @@ for name in raw "${names[@]}"; do
         "$(col "$name" 4 | median %.0f)" "$(col "$name" 5 | median %.0f)" "$(col "$name" 6 | median %.0f)" \
         "$(col "$name" 7 | median %.1f)" "$(col "$name" 8 | awk '{ s += $1 } END { print s + 0 }')"
 done
+
+# Two builds or more: each side after the first against the first, round by
+# round (both ran in the same round, minutes apart at most), which the VM's
+# drift between rounds disturbs less than the medians above.
+if [ ${#names[@]} -ge 2 ]; then
+    echo "paired rounds against ${names[0]} (medians of the per-round ratios):"
+    for name in "${names[@]:1}"; do
+        pairs=$(awk -v a="${names[0]}" -v b="$name" '
+            $2 == a { ra[$1] = $3; ca[$1] = $4 }
+            $2 == b { rb[$1] = $3; cb[$1] = $4 }
+            END { for (r in rb) if (ra[r] > 0 && rb[r] > 0) printf "%.4f %s\n", rb[r] / ra[r],
+                (ca[r] + 0 > 0 && cb[r] + 0 > 0) ? sprintf("%.4f", cb[r] / ca[r]) : "-" }' "$paired")
+        read -r faster lo hi < <(awk 'NR == 1 || $1 < lo { lo = $1 } NR == 1 || $1 > hi { hi = $1 }
+            $1 > 1 { n++ } END { printf "%d %.2f %.2f\n", n, lo, hi }' <<<"$pairs")
+        printf '  %-16s rps x%s (%s of %s rounds faster, rounds %s-%s), server CPU x%s\n' \
+            "$name" "$(cut -d' ' -f1 <<<"$pairs" | median %.3f)" "$faster" "$(wc -l <<<"$pairs")" \
+            "$lo" "$hi" "$(cut -d' ' -f2 <<<"$pairs" | grep -v '^-$' | median %.3f)"
+    done
+fi
