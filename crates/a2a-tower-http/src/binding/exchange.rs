@@ -76,7 +76,8 @@ where
         })
     };
     // A body of one frame (hyper's, for a small request) is its bytes as
-    // they are; several are joined. (`collect` would allocate a queue.)
+    // they are, empty frames aside; several are joined. (`collect` would
+    // allocate a queue.)
     let mut body = std::pin::pin!(body);
     let mut first = Bytes::new();
     let mut joined: Option<Vec<u8>> = None;
@@ -85,6 +86,7 @@ where
             continue; // trailers
         };
         match &mut joined {
+            _ if data.is_empty() => {}
             Some(all) => all.extend_from_slice(&data),
             None if first.is_empty() => first = data,
             None => joined = Some([&first[..], &data[..]].concat()),
@@ -532,6 +534,9 @@ mod tests {
         let one = Bytes::from(vec![b'x'; 64]);
         let got = read_body(Full::new(one.clone())).await.unwrap();
         assert_eq!(got.as_ptr(), one.as_ptr());
+        // Nor when empty frames come around it.
+        let got = read(vec![data(""), Frame::data(one.clone()), data("")]);
+        assert_eq!(got.await.unwrap().as_ptr(), one.as_ptr());
         let over = read_body(Limited::new(Full::new(one), 10))
             .await
             .unwrap_err();
